@@ -1,0 +1,33 @@
+#pragma once
+// How long each task takes. The simulator asks a CostModel once per task before it runs.
+
+#include "pipesim/sim/task_graph.hpp"
+
+namespace pipesim::sim {
+
+class CostModel {
+ public:
+  virtual ~CostModel() = default;
+  //! Seconds the task occupies its stream (a stream-less task: its pure delay). Never negative.
+  virtual double duration(const TaskGraph& graph, TaskId id) const = 0;
+};
+
+//! Unit-cost mode (DESIGN.md §7): durations in the papers' slot units.
+struct UnitCosts {
+  double forward = 1.0;   //!< F (and R, a recomputed forward)
+  double backward = 2.0;  //!< whole backward B = I + W
+  double weight = 0.0;    //!< the W part of a split backward; I = backward − weight
+  double comm = 0.0;      //!< delay on every edge between ops on different workers
+};
+
+class UnitCostModel final : public CostModel {
+ public:
+  explicit UnitCostModel(UnitCosts costs) : costs_(costs) {}
+  double duration(const TaskGraph& graph, TaskId id) const override;
+  const UnitCosts& costs() const { return costs_; }
+
+ private:
+  UnitCosts costs_;
+};
+
+}  // namespace pipesim::sim

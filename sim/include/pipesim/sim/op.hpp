@@ -1,0 +1,45 @@
+#pragma once
+// The operations a pipeline schedule is made of (DESIGN.md §2 vocabulary).
+
+#include <cstdint>
+#include <string>
+
+namespace pipesim::sim {
+
+enum class OpKind : std::uint8_t {
+  Forward,         //!< F: forward of one micro-batch through one stage
+  Backward,        //!< B: whole backward (input and weight gradients)
+  BackwardInput,   //!< I: backward w.r.t. the input only (zero-bubble split, B = I + W)
+  BackwardWeight,  //!< W: backward w.r.t. the weights only
+  Recompute,       //!< R: forward recomputation before a backward (activation checkpointing)
+  Transfer,        //!< S/V: activation or gradient message between two workers
+  AllReduce,       //!< A: gradient all-reduce of one stage across its replicas
+  Optimizer,       //!< O: optimizer step of one worker
+};
+
+inline constexpr int kNumComputeKinds = 5;  //!< F, B, I, W, R: the kinds a Schedule lists
+
+//! True for the kinds that run on a worker's compute stream and appear in a Schedule.
+constexpr bool is_compute(OpKind k) { return static_cast<int>(k) < kNumComputeKinds; }
+
+//! One letter per kind, as in the papers' figures: F B I W R S A O.
+char op_letter(OpKind kind);
+//! Parses a letter back (F B I W R); returns false for anything else.
+bool parse_compute_letter(char c, OpKind& kind);
+
+//! A compute operation of a schedule. `stage` is the virtual stage index within its pipeline
+//! (0 … stages−1); `chunk` the model chunk on the worker (interleaved / V-shape schedules).
+struct Op {
+  OpKind kind = OpKind::Forward;
+  int pipeline = 0;
+  int stage = 0;
+  int chunk = 0;
+  int micro_batch = 0;
+
+  friend bool operator==(const Op&, const Op&) = default;
+};
+
+//! "F(stage 2, micro-batch 3)", or with the pipeline when there are several.
+std::string describe(const Op& op);
+
+}  // namespace pipesim::sim

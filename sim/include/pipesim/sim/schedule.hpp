@@ -1,0 +1,37 @@
+#pragma once
+// A Schedule is what a generator returns: for each worker of one pipeline replica, the ordered
+// list of compute ops it runs, plus where every (pipeline, stage) lives. It is a plain value;
+// build_task_graph() lowers it to a TaskGraph and validate() proves it sound.
+
+#include <string>
+#include <vector>
+
+#include "pipesim/sim/op.hpp"
+
+namespace pipesim::sim {
+
+struct Schedule {
+  std::string name;             //!< registry name, e.g. "1f1b"
+  int workers = 0;              //!< D: workers (GPUs) in one pipeline replica
+  int stages = 0;               //!< virtual stages per pipeline (D · chunks)
+  int pipelines = 1;            //!< model copies with their own stage→worker map (Chimera: 2f)
+  int micro_batches = 0;        //!< N: micro-batches per iteration (over all pipelines)
+  int iterations = 1;           //!< iterations listed; asynchronous schedules list several
+  bool split_backward = false;  //!< backward as I + W instead of B
+  bool recompute = false;       //!< an R op precedes every backward (activation checkpointing)
+  //! stage_worker[p][s]: the worker that runs stage s of pipeline p.
+  std::vector<std::vector<int>> stage_worker;
+  //! micro_batch_pipeline[m]: the pipeline micro-batch m flows through (m < N · iterations).
+  std::vector<int> micro_batch_pipeline;
+  //! program[w]: worker w's compute ops in execution order.
+  std::vector<std::vector<Op>> program;
+
+  int total_micro_batches() const { return static_cast<int>(micro_batch_pipeline.size()); }
+  int worker_of(const Op& op) const { return stage_worker[op.pipeline][op.stage]; }
+};
+
+//! A schedule with one pipeline whose stage s runs on worker s, and every micro-batch in it:
+//! the common start of single-direction generators (GPipe, 1F1B, ...).
+Schedule make_linear_schedule(std::string name, int workers, int micro_batches);
+
+}  // namespace pipesim::sim

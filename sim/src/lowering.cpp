@@ -1,0 +1,264 @@
+#include "pipesim/sim/lowering.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "pipesim/core/assert.hpp"
+
+namespace pipesim::sim {
+namespace {
+
+constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
+
+// Dense index of compute ops: a micro-batch determines its pipeline, so (stage, micro-batch,
+// kind) identifies an op.
+class OpIndex {
+ public:
+  OpIndex(int stages, int micro_batches)
+      : micro_batches_(micro_batches),
+        slots_(static_cast<size_t>(stages) * static_cast<size_t>(micro_batches) *
+                   kNumComputeKinds,
+               kNoTask) {}
+
+  TaskId& at(int stage, int micro_batch, OpKind kind) {
+    return slots_[(static_cast<size_t>(stage) * static_cast<size_t>(micro_batches_) +
+                   static_cast<size_t>(micro_batch)) *
+                      kNumComputeKinds +
+                  static_cast<size_t>(kind)];
+  }
+
+ private:
+  int micro_batches_;
+  std::vector<TaskId> slots_;
+};
+
+bool kind_allowed(const Schedule& s, OpKind kind) {
+  switch (kind) {
+    case OpKind::Forward: return true;
+    case OpKind::Backward: return !s.split_backward;
+    case OpKind::BackwardInput:
+    case OpKind::BackwardWeight: return s.split_backward;
+    case OpKind::Recompute: return s.recompute;
+    default: return false;
+  }
+}
+
+std::vector<OpKind> required_kinds(const Schedule& s) {
+  std::vector<OpKind> kinds{OpKind::Forward};
+  if (s.recompute) kinds.push_back(OpKind::Recompute);
+  if (s.split_backward) {
+    kinds.push_back(OpKind::BackwardInput);
+    kinds.push_back(OpKind::BackwardWeight);
+  } else {
+    kinds.push_back(OpKind::Backward);
+  }
+  return kinds;
+}
+
+std::string check_dimensions(const Schedule& s) {
+  if (s.workers < 1) return fmt::format("workers must be at least 1, got {}", s.workers);
+  if (s.stages < 1) return fmt::format("stages must be at least 1, got {}", s.stages);
+  if (s.pipelines < 1) return fmt::format("pipelines must be at least 1, got {}", s.pipelines);
+  if (static_cast<int>(s.stage_worker.size()) != s.pipelines) {
+    return fmt::format("stage map lists {} pipelines, expected {}", s.stage_worker.size(),
+                       s.pipelines);
+  }
+  for (int p = 0; p < s.pipelines; ++p) {
+    const auto& map = s.stage_worker[static_cast<size_t>(p)];
+    if (static_cast<int>(map.size()) != s.stages) {
+      return fmt::format("pipeline {} maps {} stages, expected {}", p, map.size(), s.stages);
+    }
+    for (int st = 0; st < s.stages; ++st) {
+      const int w = map[static_cast<size_t>(st)];
+      if (w < 0 || w >= s.workers) {
+        return fmt::format("pipeline {} stage {} is mapped to worker {}, outside [0, {}]", p,
+                           st, w, s.workers - 1);
+      }
+    }
+  }
+  if (static_cast<int>(s.program.size()) != s.workers) {
+    return fmt::format("program lists {} workers, expected {}", s.program.size(), s.workers);
+  }
+  for (size_t m = 0; m < s.micro_batch_pipeline.size(); ++m) {
+    const int p = s.micro_batch_pipeline[m];
+    if (p < 0 || p >= s.pipelines) {
+      return fmt::format("micro-batch {} is assigned to pipeline {}, outside [0, {}]", m, p,
+                         s.pipelines - 1);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string check_structure(const Schedule& s) {
+  if (std::string why = check_dimensions(s); !why.empty()) return why;
+  const int micro_batches = s.total_micro_batches();
+  OpIndex seen(s.stages, micro_batches);
+  for (int w = 0; w < s.workers; ++w) {
+    for (const Op& op : s.program[static_cast<size_t>(w)]) {
+      if (!is_compute(op.kind) || !kind_allowed(s, op.kind)) {
+        return fmt::format("worker {} lists {}, which this schedule does not allow{}", w,
+                           describe(op),
+                           s.split_backward ? " (backward is split into I and W)" : "");
+      }
+      if (op.stage < 0 || op.stage >= s.stages || op.micro_batch < 0 ||
+          op.micro_batch >= micro_batches || op.pipeline < 0 || op.pipeline >= s.pipelines) {
+        return fmt::format("worker {} lists {}, outside stages [0, {}], micro-batches [0, {}]",
+                           w, describe(op), s.stages - 1, micro_batches - 1);
+      }
+      if (s.micro_batch_pipeline[static_cast<size_t>(op.micro_batch)] != op.pipeline) {
+        return fmt::format("worker {} lists {}, but micro-batch {} belongs to pipeline {}", w,
+                           describe(op), op.micro_batch,
+                           s.micro_batch_pipeline[static_cast<size_t>(op.micro_batch)]);
+      }
+      if (s.worker_of(op) != w) {
+        return fmt::format("worker {} lists {}, but that stage runs on worker {}", w,
+                           describe(op), s.worker_of(op));
+      }
+      TaskId& slot = seen.at(op.stage, op.micro_batch, op.kind);
+      if (slot != kNoTask) return fmt::format("duplicate {} on worker {}", describe(op), w);
+      slot = 0;
+    }
+  }
+  const std::vector<OpKind> kinds = required_kinds(s);
+  for (int m = 0; m < micro_batches; ++m) {
+    const int p = s.micro_batch_pipeline[static_cast<size_t>(m)];
+    for (int st = 0; st < s.stages; ++st) {
+      for (OpKind kind : kinds) {
+        if (seen.at(st, m, kind) == kNoTask) {
+          const Op op{kind, p, st, 0, m};
+          return fmt::format("missing {} (expected on worker {})", describe(op), s.worker_of(op));
+        }
+      }
+    }
+  }
+  return {};
+}
+
+TaskGraph build_task_graph(const Schedule& s) {
+  PIPESIM_ASSERT(check_structure(s).empty(), "build_task_graph needs a valid schedule");
+  const int micro_batches = s.total_micro_batches();
+  TaskGraph graph(s.workers);
+  size_t compute_ops = 0;
+  for (const auto& ops : s.program) compute_ops += ops.size();
+  graph.reserve(2 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers));
+
+  // Compute tasks in program order, chained on their worker's stream.
+  OpIndex index(s.stages, micro_batches);
+  for (int w = 0; w < s.workers; ++w) {
+    TaskId previous = kNoTask;
+    for (const Op& op : s.program[static_cast<size_t>(w)]) {
+      const TaskId id = graph.add_task(
+          Task{op.kind, w, -1, op.pipeline, op.stage, op.chunk, op.micro_batch, -1});
+      index.at(op.stage, op.micro_batch, op.kind) = id;
+      if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
+      previous = id;
+    }
+  }
+
+  // Data edges; a producer on another worker sends its output through a Transfer task.
+  auto connect = [&graph](TaskId from, TaskId to) {
+    const Task& producer = graph.task(from);
+    const int dst = graph.task(to).worker;
+    if (producer.worker == dst) {
+      graph.add_edge(from, to, EdgeKind::Data);
+      return;
+    }
+    Task message = producer;
+    message.kind = OpKind::Transfer;
+    message.peer = dst;
+    const TaskId transfer = graph.add_task(message);
+    graph.add_edge(from, transfer, EdgeKind::Data);
+    graph.add_edge(transfer, to, EdgeKind::Data);
+  };
+  const OpKind backward = s.split_backward ? OpKind::BackwardInput : OpKind::Backward;
+  for (int m = 0; m < micro_batches; ++m) {
+    for (int st = 0; st < s.stages; ++st) {
+      if (st > 0) connect(index.at(st - 1, m, OpKind::Forward), index.at(st, m, OpKind::Forward));
+      const TaskId grad_source = st + 1 < s.stages ? index.at(st + 1, m, backward)
+                                                   : index.at(st, m, OpKind::Forward);
+      connect(grad_source, index.at(st, m, backward));
+      if (s.split_backward) {
+        connect(index.at(st, m, OpKind::BackwardInput), index.at(st, m, OpKind::BackwardWeight));
+      }
+      if (s.recompute) {
+        connect(index.at(st, m, OpKind::Forward), index.at(st, m, OpKind::Recompute));
+        connect(index.at(st, m, OpKind::Recompute), index.at(st, m, backward));
+      }
+    }
+  }
+
+  // Gradient synchronisation: per stage, after its last backward on each worker holding it.
+  const OpKind last_grad = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
+  std::vector<std::vector<TaskId>> worker_reductions(static_cast<size_t>(s.workers));
+  for (int st = 0; st < s.stages; ++st) {
+    std::vector<int> holders;
+    std::vector<TaskId> last_ops;
+    for (int w = 0; w < s.workers; ++w) {
+      const auto& ops = s.program[static_cast<size_t>(w)];
+      const auto last = std::find_if(ops.rbegin(), ops.rend(), [&](const Op& op) {
+        return op.stage == st && op.kind == last_grad;
+      });
+      if (last == ops.rend()) continue;
+      holders.push_back(w);
+      last_ops.push_back(index.at(last->stage, last->micro_batch, last->kind));
+    }
+    if (holders.empty()) continue;
+    Task reduce{OpKind::AllReduce, holders.front(), -1, 0, st, 0, -1, -1};
+    reduce.group = graph.add_group(holders);
+    const TaskId id = graph.add_task(reduce);
+    for (TaskId from : last_ops) graph.add_edge(from, id, EdgeKind::Sync);
+    for (int w : holders) worker_reductions[static_cast<size_t>(w)].push_back(id);
+  }
+  for (int w = 0; w < s.workers; ++w) {
+    const TaskId step = graph.add_task(Task{OpKind::Optimizer, w, -1, 0, 0, 0, -1, -1});
+    for (TaskId from : worker_reductions[static_cast<size_t>(w)]) {
+      graph.add_edge(from, step, EdgeKind::Sync);
+    }
+  }
+  return graph;
+}
+
+std::string check_acyclic(const TaskGraph& graph) {
+  const auto& g = graph.graph();
+  const size_t n = graph.num_tasks();
+  std::vector<std::uint32_t> indegree(n, 0);
+  for (size_t v = 0; v < n; ++v) indegree[v] = static_cast<std::uint32_t>(boost::in_degree(v, g));
+  std::vector<TaskId> ready;
+  for (size_t v = 0; v < n; ++v) {
+    if (indegree[v] == 0) ready.push_back(static_cast<TaskId>(v));
+  }
+  size_t done = 0;
+  while (!ready.empty()) {
+    const TaskId v = ready.back();
+    ready.pop_back();
+    ++done;
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      const auto t = boost::target(*e, g);
+      if (--indegree[t] == 0) ready.push_back(static_cast<TaskId>(t));
+    }
+  }
+  if (done == n) return {};
+  // The first blocked compute op in program order names where the schedule deadlocks.
+  for (size_t v = 0; v < n; ++v) {
+    const Task& t = graph.task(static_cast<TaskId>(v));
+    if (indegree[v] != 0 && is_compute(t.kind)) {
+      return fmt::format("cyclic order (deadlock): worker {} can never run {}", t.worker,
+                         describe(t.op()));
+    }
+  }
+  return "cyclic order (deadlock)";
+}
+
+ValidationResult validate(const Schedule& schedule) {
+  if (std::string why = check_structure(schedule); !why.empty()) return {false, why};
+  if (std::string why = check_acyclic(build_task_graph(schedule)); !why.empty()) {
+    return {false, why};
+  }
+  return {true, {}};
+}
+
+}  // namespace pipesim::sim

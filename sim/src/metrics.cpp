@@ -1,0 +1,78 @@
+#include "pipesim/sim/metrics.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "pipesim/core/assert.hpp"
+
+namespace pipesim::sim {
+namespace {
+
+struct ActivationEvent {
+  double time;
+  int delta;  // releases (−1) sort before allocations (+1) at the same instant
+  bool operator<(const ActivationEvent& o) const {
+    return time != o.time ? time < o.time : delta < o.delta;
+  }
+};
+
+int peak_of(std::vector<ActivationEvent>& events) {
+  std::sort(events.begin(), events.end());
+  int held = 0, peak = 0;
+  for (const auto& e : events) {
+    held += e.delta;
+    peak = std::max(peak, held);
+  }
+  return peak;
+}
+
+}  // namespace
+
+Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const Trace& trace) {
+  PIPESIM_ASSERT(trace.completed, "metrics of an incomplete run");
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const auto workers = static_cast<size_t>(graph.workers());
+  Metrics m;
+  m.workers.resize(workers);
+  std::vector<std::vector<ActivationEvent>> activations(workers);
+  const OpKind release = schedule.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
+  for (size_t w = 0; w < workers; ++w) {
+    m.workers[w].worker = static_cast<int>(w);
+    m.workers[w].first_start = kInf;
+    m.workers[w].last_end = -kInf;
+  }
+  double first = kInf, last = -kInf;
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    const Task& task = graph.task(t);
+    const TaskTiming& tt = trace.timing[t];
+    first = std::min(first, tt.start);
+    last = std::max(last, tt.end);
+    if (!is_compute(task.kind)) continue;
+    WorkerMetrics& wm = m.workers[static_cast<size_t>(task.worker)];
+    wm.busy += tt.end - tt.start;
+    wm.first_start = std::min(wm.first_start, tt.start);
+    wm.last_end = std::max(wm.last_end, tt.end);
+    auto& events = activations[static_cast<size_t>(task.worker)];
+    if (task.kind == OpKind::Forward) events.push_back({tt.start, +1});
+    if (task.kind == release) events.push_back({tt.end, -1});
+  }
+  double compute_first = kInf, compute_last = -kInf, busy = 0.0;
+  for (size_t w = 0; w < workers; ++w) {
+    WorkerMetrics& wm = m.workers[w];
+    wm.peak_activations = peak_of(activations[w]);
+    if (wm.last_end < wm.first_start) {  // a worker with no compute op
+      wm.first_start = wm.last_end = 0.0;
+      continue;
+    }
+    compute_first = std::min(compute_first, wm.first_start);
+    compute_last = std::max(compute_last, wm.last_end);
+    busy += wm.busy;
+  }
+  m.iteration_time = graph.num_tasks() == 0 ? 0.0 : last - first;
+  m.span = compute_last > compute_first ? compute_last - compute_first : 0.0;
+  m.bubble_ratio =
+      m.span > 0.0 ? 1.0 - busy / (static_cast<double>(workers) * m.span) : 0.0;
+  return m;
+}
+
+}  // namespace pipesim::sim

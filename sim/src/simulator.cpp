@@ -1,0 +1,147 @@
+#include "pipesim/sim/simulator.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include "pipesim/core/assert.hpp"
+
+namespace pipesim::sim {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+struct Event {
+  double time;
+  std::uint64_t sequence;
+  TaskId task;
+};
+
+// std heap algorithms build a max-heap; "greater" puts the earliest (time, sequence) on top.
+struct Later {
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
+  }
+};
+
+int stream_of(const Task& task) {
+  return is_compute(task.kind) || task.kind == OpKind::Optimizer ? task.worker : -1;
+}
+
+// The graph in compressed sparse rows: successors of task t are succ[offset[t] .. offset[t+1]).
+struct FlatGraph {
+  std::vector<std::uint32_t> offset;
+  std::vector<TaskId> succ;
+  std::vector<std::uint32_t> indegree;
+  std::vector<int> stream;
+  std::vector<double> duration;
+
+  FlatGraph(const TaskGraph& graph, const CostModel& costs) {
+    const auto& g = graph.graph();
+    const size_t n = graph.num_tasks();
+    offset.resize(n + 1);
+    succ.reserve(graph.num_edges());
+    indegree.resize(n);
+    stream.resize(n);
+    duration.resize(n);
+    for (size_t v = 0; v < n; ++v) {
+      offset[v] = static_cast<std::uint32_t>(succ.size());
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+        succ.push_back(static_cast<TaskId>(boost::target(*e, g)));
+      }
+      indegree[v] = static_cast<std::uint32_t>(boost::in_degree(v, g));
+      stream[v] = stream_of(graph.task(static_cast<TaskId>(v)));
+      duration[v] = costs.duration(graph, static_cast<TaskId>(v));
+      PIPESIM_ASSERT(duration[v] >= 0.0, "cost model returned a negative duration");
+    }
+    offset[n] = static_cast<std::uint32_t>(succ.size());
+  }
+};
+
+class Engine {
+ public:
+  Engine(const TaskGraph& graph, const CostModel& costs)
+      : flat_(graph, costs),
+        busy_(static_cast<size_t>(graph.workers()), false),
+        head_(static_cast<size_t>(graph.workers()), kNone),
+        tail_(static_cast<size_t>(graph.workers()), kNone),
+        next_(graph.num_tasks(), kNone) {
+    events_.reserve(graph.num_tasks());
+    trace_.timing.resize(graph.num_tasks());
+  }
+
+  Trace run() {
+    const size_t n = flat_.indegree.size();
+    for (size_t t = 0; t < n; ++t) {
+      if (flat_.indegree[t] == 0) make_ready(static_cast<TaskId>(t), 0.0);
+    }
+    size_t finished = 0;
+    while (!events_.empty()) {
+      std::pop_heap(events_.begin(), events_.end(), Later{});
+      const Event ev = events_.back();
+      events_.pop_back();
+      finish(ev.task, ev.time);
+      ++finished;
+    }
+    trace_.completed = finished == n;
+    return std::move(trace_);
+  }
+
+ private:
+  void make_ready(TaskId t, double now) {
+    const int s = flat_.stream[t];
+    if (s < 0 || !busy_[static_cast<size_t>(s)]) {
+      start(t, now);
+      return;
+    }
+    // Stream busy: queue behind the tasks already waiting (intrusive FIFO, no allocation).
+    const auto si = static_cast<size_t>(s);
+    if (tail_[si] == kNone) {
+      head_[si] = t;
+    } else {
+      next_[tail_[si]] = t;
+    }
+    tail_[si] = t;
+  }
+
+  void start(TaskId t, double now) {
+    const int s = flat_.stream[t];
+    if (s >= 0) busy_[static_cast<size_t>(s)] = true;
+    trace_.timing[t].start = now;
+    events_.push_back(Event{now + flat_.duration[t], sequence_++, t});
+    std::push_heap(events_.begin(), events_.end(), Later{});
+  }
+
+  void finish(TaskId t, double now) {
+    trace_.timing[t].end = now;
+    const int s = flat_.stream[t];
+    if (s >= 0) {
+      const auto si = static_cast<size_t>(s);
+      busy_[si] = false;
+      if (head_[si] != kNone) {  // the longest-waiting task takes the stream first
+        const TaskId waiting = head_[si];
+        head_[si] = next_[waiting];
+        if (head_[si] == kNone) tail_[si] = kNone;
+        start(waiting, now);
+      }
+    }
+    for (std::uint32_t i = flat_.offset[t]; i < flat_.offset[t + 1]; ++i) {
+      const TaskId succ = flat_.succ[i];
+      if (--flat_.indegree[succ] == 0) make_ready(succ, now);
+    }
+  }
+
+  FlatGraph flat_;
+  std::vector<bool> busy_;
+  std::vector<TaskId> head_, tail_, next_;
+  std::vector<Event> events_;
+  std::uint64_t sequence_ = 0;
+  Trace trace_;
+};
+
+}  // namespace
+
+Trace simulate(const TaskGraph& graph, const CostModel& costs) {
+  return Engine(graph, costs).run();
+}
+
+}  // namespace pipesim::sim

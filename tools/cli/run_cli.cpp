@@ -1,0 +1,34 @@
+#include <iostream>
+#include <map>
+
+#include "commands.hpp"
+#include "pipesim/core/config_error.hpp"
+
+namespace pipesim::cli {
+
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"pipesim: simulate pipeline-parallel training schedules", "pipesim"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+  std::map<const CLI::App*, Action> actions;
+  const Action simulate = add_simulate_command(app);
+  actions[app.get_subcommand("simulate")] = simulate;
+  const Action list = add_list_command(app);
+  actions[app.get_subcommand("list")] = list;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help
+    err << "pipesim: error: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    for (const CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
+  } catch (const core::ConfigError& e) {
+    err << "pipesim: error: " << e.what() << "\n";
+    return 2;
+  }
+  return 2;
+}
+
+}  // namespace pipesim::cli

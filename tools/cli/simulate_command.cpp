@@ -1,0 +1,64 @@
+#include <memory>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "pipesim/schedules/params_check.hpp"
+#include "report.hpp"
+#include "run.hpp"
+
+namespace pipesim::cli {
+
+Action add_simulate_command(CLI::App& app) {
+  struct Options {
+    RunSpec spec;
+    std::string format = "text";
+    bool ops = false;
+    std::string output;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("simulate", "Simulate one schedule and report its metrics");
+  cmd->add_option("--schedule", o->spec.schedule, "Schedule name (see `pipesim list schedules`)")
+      ->capture_default_str();
+  cmd->add_option("--stages,-D", o->spec.params.stages, "Pipeline depth D")
+      ->check(CLI::Range(1, schedules::kMaxStages))
+      ->capture_default_str();
+  cmd->add_option("--micro-batches,-N", o->spec.params.micro_batches,
+                  "Micro-batches per iteration N")
+      ->check(CLI::Range(1, schedules::kMaxMicroBatches))
+      ->capture_default_str();
+  cmd->add_option("--t-forward", o->spec.unit.forward, "Unit-cost mode: forward time t_F")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--t-backward", o->spec.unit.backward,
+                  "Unit-cost mode: whole backward time t_B (= t_I + t_W)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--t-weight", o->spec.unit.weight,
+                  "Unit-cost mode: W part of a split backward (t_I = t_B - t_W)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--t-comm", o->spec.unit.comm,
+                  "Unit-cost mode: delay on every edge between two workers")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
+      ->capture_default_str();
+  cmd->add_flag("--ops", o->ops, "JSON: list each worker's ops with start and end times");
+  cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout");
+  return [o] {
+    const RunResult result = run(o->spec);
+    std::string text;
+    if (o->format == "json") {
+      text = to_json(o->spec, result, o->ops).dump(2) + "\n";
+    } else if (o->format == "csv") {
+      text = to_csv(o->spec, result);
+    } else {
+      text = to_text(o->spec, result);
+    }
+    emit(o->output, text);
+    return 0;
+  };
+}
+
+}  // namespace pipesim::cli
