@@ -139,12 +139,14 @@ std::string check_structure(const Schedule& s) {
 }
 
 TaskGraph build_task_graph(const Schedule& s) {
-  PIPESIM_ASSERT(check_structure(s).empty(), "build_task_graph needs a valid schedule");
+  // Callers run check_structure first (validate() does); only cheap checks are repeated here.
+  PIPESIM_ASSERT(static_cast<int>(s.program.size()) == s.workers, "unchecked schedule");
   const int micro_batches = s.total_micro_batches();
-  TaskGraph graph(s.workers);
+  TaskGraphBuilder graph(s.workers);
   size_t compute_ops = 0;
   for (const auto& ops : s.program) compute_ops += ops.size();
-  graph.reserve(2 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers));
+  graph.reserve(2 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers),
+                4 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers));
 
   // Compute tasks in program order, chained on their worker's stream.
   OpIndex index(s.stages, micro_batches);
@@ -193,25 +195,34 @@ TaskGraph build_task_graph(const Schedule& s) {
 
   // Gradient synchronisation: per stage, after its last backward on each worker holding it.
   const OpKind last_grad = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
+  std::vector<std::vector<TaskId>> last_backward(  // [worker][stage], in one reverse pass
+      static_cast<size_t>(s.workers), std::vector<TaskId>(static_cast<size_t>(s.stages), kNoTask));
+  for (int w = 0; w < s.workers; ++w) {
+    const auto& ops = s.program[static_cast<size_t>(w)];
+    auto& last = last_backward[static_cast<size_t>(w)];
+    for (auto op = ops.rbegin(); op != ops.rend(); ++op) {
+      if (op->kind == last_grad && last[static_cast<size_t>(op->stage)] == kNoTask) {
+        last[static_cast<size_t>(op->stage)] = index.at(op->stage, op->micro_batch, op->kind);
+      }
+    }
+  }
   std::vector<std::vector<TaskId>> worker_reductions(static_cast<size_t>(s.workers));
   for (int st = 0; st < s.stages; ++st) {
     std::vector<int> holders;
-    std::vector<TaskId> last_ops;
     for (int w = 0; w < s.workers; ++w) {
-      const auto& ops = s.program[static_cast<size_t>(w)];
-      const auto last = std::find_if(ops.rbegin(), ops.rend(), [&](const Op& op) {
-        return op.stage == st && op.kind == last_grad;
-      });
-      if (last == ops.rend()) continue;
-      holders.push_back(w);
-      last_ops.push_back(index.at(last->stage, last->micro_batch, last->kind));
+      if (last_backward[static_cast<size_t>(w)][static_cast<size_t>(st)] != kNoTask) {
+        holders.push_back(w);
+      }
     }
     if (holders.empty()) continue;
     Task reduce{OpKind::AllReduce, holders.front(), -1, 0, st, 0, -1, -1};
     reduce.group = graph.add_group(holders);
     const TaskId id = graph.add_task(reduce);
-    for (TaskId from : last_ops) graph.add_edge(from, id, EdgeKind::Sync);
-    for (int w : holders) worker_reductions[static_cast<size_t>(w)].push_back(id);
+    for (int w : holders) {
+      graph.add_edge(last_backward[static_cast<size_t>(w)][static_cast<size_t>(st)], id,
+                     EdgeKind::Sync);
+      worker_reductions[static_cast<size_t>(w)].push_back(id);
+    }
   }
   for (int w = 0; w < s.workers; ++w) {
     const TaskId step = graph.add_task(Task{OpKind::Optimizer, w, -1, 0, 0, 0, -1, -1});
@@ -219,14 +230,13 @@ TaskGraph build_task_graph(const Schedule& s) {
       graph.add_edge(from, step, EdgeKind::Sync);
     }
   }
-  return graph;
+  return std::move(graph).build();
 }
 
 std::string check_acyclic(const TaskGraph& graph) {
   const auto& g = graph.graph();
   const size_t n = graph.num_tasks();
-  std::vector<std::uint32_t> indegree(n, 0);
-  for (size_t v = 0; v < n; ++v) indegree[v] = static_cast<std::uint32_t>(boost::in_degree(v, g));
+  std::vector<TaskId> indegree = graph.in_degrees();
   std::vector<TaskId> ready;
   for (size_t v = 0; v < n; ++v) {
     if (indegree[v] == 0) ready.push_back(static_cast<TaskId>(v));
@@ -237,20 +247,36 @@ std::string check_acyclic(const TaskGraph& graph) {
     ready.pop_back();
     ++done;
     for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-      const auto t = boost::target(*e, g);
-      if (--indegree[t] == 0) ready.push_back(static_cast<TaskId>(t));
+      const TaskId t = boost::target(*e, g);
+      if (--indegree[t] == 0) ready.push_back(t);
     }
   }
   if (done == n) return {};
-  // The first blocked compute op in program order names where the schedule deadlocks.
-  for (size_t v = 0; v < n; ++v) {
-    const Task& t = graph.task(static_cast<TaskId>(v));
-    if (indegree[v] != 0 && is_compute(t.kind)) {
-      return fmt::format("cyclic order (deadlock): worker {} can never run {}", t.worker,
-                         describe(t.op()));
-    }
+  // Some tasks never became ready. Each blocked task has a blocked predecessor; following
+  // them back must repeat a task, which lies on a cycle. Name the cycle's first compute op in
+  // program order: that is where the schedule deadlocks.
+  std::vector<TaskId> blocked_pred(n, kNoTask);
+  for (auto [e, end] = boost::edges(g); e != end; ++e) {
+    const TaskId from = boost::source(*e, g), to = boost::target(*e, g);
+    if (indegree[from] != 0 && blocked_pred[to] == kNoTask) blocked_pred[to] = from;
   }
-  return "cyclic order (deadlock)";
+  TaskId v = 0;
+  while (indegree[v] == 0) ++v;
+  std::vector<bool> visited(n, false);
+  while (!visited[v]) {
+    visited[v] = true;
+    v = blocked_pred[v];
+  }
+  TaskId culprit = kNoTask;
+  TaskId u = v;
+  do {
+    if (is_compute(graph.task(u).kind) && (culprit == kNoTask || u < culprit)) culprit = u;
+    u = blocked_pred[u];
+  } while (u != v);
+  if (culprit == kNoTask) return "cyclic order (deadlock)";
+  const Task& t = graph.task(culprit);
+  return fmt::format("cyclic order (deadlock): worker {} can never run {}", t.worker,
+                     describe(t.op()));
 }
 
 ValidationResult validate(const Schedule& schedule) {

@@ -27,33 +27,26 @@ int stream_of(const Task& task) {
   return is_compute(task.kind) || task.kind == OpKind::Optimizer ? task.worker : -1;
 }
 
-// The graph in compressed sparse rows: successors of task t are succ[offset[t] .. offset[t+1]).
+// Per-task data the event loop reads, in flat arrays; successors come straight from the
+// graph's CSR arrays.
 struct FlatGraph {
-  std::vector<std::uint32_t> offset;
-  std::vector<TaskId> succ;
-  std::vector<std::uint32_t> indegree;
+  std::span<const TaskId> offset;
+  std::span<const TaskId> succ;
+  std::vector<TaskId> indegree;
   std::vector<int> stream;
   std::vector<double> duration;
 
-  FlatGraph(const TaskGraph& graph, const CostModel& costs) {
-    const auto& g = graph.graph();
-    const size_t n = graph.num_tasks();
-    offset.resize(n + 1);
-    succ.reserve(graph.num_edges());
-    indegree.resize(n);
-    stream.resize(n);
-    duration.resize(n);
-    for (size_t v = 0; v < n; ++v) {
-      offset[v] = static_cast<std::uint32_t>(succ.size());
-      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-        succ.push_back(static_cast<TaskId>(boost::target(*e, g)));
-      }
-      indegree[v] = static_cast<std::uint32_t>(boost::in_degree(v, g));
-      stream[v] = stream_of(graph.task(static_cast<TaskId>(v)));
-      duration[v] = costs.duration(graph, static_cast<TaskId>(v));
+  FlatGraph(const TaskGraph& graph, const CostModel& costs)
+      : offset(graph.successor_offsets()),
+        succ(graph.successors()),
+        indegree(graph.in_degrees()),
+        stream(graph.num_tasks()),
+        duration(graph.num_tasks()) {
+    for (TaskId v = 0; v < graph.num_tasks(); ++v) {
+      stream[v] = stream_of(graph.task(v));
+      duration[v] = costs.duration(graph, v);
       PIPESIM_ASSERT(duration[v] >= 0.0, "cost model returned a negative duration");
     }
-    offset[n] = static_cast<std::uint32_t>(succ.size());
   }
 };
 
@@ -124,7 +117,7 @@ class Engine {
         start(waiting, now);
       }
     }
-    for (std::uint32_t i = flat_.offset[t]; i < flat_.offset[t + 1]; ++i) {
+    for (TaskId i = flat_.offset[t]; i < flat_.offset[t + 1]; ++i) {
       const TaskId succ = flat_.succ[i];
       if (--flat_.indegree[succ] == 0) make_ready(succ, now);
     }

@@ -4,21 +4,47 @@
 
 namespace pipesim::sim {
 
-TaskId TaskGraph::add_task(const Task& task) {
+std::vector<TaskId> TaskGraph::in_degrees() const {
+  std::vector<TaskId> degree(num_tasks(), 0);
+  for (TaskId target : successors()) ++degree[target];
+  return degree;
+}
+
+TaskId TaskGraphBuilder::add_task(const Task& task) {
   PIPESIM_ASSERT(task.worker >= 0 && task.worker < workers_, "task on a worker out of range");
-  return static_cast<TaskId>(boost::add_vertex(task, graph_));
+  tasks_.push_back(task);
+  return static_cast<TaskId>(tasks_.size() - 1);
 }
 
-void TaskGraph::add_edge(TaskId from, TaskId to, EdgeKind kind) {
-  PIPESIM_ASSERT(from < num_tasks() && to < num_tasks() && from != to, "bad edge");
-  boost::add_edge(from, to, Edge{kind}, graph_);
+void TaskGraphBuilder::add_edge(TaskId from, TaskId to, EdgeKind kind) {
+  PIPESIM_ASSERT(from < tasks_.size() && to < tasks_.size() && from != to, "bad edge");
+  edges_.emplace_back(from, to);
+  edge_props_.push_back(Edge{kind});
 }
 
-int TaskGraph::add_group(std::vector<int> workers) {
+int TaskGraphBuilder::add_group(std::vector<int> workers) {
   groups_.push_back(std::move(workers));
   return static_cast<int>(groups_.size()) - 1;
 }
 
-void TaskGraph::reserve(size_t tasks) { graph_.m_vertices.reserve(tasks); }
+void TaskGraphBuilder::reserve(size_t tasks, size_t edges) {
+  tasks_.reserve(tasks);
+  edges_.reserve(edges);
+  edge_props_.reserve(edges);
+}
+
+TaskGraph TaskGraphBuilder::build() && {
+  TaskGraph g;
+  g.workers_ = workers_;
+  // Counting sort by source; edges of one source keep the order they were added in.
+  g.graph_ = TaskGraph::Graph(boost::edges_are_unsorted_multi_pass, edges_.begin(), edges_.end(),
+                              edge_props_.begin(), static_cast<TaskId>(tasks_.size()));
+  for (TaskId v = 0; v < tasks_.size(); ++v) g.graph_[v] = tasks_[v];
+  g.groups_ = std::move(groups_);
+  tasks_.clear();
+  edges_.clear();
+  edge_props_.clear();
+  return g;
+}
 
 }  // namespace pipesim::sim

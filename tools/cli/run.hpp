@@ -20,7 +20,7 @@ struct RunSpec {
 
 struct RunResult {
   sim::Schedule schedule;
-  sim::TaskGraph graph{0};
+  sim::TaskGraph graph;
   sim::Trace trace;
   sim::Metrics metrics;
 };

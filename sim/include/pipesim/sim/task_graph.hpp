@@ -1,9 +1,16 @@
 #pragma once
-// The task DAG a schedule lowers to (Boost.Graph adjacency_list). Vertices are tasks; edges are
-// data dependencies, program order on a worker's stream, and gradient synchronisation.
+// The task DAG a schedule lowers to. Vertices are tasks; edges are data dependencies, program
+// order on a worker's stream, and gradient synchronisation.
+//
+// The graph is a Boost.Graph compressed_sparse_row_graph: immutable once built, one contiguous
+// array per direction, no allocation per vertex or edge. (An adjacency_list allocates an edge
+// list per vertex and made lowering 5x slower than simulating; see bench/simulate_bench.cpp.)
+// TaskGraphBuilder collects tasks and edges, then build() freezes them.
 
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <cstdint>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "pipesim/sim/op.hpp"
@@ -14,13 +21,13 @@ using TaskId = std::uint32_t;
 
 struct Task {
   OpKind kind = OpKind::Forward;
-  int worker = 0;       //!< executing worker; the sender for a Transfer
-  int peer = -1;        //!< receiver of a Transfer, otherwise −1
-  int pipeline = 0;     //!< for Transfer: of the op that produced the message
-  int stage = 0;        //!< for AllReduce: the stage whose gradients are reduced
+  int worker = 0;        //!< executing worker; the sender for a Transfer
+  int peer = -1;         //!< receiver of a Transfer, otherwise −1
+  int pipeline = 0;      //!< for Transfer: of the op that produced the message
+  int stage = 0;         //!< for AllReduce: the stage whose gradients are reduced
   int chunk = 0;
-  int micro_batch = -1; //!< −1 for AllReduce and Optimizer
-  int group = -1;       //!< AllReduce: index into TaskGraph::group_workers()
+  int micro_batch = -1;  //!< −1 for AllReduce and Optimizer
+  int group = -1;        //!< AllReduce: index into TaskGraph::group_workers()
 
   Op op() const { return Op{kind, pipeline, stage, chunk, micro_batch}; }
 };
@@ -31,34 +38,57 @@ enum class EdgeKind : std::uint8_t {
   Sync,          //!< gradient synchronisation and optimizer step
 };
 
-//! Edge property. A struct with a default keeps g++ 12's -Wmaybe-uninitialized quiet when
-//! Boost copies edges.
 struct Edge {
   EdgeKind kind = EdgeKind::Data;
 };
 
 class TaskGraph {
  public:
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Task, Edge>;
+  using Graph = boost::compressed_sparse_row_graph<boost::directedS, Task, Edge,
+                                                   boost::no_property, TaskId, TaskId>;
 
-  explicit TaskGraph(int workers) : workers_(workers) {}
-
-  TaskId add_task(const Task& task);
-  void add_edge(TaskId from, TaskId to, EdgeKind kind);
-  //! Registers the workers taking part in an all-reduce; returns the group index.
-  int add_group(std::vector<int> workers);
-  void reserve(size_t tasks);
+  TaskGraph() = default;
 
   int workers() const { return workers_; }
   size_t num_tasks() const { return boost::num_vertices(graph_); }
   size_t num_edges() const { return boost::num_edges(graph_); }
   const Task& task(TaskId id) const { return graph_[id]; }
   const Graph& graph() const { return graph_; }
+  //! Number of edges into each task (the CSR graph stores out-edges only).
+  std::vector<TaskId> in_degrees() const;
   const std::vector<std::vector<int>>& group_workers() const { return groups_; }
+  //! The CSR arrays themselves, for hot loops: the successors of task t are
+  //! successors()[successor_offsets()[t] .. successor_offsets()[t + 1]).
+  std::span<const TaskId> successor_offsets() const { return graph_.m_forward.m_rowstart; }
+  std::span<const TaskId> successors() const { return graph_.m_forward.m_column; }
+
+ private:
+  friend class TaskGraphBuilder;
+  int workers_ = 0;
+  Graph graph_;
+  std::vector<std::vector<int>> groups_;
+};
+
+class TaskGraphBuilder {
+ public:
+  explicit TaskGraphBuilder(int workers) : workers_(workers) {}
+
+  TaskId add_task(const Task& task);
+  void add_edge(TaskId from, TaskId to, EdgeKind kind);
+  //! Registers the workers taking part in an all-reduce; returns the group index.
+  int add_group(std::vector<int> workers);
+  void reserve(size_t tasks, size_t edges);
+  const Task& task(TaskId id) const { return tasks_[id]; }
+  size_t num_tasks() const { return tasks_.size(); }
+
+  //! Freezes what was added into a TaskGraph; the builder is left empty.
+  TaskGraph build() &&;
 
  private:
   int workers_;
-  Graph graph_;
+  std::vector<Task> tasks_;
+  std::vector<std::pair<TaskId, TaskId>> edges_;
+  std::vector<Edge> edge_props_;
   std::vector<std::vector<int>> groups_;
 };
 

@@ -1,0 +1,64 @@
+// Engine speed: generate, lower and simulate 1F1B at D = 64, N = 1024 (≈ 262k tasks).
+// Target (issue #2): at least 5 million tasks per second on one core, build included.
+// Run: build/release/bench/pipesim_bench  (results/bench/README.md has the recorded figures)
+
+#include <benchmark/benchmark.h>
+
+#include "pipesim/schedules/registry.hpp"
+#include "pipesim/sim/lowering.hpp"
+#include "pipesim/sim/metrics.hpp"
+#include "pipesim/sim/simulator.hpp"
+
+namespace {
+
+using namespace pipesim;
+
+schedules::ScheduleParams params_1f1b() {
+  schedules::ScheduleParams p;
+  p.stages = 64;
+  p.micro_batches = 1024;
+  return p;
+}
+
+void report_tasks(benchmark::State& state, size_t tasks) {
+  state.counters["tasks"] = static_cast<double>(tasks);
+  state.counters["tasks_per_second"] = benchmark::Counter(
+      static_cast<double>(tasks), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Generator + lowering + engine + metrics: what `pipesim simulate` does per configuration.
+void BM_BuildAndSimulate1F1B(benchmark::State& state) {
+  size_t tasks = 0;
+  const sim::UnitCostModel costs({1, 2, 0, 0.1});
+  for (auto _ : state) {
+    const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
+    const sim::TaskGraph g = sim::build_task_graph(s);
+    const sim::Trace t = sim::simulate(g, costs);
+    benchmark::DoNotOptimize(sim::compute_metrics(s, g, t).iteration_time);
+    tasks = g.num_tasks();
+  }
+  report_tasks(state, tasks);
+}
+BENCHMARK(BM_BuildAndSimulate1F1B)->Unit(benchmark::kMillisecond);
+
+// The event engine alone, on a prebuilt graph.
+void BM_Simulate1F1B(benchmark::State& state) {
+  const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
+  const sim::TaskGraph g = sim::build_task_graph(s);
+  const sim::UnitCostModel costs({1, 2, 0, 0.1});
+  for (auto _ : state) benchmark::DoNotOptimize(sim::simulate(g, costs).completed);
+  report_tasks(state, g.num_tasks());
+}
+BENCHMARK(BM_Simulate1F1B)->Unit(benchmark::kMillisecond);
+
+// The validator (structure + cycle check), which every CLI run pays as well.
+void BM_Validate1F1B(benchmark::State& state) {
+  const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
+  for (auto _ : state) benchmark::DoNotOptimize(sim::validate(s).ok);
+  report_tasks(state, sim::build_task_graph(s).num_tasks());
+}
+BENCHMARK(BM_Validate1F1B)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,140 @@
+// The CLI in-process: the JSON contract parsed back, and one clear line + exit code 2 for bad
+// input.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.hpp"
+
+namespace pipesim::cli {
+namespace {
+
+struct CliResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CliResult invoke(std::vector<std::string> args) {
+  args.insert(args.begin(), "pipesim");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  std::ostringstream out, err;
+  ::testing::internal::CaptureStdout();
+  const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  std::string captured = ::testing::internal::GetCapturedStdout();
+  return {code, captured + out.str(), err.str()};
+}
+
+size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(Cli, DoneWhenExampleReports33And3Over11) {
+  const CliResult r = invoke({"simulate", "--schedule", "1f1b", "--stages", "4",
+                              "--micro-batches", "8", "--t-forward", "1", "--t-backward", "2",
+                              "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("schedule"), "1f1b");
+  EXPECT_EQ(j.at("stages"), 4);
+  EXPECT_EQ(j.at("micro_batches"), 8);
+  EXPECT_EQ(j.at("workers"), 4);
+  EXPECT_DOUBLE_EQ(j.at("iteration_time").get<double>(), 33.0);
+  EXPECT_DOUBLE_EQ(j.at("bubble_ratio").get<double>(), 3.0 / 11.0);
+  ASSERT_EQ(j.at("per_worker").size(), 4u);
+  for (int w = 0; w < 4; ++w) {
+    const auto& pw = j.at("per_worker")[static_cast<size_t>(w)];
+    EXPECT_EQ(pw.at("worker"), w);
+    EXPECT_DOUBLE_EQ(pw.at("busy").get<double>(), 24.0);
+    EXPECT_EQ(pw.at("peak_activations"), 4 - w);
+    EXPECT_FALSE(pw.contains("ops"));
+  }
+}
+
+TEST(Cli, OpsListEachWorkersOpsInExecutionOrder) {
+  const CliResult r = invoke({"simulate", "--schedule", "gpipe", "-D", "3", "-N", "4",
+                              "--format", "json", "--ops"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& pw : j.at("per_worker")) {
+    const auto& ops = pw.at("ops");
+    ASSERT_EQ(ops.size(), 8u);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      EXPECT_EQ(ops[i].at("kind"), i < 4 ? "F" : "B");
+      EXPECT_EQ(ops[i].at("micro_batch"), static_cast<int>(i % 4));
+      EXPECT_EQ(ops[i].at("stage"), pw.at("worker"));
+      if (i > 0) {
+        EXPECT_LE(ops[i - 1].at("end").get<double>(), ops[i].at("start").get<double>());
+      }
+    }
+  }
+}
+
+TEST(Cli, OutputIsByteIdenticalAcrossRuns) {
+  const std::vector<std::string> args{"simulate", "--schedule", "1f1b", "-D", "5", "-N", "7",
+                                      "--t-comm", "0.25", "--format", "json", "--ops"};
+  EXPECT_EQ(invoke(args).out, invoke(args).out);
+}
+
+TEST(Cli, CsvHasHeaderAndOneRow) {
+  const CliResult r = invoke({"simulate", "--schedule", "1f1b", "--format", "csv"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_EQ(lines(r.out), 2u);
+  EXPECT_EQ(r.out.rfind("schedule,stages,micro_batches,", 0), 0u);
+}
+
+TEST(Cli, TextShowsTimelineRows) {
+  const CliResult r = invoke({"simulate", "--schedule", "1f1b", "-D", "4", "-N", "8"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("P0   F0 F1 F2 F3 .."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("P3   .. .. .. F0 B0 -- F1"), std::string::npos) << r.out;
+}
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::string expect;  // part of the one error line
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, OneClearLineAndExitCode2) {
+  const CliResult r = invoke(GetParam().args);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_EQ(r.err.rfind("pipesim: error: ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find(GetParam().expect), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, CliBadInput,
+    ::testing::Values(
+        BadInput{{"simulate", "--stages", "0"}, "--stages"},
+        BadInput{{"simulate", "--micro-batches", "0"}, "--micro-batches"},
+        BadInput{{"simulate", "--stages", "abc"}, "--stages"},
+        BadInput{{"simulate", "--stages", "-3"}, "--stages"},
+        BadInput{{"simulate", "--t-forward", "-1"}, "--t-forward"},
+        BadInput{{"simulate", "--t-backward", "x"}, "--t-backward"},
+        BadInput{{"simulate", "--t-weight", "3", "--t-backward", "2"}, "--t-weight"},
+        BadInput{{"simulate", "--schedule", "zigzag"}, "unknown schedule 'zigzag'"},
+        BadInput{{"simulate", "--format", "xml"}, "--format"},
+        BadInput{{"simulate", "--no-such-flag"}, "--no-such-flag"},
+        BadInput{{"list", "cats"}, "cats"},
+        BadInput{{}, "subcommand"}));
+
+TEST(Cli, HelpExitsZero) {
+  const CliResult r = invoke({"simulate", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--micro-batches"), std::string::npos);
+}
+
+TEST(Cli, ListSchedulesNamesEachWithDescription) {
+  const CliResult r = invoke({"list", "schedules"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("gpipe"), std::string::npos);
+  EXPECT_NE(r.out.find("1f1b"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipesim::cli

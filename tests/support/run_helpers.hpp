@@ -1,0 +1,69 @@
+#pragma once
+// Shared by the tests: run a schedule in unit-cost mode and check the engine's invariants.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "pipesim/schedules/registry.hpp"
+#include "pipesim/sim/lowering.hpp"
+#include "pipesim/sim/metrics.hpp"
+#include "pipesim/sim/simulator.hpp"
+
+namespace pipesim::testing {
+
+struct UnitRun {
+  sim::Schedule schedule;
+  sim::TaskGraph graph;
+  sim::Trace trace;
+  sim::Metrics metrics;
+};
+
+inline UnitRun run_unit(const std::string& name, const schedules::ScheduleParams& params,
+                        const sim::UnitCosts& costs) {
+  UnitRun r;
+  r.schedule = schedules::make_schedule(name, params);
+  const sim::ValidationResult v = sim::validate(r.schedule);
+  EXPECT_TRUE(v.ok) << name << ": " << v.reason;
+  r.graph = sim::build_task_graph(r.schedule);
+  r.trace = sim::simulate(r.graph, sim::UnitCostModel(costs));
+  EXPECT_TRUE(r.trace.completed);
+  r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
+  return r;
+}
+
+//! Every edge is respected, every task lasts what the cost model says, and each worker's
+//! compute stream runs one op at a time in program order.
+inline void expect_engine_invariants(const UnitRun& r, const sim::CostModel& costs) {
+  const auto& g = r.graph.graph();
+  for (auto [e, end] = boost::edges(g); e != end; ++e) {
+    const auto from = boost::source(*e, g), to = boost::target(*e, g);
+    ASSERT_LE(r.trace.timing[from].end, r.trace.timing[to].start)
+        << "edge " << from << " -> " << to << " violated";
+  }
+  std::vector<std::vector<sim::TaskId>> stream(static_cast<size_t>(r.graph.workers()));
+  for (sim::TaskId t = 0; t < r.graph.num_tasks(); ++t) {
+    ASSERT_DOUBLE_EQ(r.trace.timing[t].end - r.trace.timing[t].start,
+                     costs.duration(r.graph, t));
+    if (sim::is_compute(r.graph.task(t).kind)) {
+      stream[static_cast<size_t>(r.graph.task(t).worker)].push_back(t);
+    }
+  }
+  for (size_t w = 0; w < stream.size(); ++w) {
+    auto ops = stream[w];
+    std::stable_sort(ops.begin(), ops.end(), [&](sim::TaskId a, sim::TaskId b) {
+      return r.trace.timing[a].start < r.trace.timing[b].start;
+    });
+    ASSERT_EQ(ops.size(), r.schedule.program[w].size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      // Execution order is the program order.
+      ASSERT_EQ(r.graph.task(ops[i]).op(), r.schedule.program[w][i]) << "worker " << w;
+      if (i > 0) {
+        ASSERT_LE(r.trace.timing[ops[i - 1]].end, r.trace.timing[ops[i]].start);
+      }
+    }
+  }
+}
+
+}  // namespace pipesim::testing
