@@ -19,6 +19,11 @@ struct Schedule {
   int iterations = 1;           //!< iterations listed; asynchronous schedules list several
   bool split_backward = false;  //!< backward as I + W instead of B
   bool recompute = false;       //!< an R op precedes every backward (activation checkpointing)
+  //! No flush between iterations (PipeDream, 2BW): metrics report the steady state.
+  bool asynchronous = false;
+  //! weight_versions[w]: copies of its stages' weights worker w keeps (weight stashing,
+  //! double buffering). Empty means one version everywhere.
+  std::vector<int> weight_versions;
   //! stage_worker[p][s]: the worker that runs stage s of pipeline p.
   std::vector<std::vector<int>> stage_worker;
   //! micro_batch_pipeline[m]: the pipeline micro-batch m flows through (m < N · iterations).
