@@ -1,10 +1,11 @@
+#include <map>
 #include <memory>
 
 #include "commands.hpp"
 #include "output.hpp"
-#include "pipesim/schedules/params_check.hpp"
 #include "report.hpp"
 #include "run.hpp"
+#include "run_options.hpp"
 
 namespace pipesim::cli {
 
@@ -14,39 +15,28 @@ Action add_simulate_command(CLI::App& app) {
     std::string format = "text";
     bool ops = false;
     std::string output;
+    std::map<std::string, std::string> values;  //!< flag → text as given
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one schedule and report its metrics");
-  cmd->add_option("--schedule", o->spec.schedule, "Schedule name (see `pipesim list schedules`)")
-      ->capture_default_str();
-  cmd->add_option("--stages,-D", o->spec.params.stages, "Pipeline depth D")
-      ->check(CLI::Range(1, schedules::kMaxStages))
-      ->capture_default_str();
-  cmd->add_option("--micro-batches,-N", o->spec.params.micro_batches,
-                  "Micro-batches per iteration N")
-      ->check(CLI::Range(1, schedules::kMaxMicroBatches))
-      ->capture_default_str();
-  cmd->add_option("--t-forward", o->spec.unit.forward, "Unit-cost mode: forward time t_F")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--t-backward", o->spec.unit.backward,
-                  "Unit-cost mode: whole backward time t_B (= t_I + t_W)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--t-weight", o->spec.unit.weight,
-                  "Unit-cost mode: W part of a split backward (t_I = t_B - t_W)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--t-comm", o->spec.unit.comm,
-                  "Unit-cost mode: delay on every edge between two workers")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  // Options are kept as text and parsed by run_options(), so every bad value gets the same
+  // one-line message naming the flag and the allowed range.
+  for (const RunOption& option : run_options()) {
+    cmd->add_option(option.names, o->values[option.flag()], option.help)
+        ->default_str(option.default_value);
+  }
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
   cmd->add_flag("--ops", o->ops, "JSON: list each worker's ops with start and end times");
   cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout");
   return [o] {
+    for (const RunOption& option : run_options()) {
+      const auto given = o->values.find(option.flag());
+      option.apply(o->spec, given != o->values.end() && !given->second.empty()
+                                ? given->second
+                                : option.default_value);
+    }
     const RunResult result = run(o->spec);
     std::string text;
     if (o->format == "json") {
