@@ -15,6 +15,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   actions[app.get_subcommand("simulate")] = simulate;
   const Action list = add_list_command(app);
   actions[app.get_subcommand("list")] = list;
+  actions[app.get_subcommand("calibrate")] = add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,105 @@
+#include "pipesim/calibrate/efficiency_curve.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "pipesim/core/assert.hpp"
+
+namespace pipesim::calibrate {
+
+EfficiencyCurve::EfficiencyCurve(std::vector<Point> points) : points_(std::move(points)) {
+  for (size_t i = 0; i < points_.size(); ++i) {
+    PIPESIM_ASSERT(points_[i].first > 0, "efficiency curve sizes must be positive");
+    PIPESIM_ASSERT(i == 0 || points_[i - 1].first < points_[i].first,
+                   "efficiency curve sizes must increase");
+  }
+}
+
+double EfficiencyCurve::at(double size) const {
+  PIPESIM_ASSERT(!points_.empty(), "efficiency curve is empty");
+  if (size <= points_.front().first) return points_.front().second;
+  if (size >= points_.back().first) return points_.back().second;
+  const auto hi = std::upper_bound(points_.begin(), points_.end(), size,
+                                   [](double s, const Point& p) { return s < p.first; });
+  const auto lo = hi - 1;
+  const double x0 = std::log10(lo->first), x1 = std::log10(hi->first);
+  const double w = (std::log10(size) - x0) / (x1 - x0);
+  return lo->second + w * (hi->second - lo->second);
+}
+
+namespace {
+
+// Hat function of knot j over the knot vector: 1 at knots[j], 0 at its neighbours, and flat
+// (clamped) beyond the first and last knot, matching EfficiencyCurve::at.
+double hat(const std::vector<double>& knots, size_t j, double x) {
+  const double kj = knots[j];
+  if (x <= kj) {
+    if (j == 0) return 1.0;
+    const double prev = knots[j - 1];
+    return x <= prev ? 0.0 : (x - prev) / (kj - prev);
+  }
+  if (j + 1 == knots.size()) return 1.0;
+  const double next = knots[j + 1];
+  return x >= next ? 0.0 : (next - x) / (next - kj);
+}
+
+}  // namespace
+
+CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size_efficiency) {
+  if (size_efficiency.size() < 2) {
+    throw std::invalid_argument("needs at least 2 samples to fit an efficiency curve");
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& [size, eff] : size_efficiency) {
+    if (!(size > 0) || !std::isfinite(eff)) throw std::invalid_argument("sizes must be > 0");
+    lo = std::min(lo, std::log10(size));
+    hi = std::max(hi, std::log10(size));
+  }
+  if (hi - lo < 1e-9) throw std::invalid_argument("needs samples at 2 distinct sizes");
+  // Knots at the smallest and largest measured size and at every whole decade between them
+  // (none closer than a quarter decade to an end): the table never extrapolates beyond data.
+  std::vector<double> knots{lo};
+  for (double d = std::ceil(lo + 0.25); d < hi - 0.25; d += 1.0) knots.push_back(d);
+  knots.push_back(hi);
+
+  // Drop knots whose hat carries less than half a sample's weight, then refit, until stable.
+  const auto n = static_cast<Eigen::Index>(size_efficiency.size());
+  Eigen::MatrixXd a;
+  for (;;) {
+    a.setZero(n, static_cast<Eigen::Index>(knots.size()));
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double x = std::log10(size_efficiency[static_cast<size_t>(i)].first);
+      for (size_t j = 0; j < knots.size(); ++j) a(i, static_cast<Eigen::Index>(j)) = hat(knots, j, x);
+    }
+    std::vector<double> kept;
+    for (size_t j = 0; j < knots.size(); ++j) {
+      if (a.col(static_cast<Eigen::Index>(j)).sum() >= 0.5) kept.push_back(knots[j]);
+    }
+    if (kept.size() == knots.size() || kept.size() < 2) break;
+    knots = kept;
+  }
+  Eigen::VectorXd b(n);
+  for (Eigen::Index i = 0; i < n; ++i) b(i) = size_efficiency[static_cast<size_t>(i)].second;
+  const Eigen::VectorXd values = a.colPivHouseholderQr().solve(b);
+
+  CurveFit fit;
+  fit.samples = size_efficiency.size();
+  std::vector<EfficiencyCurve::Point> points;
+  for (size_t j = 0; j < knots.size(); ++j) {
+    double v = values(static_cast<Eigen::Index>(j));
+    if (v < kMinEfficiency || v > 1.0) {
+      fit.clamped = true;
+      v = std::clamp(v, kMinEfficiency, 1.0);
+    }
+    points.emplace_back(std::pow(10.0, knots[j]), v);
+  }
+  fit.curve = EfficiencyCurve(std::move(points));
+  double sq = 0.0;
+  for (const auto& [size, eff] : size_efficiency) sq += std::pow(fit.curve.at(size) - eff, 2);
+  fit.rms_error = std::sqrt(sq / static_cast<double>(size_efficiency.size()));
+  return fit;
+}
+
+}  // namespace pipesim::calibrate
