@@ -102,7 +102,12 @@ void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
                                               : std::vector<long long>{512, 2048, 8192};
   struct Shape { long long m, n, k; };
   std::vector<Shape> shapes;
-  for (long long c : {128LL, 256LL, 512LL, 1024LL, 2048LL, 4096LL, 8192LL}) shapes.push_back({c, c, c});
+  // Cubes a half-octave apart cover 4e6 .. 1e12 FLOPs, so every decade of the efficiency table
+  // has samples of its own.
+  for (long long c : {128LL, 192LL, 256LL, 384LL, 512LL, 768LL, 1024LL, 1536LL, 2048LL, 3072LL, 4096LL,
+                      6144LL, 8192LL}) {
+    shapes.push_back({c, c, c});
+  }
   for (long long h : hiddens) {
     for (long long m : tokens) {
       shapes.push_back({m, 3 * h, h});

@@ -96,7 +96,7 @@ def main():
             t = launch + nbytes / (HBM_BANDWIDTH * interp(TRUTH["hbm_efficiency"], nbytes))
             row(bench, "fp32", 0, 0, 0, nbytes, 1, t * noise.factor(), f"array_bytes={array} synthetic")
         array *= 4
-    shapes = [(c, c, c) for c in (128, 256, 512, 1024, 2048, 4096, 8192)]
+    shapes = [(c, c, c) for c in (128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)]
     for h in (1024, 4096, 8192):
         for m in (512, 4096):
             shapes += [(m, 3 * h, h), (m, h, h), (m, 4 * h, h), (m, h, 4 * h)]
