@@ -33,9 +33,21 @@ double predict_kernel_seconds(const ComputeParameters& p, const LayerKernel& ker
 
 double predict_layer_seconds(const ComputeParameters& p, const LayerShape& shape,
                              LayerDirection direction, const std::string& dtype) {
-  double total = 0.0;
-  for (const LayerKernel& k : layer_kernels(shape, direction)) total += predict_kernel_seconds(p, k, dtype);
-  return total;
+  // As the performance model prices an op (hardware/ TrainingCostModel::compute_time): each
+  // GEMM at the efficiency of its own size, the memory-bound traffic summed and priced at the
+  // efficiency of the total, one launch per kernel.
+  double total = 0.0, memory_bytes = 0.0;
+  int launches = 0;
+  for (const LayerKernel& k : layer_kernels(shape, direction)) {
+    ++launches;
+    if (k.is_gemm) {
+      total += predict_kernel_seconds(p, k, dtype) - p.kernel_launch;
+    } else {
+      memory_bytes += static_cast<double>(k.bytes);
+    }
+  }
+  if (memory_bytes > 0) total += memory_bytes / (p.hbm_bandwidth * p.hbm_efficiency.at(memory_bytes));
+  return total + launches * p.kernel_launch;
 }
 
 std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std::string& source) {

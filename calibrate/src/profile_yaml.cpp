@@ -75,10 +75,10 @@ YAML::Node curve_node(const EfficiencyCurve& c) {
   return seq;
 }
 
-YAML::Node hockney_node(const HockneyFit& h) {
+YAML::Node hockney_node(const LinkFit& link) {
   YAML::Node n(YAML::NodeType::Map);
-  n["alpha"] = number_node(h.alpha);
-  n["beta"] = number_node(h.beta);
+  n["alpha"] = number_node(link.hockney.alpha);
+  n["beta"] = number_node(link.profile_beta());
   n.SetStyle(YAML::EmitterStyle::Flow);
   return n;
 }
@@ -162,9 +162,11 @@ std::string calibrated_profile_yaml(const BaseProfile& base, const CalibrationFi
   for (const auto& [dtype, t] : fit.gemm) gpu["gemm_efficiency"][dtype] = curve_node(t.fit.curve);
   if (fit.hbm) gpu["hbm_efficiency"] = curve_node(fit.hbm->fit.curve);
   if (fit.kernel_launch) gpu["kernel_launch"] = number_node(*fit.kernel_launch);
-  if (fit.intra_node) root["links"]["intra_node"] = hockney_node(fit.intra_node->hockney);
+  if (fit.intra_node) root["links"]["intra_node"] = hockney_node(*fit.intra_node);
+  // The profile's fitted collectives are t = α + n/β at the GPU count measured (the cost model
+  // uses them as they are), so the bus bandwidth is converted back with its busbw factor.
   for (const auto& [coll, link] : fit.collectives) {
-    root["collectives"]["fitted"][coll]["intra_node"] = hockney_node(link.hockney);
+    root["collectives"]["fitted"][coll]["intra_node"] = hockney_node(link);
   }
   root["samples"] = samples_path;
 

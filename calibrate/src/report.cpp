@@ -12,9 +12,11 @@ nlohmann::json curve_json(const EfficiencyCurve& c) {
 }
 
 nlohmann::json link_json(const LinkFit& l) {
-  return {{"alpha", l.hockney.alpha},   {"beta", l.hockney.beta},
-          {"from", l.benchmark},        {"gpus", l.gpus},
-          {"samples", l.hockney.samples}, {"rms_rel_error", l.hockney.rms_rel_error}};
+  // beta: as written to the profile (t = α + n/β); beta_bus: nccl-tests' bus bandwidth.
+  return {{"alpha", l.hockney.alpha},     {"beta", l.profile_beta()},
+          {"beta_bus", l.hockney.beta},   {"from", l.benchmark},
+          {"gpus", l.gpus},               {"samples", l.hockney.samples},
+          {"rms_rel_error", l.hockney.rms_rel_error}};
 }
 
 nlohmann::json throughput_json(const ThroughputFit& t, const char* achieved_key) {
@@ -62,12 +64,12 @@ std::string fit_to_text(const CalibrationFit& fit, const Provenance& provenance)
                      fit.hbm->fit.clamped ? " (clamped)" : "");
   }
   const auto link_line = [](const std::string& label, const LinkFit& l) {
-    return fmt::format("  {:<18} alpha {:.3g} us, beta {:.4g} GB/s ({}, {} GPUs, rms {:.3f})\n", label,
+    return fmt::format("  {:<22} alpha {:.3g} us, beta {:.4g} GB/s ({}, {} GPUs, rms {:.3f})\n", label,
                        l.hockney.alpha * 1e6, l.hockney.beta / 1e9, l.benchmark, l.gpus,
                        l.hockney.rms_rel_error);
   };
   if (fit.intra_node) s += link_line("intra_node link", *fit.intra_node);
-  for (const auto& [coll, l] : fit.collectives) s += link_line(coll + " (busbw)", l);
+  for (const auto& [coll, l] : fit.collectives) s += link_line(coll + " (bus bw)", l);
   for (const auto& [dir, l] : fit.host) s += link_line(dir, l);
   for (const auto& why : fit.not_measured) s += fmt::format("  kept from base: {}\n", why);
   return s;

@@ -115,7 +115,15 @@ TEST(CalibrateCli, JsonCarriesTheFittedParameters) {
   EXPECT_NEAR(j.at("kernel_launch").get<double>(), 2.5e-6, 0.1e-6);
   EXPECT_NEAR(j.at("links").at("intra_node").at("beta").get<double>(), 370e9, 10e9);
   EXPECT_EQ(j.at("links").at("intra_node").at("from"), "send_recv");
-  EXPECT_NEAR(j.at("collectives").at("all_reduce").at("intra_node").at("alpha").get<double>(), 15e-6, 1.5e-6);
+  const auto& ar = j.at("collectives").at("all_reduce").at("intra_node");
+  EXPECT_NEAR(ar.at("alpha").get<double>(), 15e-6, 1.5e-6);
+  // Fitted as nccl-tests bus bandwidth; stored as t = α + n/β at the measured 8 GPUs, so the
+  // profile's β is busbw / (2·7/8): a 256 MiB all-reduce then costs what was "measured".
+  EXPECT_NEAR(ar.at("beta_bus").get<double>(), 360e9, 10e9);
+  EXPECT_NEAR(ar.at("beta").get<double>(), ar.at("beta_bus").get<double>() / 1.75, 1.0);
+  const double n = 256.0 * (1 << 20);
+  EXPECT_NEAR((ar.at("alpha").get<double>() + n / ar.at("beta").get<double>()) / (15e-6 + 1.75 * n / 360e9),
+              1.0, 0.03);
   EXPECT_EQ(j.at("gemm_efficiency").size(), 4u);
   EXPECT_GT(j.at("gemm_efficiency").at("bf16").at("table").size(), 3u);
   EXPECT_EQ(j.at("provenance").at("gpu"), "synthetic (not measured)");

@@ -66,10 +66,22 @@ TEST(LayerPrediction, IsTheCostModelFormulaPerKernel) {
   EXPECT_NEAR(predict_kernel_seconds(p, mem, "bf16"), 1e9 / (4e12 * 0.9) + 3e-6, 1e-15);
   EXPECT_THROW(predict_kernel_seconds(p, gemm, "fp8"), core::ConfigError);
 
+  // A layer: GEMMs each at their own efficiency, memory-bound bytes summed and priced at the
+  // efficiency of the sum, one launch per kernel (the performance model's op formula).
   const LayerShape shape{1, 1024, 2048, 16, 2};
-  double sum = 0;
-  for (const auto& k : layer_kernels(shape, LayerDirection::backward)) sum += predict_kernel_seconds(p, k, "bf16");
-  EXPECT_DOUBLE_EQ(predict_layer_seconds(p, shape, LayerDirection::backward, "bf16"), sum);
+  double gemms = 0, bytes = 0;
+  int launches = 0;
+  for (const auto& k : layer_kernels(shape, LayerDirection::backward)) {
+    ++launches;
+    if (k.is_gemm) {
+      gemms += k.flops() / (1e15 * p.gemm_efficiency.at("bf16").at(k.flops()));
+    } else {
+      bytes += static_cast<double>(k.bytes);
+    }
+  }
+  const double expected = gemms + bytes / (4e12 * p.hbm_efficiency.at(bytes)) + launches * 3e-6;
+  EXPECT_NEAR(predict_layer_seconds(p, shape, LayerDirection::backward, "bf16") / expected, 1.0, 1e-12);
+  EXPECT_EQ(launches, 19);
 }
 
 TEST(LayerCheck, ReportsSignedErrorsAndTheMedianAbsoluteError) {

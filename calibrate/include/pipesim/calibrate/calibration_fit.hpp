@@ -16,9 +16,13 @@
 namespace pipesim::calibrate {
 
 struct LinkFit {
-  HockneyFit hockney;
+  HockneyFit hockney;     //!< β is nccl-tests' bus bandwidth for collectives
   std::string benchmark;  //!< which samples it came from (send_recv, peer_copy, h2d, ...)
   int gpus = 0;           //!< largest GPU count among them
+
+  //! β in the form the profile stores (collectives.fitted: t = α + n/β, hardware/README.md):
+  //! the bus bandwidth divided by the busbw factor at the measured GPU count.
+  double profile_beta() const { return hockney.beta / bus_factor(benchmark, gpus); }
 };
 
 struct ThroughputFit {

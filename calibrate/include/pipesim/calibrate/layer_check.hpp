@@ -2,11 +2,13 @@
 // The layer check: one transformer layer's measured kernel times (from the CUDA layer
 // benchmark, calibrate/bench/layer_bench.cu) beside the cost model's prediction.
 //
-// Prediction per kernel, the performance model's formulas (DESIGN.md §4, §8):
-//   GEMM:          flops / (peak_flops[dtype] · gemm_efficiency[dtype](flops)) + kernel_launch
-//   memory-bound:  bytes / (hbm_bandwidth · hbm_efficiency(bytes))             + kernel_launch
-// and a layer is the sum over the kernels of layer_kernels() (layer_kernels.hpp), the same
-// list the benchmark runs.
+// Prediction, the performance model's formula for an op (DESIGN.md §4; hardware/
+// TrainingCostModel::compute_time):
+//   Σ_gemm flops / (peak_flops[dtype] · gemm_efficiency[dtype](flops))
+//   + memory_bytes / (hbm_bandwidth · hbm_efficiency(memory_bytes))  (memory-bound kernels summed)
+//   + launches · kernel_launch
+// over the kernels of layer_kernels() (layer_kernels.hpp), the same list the benchmark runs.
+// A single kernel (--kernels) is priced by the same formula applied to it alone.
 //
 // Layer CSV: b,s,h,heads,dtype,direction,kernel,seconds[,extra...]; kernel "total" is the whole
 // forward or backward timed as one sequence.
@@ -20,10 +22,11 @@
 
 namespace pipesim::calibrate {
 
-//! Predicted seconds of one kernel. Throws core::ConfigError when the profile lacks the dtype.
+//! Predicted seconds of one kernel alone. Throws core::ConfigError when the profile lacks the
+//! dtype.
 double predict_kernel_seconds(const ComputeParameters& p, const LayerKernel& kernel,
                               const std::string& dtype);
-//! Predicted seconds of a layer's forward or backward (sum over its kernels).
+//! Predicted seconds of a layer's forward or backward (the op formula above).
 double predict_layer_seconds(const ComputeParameters& p, const LayerShape& shape,
                              LayerDirection direction, const std::string& dtype);
 
