@@ -140,8 +140,10 @@ __global__ void gelu_backward_kernel(const bf16* x, const bf16* dy, bf16* dx, si
 
 // ---- row kernels: one block per row, the row held in registers (single pass) ------------------
 
+// Each thread holds kMaxChunks 8-element chunks of its row in registers; the launch picks the
+// smallest kMaxChunks in {1, 2, 4, 8} that covers the row (8 × 8 × 256 = 16384 columns at most),
+// so short rows do not pay for long rows' register footprint.
 constexpr int kRowThreads = 256;
-constexpr int kMaxChunks = 8;  // 8 × 8 × 256 = 16384 columns at most
 
 __device__ inline float block_sum(float v, float* shared) {
 #pragma unroll
@@ -168,6 +170,7 @@ __device__ inline float block_max(float v, float* shared) {
 }
 
 // Softmax over a row of `cols` (scale fused, as a scaled-masked softmax would).
+template <int kMaxChunks>
 __global__ void softmax_kernel(const bf16* x, bf16* y, int cols, float scale) {
   __shared__ float shared[kRowThreads / 32];
   const size_t row = blockIdx.x, chunks = static_cast<size_t>(cols) / kVec;
@@ -206,6 +209,7 @@ __global__ void softmax_kernel(const bf16* x, bf16* y, int cols, float scale) {
   }
 }
 
+template <int kMaxChunks>
 __global__ void softmax_backward_kernel(const bf16* y, const bf16* dy, bf16* dx, int cols) {
   __shared__ float shared[kRowThreads / 32];
   const size_t row = blockIdx.x, chunks = static_cast<size_t>(cols) / kVec;
@@ -231,6 +235,7 @@ __global__ void softmax_backward_kernel(const bf16* y, const bf16* dy, bf16* dx,
   }
 }
 
+template <int kMaxChunks>
 __global__ void layernorm_kernel(const bf16* x, bf16* y, float* mean_out, float* rstd_out, int cols) {
   __shared__ float shared[kRowThreads / 32];
   const size_t row = blockIdx.x, chunks = static_cast<size_t>(cols) / kVec;
@@ -270,6 +275,7 @@ __global__ void layernorm_kernel(const bf16* x, bf16* y, float* mean_out, float*
 
 // dx = rstd·(dy − mean(dy) − x̂·mean(dy·x̂)) + dres (unit gain; the residual branch's gradient
 // is added here, so the kernel reads x, dy, dres and the row statistics and writes dx).
+template <int kMaxChunks>
 __global__ void layernorm_backward_kernel(const bf16* x, const bf16* dy, const bf16* dres,
                                           const float* mean_in, const float* rstd_in, bf16* dx, int cols) {
   __shared__ float shared[kRowThreads / 32];
@@ -325,6 +331,12 @@ class LayerRunner {
           b = std::max(b, static_cast<size_t>(k.k * k.n * k.batch));
           c = std::max(c, static_cast<size_t>(k.m * k.n * k.batch));
         } else {
+          // The kernels move 8 bf16 at a time and keep a row in registers (≤ 16384 columns).
+          if (k.cols % kVec != 0 || k.cols > kVec * 8 * kRowThreads) {
+            std::fprintf(stderr, "FATAL: %s: %lld columns unsupported (need a multiple of 8, <= 16384)\n",
+                         k.name.c_str(), static_cast<long long>(k.cols));
+            std::exit(1);
+          }
           act = std::max(act, static_cast<size_t>(k.rows * k.cols));
           rows = std::max(rows, static_cast<size_t>(k.rows));
         }
@@ -363,12 +375,25 @@ class LayerRunner {
     const int cols = static_cast<int>(k.cols);
     const unsigned rows = static_cast<unsigned>(k.rows);
     const float scale = 1.0f / sqrtf(static_cast<float>(shape_.hidden / shape_.heads));
+    const int chunks = (cols / kVec + kRowThreads - 1) / kRowThreads;
+#define PIPESIM_ROW_LAUNCH(kernel, ...)                                                          \
+  do {                                                                                           \
+    if (chunks <= 1) {                                                                           \
+      kernel<1><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__);                                 \
+    } else if (chunks <= 2) {                                                                    \
+      kernel<2><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__);                                 \
+    } else if (chunks <= 4) {                                                                    \
+      kernel<4><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__);                                 \
+    } else {                                                                                     \
+      kernel<8><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__);                                 \
+    }                                                                                            \
+  } while (false)
     switch (k.op) {
       case pc::MemoryOp::layernorm:
-        layernorm_kernel<<<rows, kRowThreads, 0, stream_>>>(buf_.x, buf_.y, buf_.mean, buf_.rstd, cols);
+        PIPESIM_ROW_LAUNCH(layernorm_kernel, buf_.x, buf_.y, buf_.mean, buf_.rstd, cols);
         break;
       case pc::MemoryOp::softmax:
-        softmax_kernel<<<rows, kRowThreads, 0, stream_>>>(buf_.x, buf_.y, cols, scale);
+        PIPESIM_ROW_LAUNCH(softmax_kernel, buf_.x, buf_.y, cols, scale);
         break;
       case pc::MemoryOp::dropout:
         dropout_kernel<<<blocks, 256, 0, stream_>>>(buf_.x, buf_.y, buf_.mask, n8);
@@ -380,11 +405,11 @@ class LayerRunner {
         gelu_kernel<<<blocks, 256, 0, stream_>>>(buf_.x, buf_.y, n8);
         break;
       case pc::MemoryOp::layernorm_backward:
-        layernorm_backward_kernel<<<rows, kRowThreads, 0, stream_>>>(buf_.x, buf_.y, buf_.z, buf_.mean,
-                                                                      buf_.rstd, buf_.w, cols);
+        PIPESIM_ROW_LAUNCH(layernorm_backward_kernel, buf_.x, buf_.y, buf_.z, buf_.mean, buf_.rstd, buf_.w,
+                           cols);
         break;
       case pc::MemoryOp::softmax_backward:
-        softmax_backward_kernel<<<rows, kRowThreads, 0, stream_>>>(buf_.x, buf_.y, buf_.w, cols);
+        PIPESIM_ROW_LAUNCH(softmax_backward_kernel, buf_.x, buf_.y, buf_.w, cols);
         break;
       case pc::MemoryOp::dropout_backward:
         dropout_backward_kernel<<<blocks, 256, 0, stream_>>>(buf_.y, buf_.mask, buf_.w, n8);
@@ -395,6 +420,7 @@ class LayerRunner {
       case pc::MemoryOp::none:
         break;
     }
+#undef PIPESIM_ROW_LAUNCH
   }
 
  private:
