@@ -203,6 +203,32 @@ TEST(CalibrateCli, LayerCheckPrintsMeasuredBesidePredicted) {
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
 }
 
+TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
+  // A stand-in for pipesim-calibrate-bench (no GPU here): records its arguments and writes the
+  // synthetic samples where --out says.
+  const fs::path dir = testing::scratch_dir();
+  const fs::path bench = dir / "bin" / "pipesim-calibrate-bench";
+  fs::create_directories(bench.parent_path());
+  std::ofstream(bench) << "#!/bin/sh\necho \"$@\" > '" << (dir / "args.txt").string() << "'\n"
+                       << "while [ $# -gt 0 ]; do [ \"$1\" = --out ] && cp '" << kSamples
+                       << "' \"$2\"; shift; done\n";
+  fs::permissions(bench, fs::perms::owner_all);
+  const fs::path out = dir / "node.yaml";
+  const CliResult r = invoke({"calibrate", "--quick", "--bench-dir", bench.parent_path().string(), "--base",
+                              kBase, "-o", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(dir / "args.txt"), "--quick --out " + (dir / "node-run" / "samples.csv").string() + "\n");
+  EXPECT_EQ(slurp(dir / "node.samples.csv"), slurp(kSamples));
+  EXPECT_EQ(load_base_profile(out).name, "h200-sxm-calibrated");
+
+  std::ofstream(bench) << "#!/bin/sh\nexit 3\n";
+  const CliResult failed = invoke({"calibrate", "--bench-dir", bench.parent_path().string(), "--base", kBase,
+                                   "-o", (dir / "other.yaml").string()});
+  EXPECT_EQ(failed.code, 2);
+  EXPECT_NE(failed.err.find("failed (status"), std::string::npos) << failed.err;
+  EXPECT_FALSE(fs::exists(dir / "other.yaml"));
+}
+
 TEST(CalibrateCli, RunningBenchmarksNeedsACudaBuildOrSamples) {
   const fs::path dir = testing::scratch_dir();
   const CliResult r = invoke({"calibrate", "--base", kBase, "--bench-dir", "", "-o", (dir / "x.yaml").string()});
