@@ -61,7 +61,8 @@ const char* kUsage =
 struct Csv {
   std::ostringstream rows;
   void add(const std::string& bench, const std::string& dtype, long long m, long long n, long long k,
-           double bytes, int gpus, const Stats* s, const std::string& note = "") {
+           double bytes, int gpus, const Stats* s, std::string note = "") {
+    std::replace(note.begin(), note.end(), ',', ';');  // one cell: the CSV has no quoting
     rows << bench << ',' << dtype << ',' << m << ',' << n << ',' << k << ',';
     rows.precision(17);
     rows << bytes << ',' << gpus << ',';
@@ -381,7 +382,7 @@ void bench_launch(Csv& csv, const TimingPlan& plan) {
   many.max_inner = 10000;
   // Back to back in one stream: the per-kernel cost a sequence of small kernels pays.
   const Stats queued = pipesim_bench::time_on_stream(stream, many, [&] { empty_kernel<<<1, 1, 0, stream>>>(); });
-  csv.add("launch", "", 0, 0, 0, 0, 1, &queued, "empty kernel, back to back");
+  csv.add("launch", "", 0, 0, 0, 0, 1, &queued, "empty kernel back to back");
   // Launch then wait: the round trip a host-synchronised step pays.
   const Stats round_trip = pipesim_bench::time_on_host(plan, [&] {
     empty_kernel<<<1, 1, 0, stream>>>();
