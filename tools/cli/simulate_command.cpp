@@ -26,6 +26,18 @@ Action add_simulate_command(CLI::App& app) {
                   "Micro-batches per iteration N")
       ->check(CLI::Range(1, schedules::kMaxMicroBatches))
       ->capture_default_str();
+  cmd->add_option("--pipelines", o->spec.params.pipelines,
+                  "chimera: 2f pipelines, f dividing D/2 (default 2)")
+      ->check(CLI::Range(0, schedules::kMaxStages));
+  cmd->add_option("--chunks", o->spec.params.chunks,
+                  "interleaved: model chunks v per worker (default 2)")
+      ->check(CLI::Range(0, 64));
+  cmd->add_option("--strategy", o->spec.params.strategy,
+                  "chimera with N = kD: direct | doubling | halving (default direct)")
+      ->check(CLI::IsMember({"direct", "doubling", "halving"}));
+  cmd->add_option("--iterations", o->spec.params.iterations,
+                  "asynchronous schedules: iterations to list, >= 3 (default 4)")
+      ->check(CLI::Range(0, 64));
   cmd->add_option("--t-forward", o->spec.unit.forward, "Unit-cost mode: forward time t_F")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
