@@ -147,4 +147,63 @@ void list_schedule(sim::Schedule& s, const ListPolicy& policy) {
   }
 }
 
+std::vector<sim::Op> dualpipe_order(int H, int h, const DualPipePhase phases[2]) {
+  std::vector<sim::Op> prog;
+  std::vector<sim::Op> weights;  // DualPipe's WeightGradStore queue
+  size_t next_w = 0;
+  size_t f[2] = {0, 0}, b[2] = {0, 0};
+  auto forward = [&](int p) {
+    const DualPipePhase& ph = phases[p];
+    prog.push_back(fwd(ph.pipeline, ph.stage, ph.micro_batches[f[p]++], ph.chunk));
+  };
+  auto backward = [&](int p, bool zero_bubble) {
+    const DualPipePhase& ph = phases[p];
+    const int m = ph.micro_batches[b[p]++];
+    prog.push_back(bwd_input(ph.pipeline, ph.stage, m, ph.chunk));
+    const sim::Op w = bwd_weight(ph.pipeline, ph.stage, m, ph.chunk);
+    if (zero_bubble) {
+      weights.push_back(w);
+    } else {
+      prog.push_back(w);
+    }
+  };
+  auto weight = [&] { prog.push_back(weights[next_w++]); };
+  const int per_phase = static_cast<int>(phases[0].micro_batches.size());
+  for (int i = 0; i < 2 * (H - h - 1); ++i) forward(0);  // step 1: nF0
+  for (int i = 0; i < h + 1; ++i) {                     // step 2: nF0F1
+    forward(0);
+    forward(1);
+  }
+  for (int i = 0; i < H - h - 1; ++i) {  // step 3: nB1W1F1, zero bubble
+    backward(1, true);
+    weight();
+    forward(1);
+  }
+  for (int i = 0; i < per_phase - 2 * H + h + 1; ++i) {  // step 4: nF0B1F1B0, overlapped pairs
+    forward(0);
+    backward(1, false);
+    forward(1);
+    backward(0, false);
+  }
+  for (int i = 0; i < H - h - 1; ++i) {  // step 5: nB1F1B0
+    backward(1, false);
+    forward(1);
+    backward(0, false);
+  }
+  bool zero_bubble = false;  // step 6: nB1B0, the second half with zero bubble
+  for (int i = 0; i < h + 1; ++i) {
+    if (i == (h + 1) / 2 && h % 2 == 1) zero_bubble = true;
+    backward(1, zero_bubble);
+    if (i == (h + 1) / 2 && h % 2 == 0) zero_bubble = true;
+    backward(0, zero_bubble);
+  }
+  for (int i = 0; i < H - h - 1; ++i) {  // step 7: nWB0, zero bubble
+    weight();
+    backward(0, true);
+  }
+  for (int i = 0; i < h + 1; ++i) weight();  // step 8: nW
+  PIPESIM_ASSERT(next_w == weights.size(), "DualPipe weight queue not drained");
+  return prog;
+}
+
 }  // namespace pipesim::schedules::detail

@@ -54,4 +54,20 @@ void list_schedule(sim::Schedule& s, const ListPolicy& policy);
 //! k >= D on worker 2D-1-k (zero-bubble V, DualPipeV).
 std::vector<int> v_shape_map(int workers);
 
+//! One of the two model parts a DualPipe rank holds: its stage and, in FIFO order, the
+//! micro-batches that pass through it.
+struct DualPipePhase {
+  int pipeline = 0;
+  int stage = 0;
+  int chunk = 0;
+  std::vector<int> micro_batches;
+};
+
+//! DualPipe's eight-step per-rank order (github.com/deepseek-ai/DualPipe, dualpipe.py step()):
+//! H = half the ranks (DualPipe) or all of them (DualPipeV), h = the rank's distance from the
+//! nearer end, phase 0 = the part whose micro-batches enter nearer to it. A zero-bubble backward
+//! (enable_zb) is I with its W queued; a weight step pops the queue; otherwise B = I then W;
+//! an overlapped "F&B" chunk is listed as F then I, W. Each phase needs >= 2H micro-batches.
+std::vector<sim::Op> dualpipe_order(int H, int h, const DualPipePhase phases[2]);
+
 }  // namespace pipesim::schedules::detail
