@@ -1,16 +1,17 @@
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 
 #include "chrome_trace.hpp"
 #include "commands.hpp"
 #include "output.hpp"
 #include "pipesim/core/atomic_write.hpp"
-#include "pipesim/schedules/params_check.hpp"
 #include "pipesim/schedules/schedule_file.hpp"
-#include "svg_timeline.hpp"
 #include "report.hpp"
 #include "run.hpp"
+#include "run_options.hpp"
+#include "svg_timeline.hpp"
 
 namespace pipesim::cli {
 
@@ -24,45 +25,16 @@ Action add_simulate_command(CLI::App& app) {
     struct Files {
       std::string schedule_file, export_csv, timeline, trace;
     } files;
+    std::map<std::string, std::string> values;  //!< flag → text as given
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one schedule and report its metrics");
-  cmd->add_option("--schedule", o->spec.schedule, "Schedule name (see `pipesim list schedules`)")
-      ->capture_default_str();
-  cmd->add_option("--stages,-D", o->spec.params.stages, "Pipeline depth D")
-      ->check(CLI::Range(1, schedules::kMaxStages))
-      ->capture_default_str();
-  cmd->add_option("--micro-batches,-N", o->spec.params.micro_batches,
-                  "Micro-batches per iteration N")
-      ->check(CLI::Range(1, schedules::kMaxMicroBatches))
-      ->capture_default_str();
-  cmd->add_option("--pipelines", o->spec.params.pipelines,
-                  "chimera: 2f pipelines, f dividing D/2 (default 2)")
-      ->check(CLI::Range(0, schedules::kMaxStages));
-  cmd->add_option("--chunks", o->spec.params.chunks,
-                  "interleaved: model chunks v per worker (default 2)")
-      ->check(CLI::Range(0, 64));
-  cmd->add_option("--strategy", o->spec.params.strategy,
-                  "chimera with N = kD: direct | doubling | halving (default direct)")
-      ->check(CLI::IsMember({"direct", "doubling", "halving"}));
-  cmd->add_option("--iterations", o->spec.params.iterations,
-                  "asynchronous schedules: iterations to list, >= 3 (default 4)")
-      ->check(CLI::Range(0, 64));
-  cmd->add_option("--t-forward", o->spec.unit.forward, "Unit-cost mode: forward time t_F")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--t-backward", o->spec.unit.backward,
-                  "Unit-cost mode: whole backward time t_B (= t_I + t_W)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  cmd->add_option("--t-weight", o->spec.unit.weight,
-                  "Unit-cost mode: W part of a split backward (t_I = t_B - t_W)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  cmd->add_option("--t-comm", o->spec.unit.comm,
-                  "Unit-cost mode: delay on every edge between two workers")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  // Options are kept as text and parsed by run_options(), so every bad value gets the same
+  // one-line message naming the flag and the allowed range.
+  for (const RunOption& option : run_options()) {
+    cmd->add_option(option.names, o->values[option.flag()], option.help)
+        ->default_str(option.default_value);
+  }
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
@@ -77,6 +49,12 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", o->files.trace,
                   "Write Chrome trace events (JSON; opens in ui.perfetto.dev)");
   return [o] {
+    for (const RunOption& option : run_options()) {
+      const auto given = o->values.find(option.flag());
+      option.apply(o->spec, given != o->values.end() && !given->second.empty()
+                                ? given->second
+                                : option.default_value);
+    }
     const auto& files = o->files;
     RunResult result;
     if (files.schedule_file.empty()) {
