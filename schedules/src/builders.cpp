@@ -14,7 +14,8 @@ void assign_by_slot(sim::Schedule& s, std::vector<SlottedOp> ops) {
     return a.slot != b.slot ? a.slot < b.slot : a.tie < b.tie;
   });
   s.program.assign(static_cast<size_t>(s.workers), {});
-  for (const SlottedOp& o : ops) s.program[static_cast<size_t>(s.worker_of(o.op))].push_back(o.op);
+  for (const SlottedOp& o : ops)
+    s.program[static_cast<size_t>(s.worker_of(o.op))].push_back(o.op);
 }
 
 std::vector<int> v_shape_map(int workers) {
@@ -74,7 +75,7 @@ void list_schedule(sim::Schedule& s, const ListPolicy& policy) {
     }
   }
   auto rank = [&](OpKind k) {
-    return k == OpKind::Forward ? policy.rank_forward
+    return k == OpKind::Forward          ? policy.rank_forward
            : k == OpKind::BackwardWeight ? policy.rank_weight
                                          : policy.rank_backward;
   };
@@ -95,12 +96,11 @@ void list_schedule(sim::Schedule& s, const ListPolicy& policy) {
   std::vector<int> held(workers, 0);
   std::vector<bool> running(workers, false);
   auto limit = [&](size_t w) {
-    return w < policy.max_in_flight.size() && policy.max_in_flight[w] > 0
-               ? policy.max_in_flight[w]
-               : 1 << 30;
+    return w < policy.max_in_flight.size() && policy.max_in_flight[w] > 0 ? policy.max_in_flight[w]
+                                                                          : 1 << 30;
   };
   auto duration = [&](OpKind k) {
-    return k == OpKind::Forward ? policy.t_forward
+    return k == OpKind::Forward          ? policy.t_forward
            : k == OpKind::BackwardWeight ? policy.t_weight
                                          : policy.t_backward;
   };
@@ -129,7 +129,8 @@ void list_schedule(sim::Schedule& s, const ListPolicy& policy) {
     }
     if (events.empty()) {  // every worker gated: let the first one with a forward exceed it
       bool started = false;
-      for (size_t w = 0; w < workers && !started; ++w) started = try_start(w, true);
+      for (size_t w = 0; w < workers && !started; ++w)
+        started = try_start(w, true);
       PIPESIM_ASSERT(started, "list scheduler stuck: dependency cycle");
     }
     now = events.top().end;
@@ -169,8 +170,9 @@ std::vector<sim::Op> dualpipe_order(int H, int h, const DualPipePhase phases[2])
   };
   auto weight = [&] { prog.push_back(weights[next_w++]); };
   const int per_phase = static_cast<int>(phases[0].micro_batches.size());
-  for (int i = 0; i < 2 * (H - h - 1); ++i) forward(0);  // step 1: nF0
-  for (int i = 0; i < h + 1; ++i) {                     // step 2: nF0F1
+  for (int i = 0; i < 2 * (H - h - 1); ++i)
+    forward(0);                      // step 1: nF0
+  for (int i = 0; i < h + 1; ++i) {  // step 2: nF0F1
     forward(0);
     forward(1);
   }
@@ -201,7 +203,8 @@ std::vector<sim::Op> dualpipe_order(int H, int h, const DualPipePhase phases[2])
     weight();
     backward(0, true);
   }
-  for (int i = 0; i < h + 1; ++i) weight();  // step 8: nW
+  for (int i = 0; i < h + 1; ++i)
+    weight();  // step 8: nW
   PIPESIM_ASSERT(next_w == weights.size(), "DualPipe weight queue not drained");
   return prog;
 }

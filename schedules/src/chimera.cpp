@@ -116,7 +116,8 @@ void doubled(sim::Schedule& s, const Layout& l) {
       }
       carried.assign(mine.begin() + static_cast<long>(mb), mine.end());
     }
-    for (int m : carried) prog.push_back(bwd(me, me_stage, m));
+    for (int m : carried)
+      prog.push_back(bwd(me, me_stage, m));
   }
 }
 

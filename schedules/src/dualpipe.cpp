@@ -51,7 +51,8 @@ sim::Schedule make_dualpipe(const ScheduleParams& params) {
     // Phase 0 is the direction whose micro-batches enter nearer to this rank.
     const detail::DualPipePhase phases[2] = {r < d / 2 ? down_part : up_part,
                                              r < d / 2 ? up_part : down_part};
-    s.program[static_cast<size_t>(r)] = detail::dualpipe_order(d / 2, std::min(r, d - 1 - r), phases);
+    s.program[static_cast<size_t>(r)] =
+        detail::dualpipe_order(d / 2, std::min(r, d - 1 - r), phases);
   }
   return s;
 }

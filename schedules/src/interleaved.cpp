@@ -31,7 +31,8 @@ sim::Schedule make_interleaved(const ScheduleParams& params) {
   sim::Schedule s = sim::make_linear_schedule("interleaved", d, n);
   s.stages = d * v;
   s.stage_worker[0].resize(static_cast<size_t>(d * v));
-  for (int k = 0; k < d * v; ++k) s.stage_worker[0][static_cast<size_t>(k)] = k % d;
+  for (int k = 0; k < d * v; ++k)
+    s.stage_worker[0][static_cast<size_t>(k)] = k % d;
   const int total = n * v;
   for (int w = 0; w < d; ++w) {
     auto op = [&](int k, bool forward) {
@@ -44,12 +45,14 @@ sim::Schedule make_interleaved(const ScheduleParams& params) {
     };
     const int warmup = n == d ? total : std::min(2 * (d - w - 1) + (v - 1) * d, total);
     auto& prog = s.program[static_cast<size_t>(w)];
-    for (int k = 0; k < warmup; ++k) prog.push_back(op(k, true));
+    for (int k = 0; k < warmup; ++k)
+      prog.push_back(op(k, true));
     for (int k = 0; k < total - warmup; ++k) {
       prog.push_back(op(warmup + k, true));
       prog.push_back(op(k, false));
     }
-    for (int k = total - warmup; k < total; ++k) prog.push_back(op(k, false));
+    for (int k = total - warmup; k < total; ++k)
+      prog.push_back(op(k, false));
   }
   return s;
 }

@@ -23,12 +23,14 @@ sim::Schedule make_async_1f1b(std::string name, int stages, int micro_batches, i
     auto& ops = s.program[static_cast<size_t>(stage)];
     const int warmup = std::min(stages - stage - 1, total);
     int f = 0, b = 0;
-    while (f < warmup) ops.push_back({sim::OpKind::Forward, 0, stage, 0, f++});
+    while (f < warmup)
+      ops.push_back({sim::OpKind::Forward, 0, stage, 0, f++});
     while (f < total) {
       ops.push_back({sim::OpKind::Forward, 0, stage, 0, f++});
       ops.push_back({sim::OpKind::Backward, 0, stage, 0, b++});
     }
-    while (b < total) ops.push_back({sim::OpKind::Backward, 0, stage, 0, b++});
+    while (b < total)
+      ops.push_back({sim::OpKind::Backward, 0, stage, 0, b++});
   }
   return s;
 }
@@ -36,8 +38,7 @@ sim::Schedule make_async_1f1b(std::string name, int stages, int micro_batches, i
 sim::Schedule make_pipedream(const ScheduleParams& params) {
   require_basic("pipedream", params);
   const int iterations = async_iterations("pipedream", params);
-  sim::Schedule s =
-      make_async_1f1b("pipedream", params.stages, params.micro_batches, iterations);
+  sim::Schedule s = make_async_1f1b("pipedream", params.stages, params.micro_batches, iterations);
   s.weight_versions.resize(static_cast<size_t>(s.workers));
   for (int w = 0; w < s.workers; ++w) {
     s.weight_versions[static_cast<size_t>(w)] =

@@ -33,7 +33,8 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   size_t start = 0;
   while (true) {
     const size_t pos = s.find(sep, start);
-    out.push_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
+    out.push_back(
+        s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
     if (pos == std::string_view::npos) break;
     start = pos + 1;
   }
@@ -44,9 +45,11 @@ std::vector<std::string_view> words(std::string_view s) {
   std::vector<std::string_view> out;
   size_t i = 0;
   while (i < s.size()) {
-    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+      ++i;
     const size_t start = i;
-    while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') ++i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+      ++i;
     if (i > start) out.push_back(s.substr(start, i - start));
   }
   return out;
@@ -98,7 +101,8 @@ sim::Schedule parse_schedule_text(std::string_view text, std::string_view source
     auto number = [&](std::string_view word, int max, std::string_view what) {
       int v = 0;
       if (!parse_int(word, max, v)) {
-        fail(source, where, fmt::format("{} must be an integer in [0, {}], got '{}'", what, max, word));
+        fail(source, where,
+             fmt::format("{} must be an integer in [0, {}], got '{}'", what, max, word));
       }
       return v;
     };
@@ -107,16 +111,21 @@ sim::Schedule parse_schedule_text(std::string_view text, std::string_view source
       const int max = key == "micro-batches" ? kMaxMicroBatches : kMaxWorkers;
       const int v = number(w[1], max, key);
       if (v < 1) fail(source, where, fmt::format("{} must be at least 1", key));
-      (key == "workers" ? workers : key == "micro-batches" ? micro : key == "stages" ? stages : pipelines) = v;
+      (key == "workers"         ? workers
+       : key == "micro-batches" ? micro
+       : key == "stages"        ? stages
+                                : pipelines) = v;
     } else if (key == "map") {
       if (w.size() < 3) fail(source, where, "'map' takes a pipeline and one worker per stage");
       const int p = number(w[1], kMaxWorkers, "pipeline");
       auto& m = maps[p];
       m.clear();
-      for (size_t i = 2; i < w.size(); ++i) m.push_back(number(w[i], kMaxWorkers, "worker"));
+      for (size_t i = 2; i < w.size(); ++i)
+        m.push_back(number(w[i], kMaxWorkers, "worker"));
     } else if (key == "assign") {
       assign.clear();
-      for (size_t i = 1; i < w.size(); ++i) assign.push_back(number(w[i], kMaxWorkers, "pipeline"));
+      for (size_t i = 1; i < w.size(); ++i)
+        assign.push_back(number(w[i], kMaxWorkers, "pipeline"));
     } else if (key == "worker") {
       if (w.size() < 2 || w[1].empty() || w[1].back() != ':') {
         fail(source, where, "expected 'worker <index>: <ops>', e.g. 'worker 0: F0 F1 B0 B1'");
@@ -143,21 +152,27 @@ sim::Schedule parse_schedule_text(std::string_view text, std::string_view source
   s.workers = workers;
   s.stages = stages;
   s.pipelines = pipelines;
-  s.stage_worker.assign(static_cast<size_t>(pipelines), std::vector<int>(static_cast<size_t>(stages)));
+  s.stage_worker.assign(static_cast<size_t>(pipelines),
+                        std::vector<int>(static_cast<size_t>(stages)));
   for (int p = 0; p < pipelines; ++p) {
-    for (int k = 0; k < stages; ++k) s.stage_worker[static_cast<size_t>(p)][static_cast<size_t>(k)] = k % workers;
+    for (int k = 0; k < stages; ++k)
+      s.stage_worker[static_cast<size_t>(p)][static_cast<size_t>(k)] = k % workers;
   }
   for (const auto& [p, m] : maps) {
-    if (p >= pipelines) fail(source, "map", fmt::format("pipeline {} outside [0, {}]", p, pipelines - 1));
+    if (p >= pipelines)
+      fail(source, "map", fmt::format("pipeline {} outside [0, {}]", p, pipelines - 1));
     if (static_cast<int>(m.size()) != stages) {
-      fail(source, "map", fmt::format("pipeline {} maps {} stages, expected {}", p, m.size(), stages));
+      fail(source, "map",
+           fmt::format("pipeline {} maps {} stages, expected {}", p, m.size(), stages));
     }
     s.stage_worker[static_cast<size_t>(p)] = m;
   }
   if (!assign.empty() && static_cast<int>(assign.size()) != micro) {
-    fail(source, "assign", fmt::format("lists {} micro-batches, expected {}", assign.size(), micro));
+    fail(source, "assign",
+         fmt::format("lists {} micro-batches, expected {}", assign.size(), micro));
   }
-  s.micro_batch_pipeline = assign.empty() ? std::vector<int>(static_cast<size_t>(micro), 0) : assign;
+  s.micro_batch_pipeline =
+      assign.empty() ? std::vector<int>(static_cast<size_t>(micro), 0) : assign;
   s.program.assign(static_cast<size_t>(workers), {});
   for (const auto& [id, tokens] : worker_ops) {
     if (id >= workers) {
@@ -175,17 +190,20 @@ sim::Schedule parse_schedule_text(std::string_view text, std::string_view source
       if (t.text.size() < 2 || !sim::parse_compute_letter(t.text[0], kind)) bad();
       const auto at = t.text.find('@');
       int mb = 0, stage = -1;
-      if (!parse_int(t.text.substr(1, at == std::string_view::npos ? std::string_view::npos : at - 1),
-                     kMaxMicroBatches, mb)) {
+      if (!parse_int(
+              t.text.substr(1, at == std::string_view::npos ? std::string_view::npos : at - 1),
+              kMaxMicroBatches, mb)) {
         bad();
       }
-      if (at != std::string_view::npos && !parse_int(t.text.substr(at + 1), kMaxWorkers, stage)) bad();
+      if (at != std::string_view::npos && !parse_int(t.text.substr(at + 1), kMaxWorkers, stage))
+        bad();
       if (mb >= micro) {
         fail(source, where, fmt::format("op '{}': micro-batch outside [0, {}]", t.text, micro - 1));
       }
       const int p = s.micro_batch_pipeline[static_cast<size_t>(mb)];
       if (p < 0 || p >= pipelines) {
-        fail(source, "assign", fmt::format("micro-batch {} in pipeline {}, outside [0, {}]", mb, p, pipelines - 1));
+        fail(source, "assign",
+             fmt::format("micro-batch {} in pipeline {}, outside [0, {}]", mb, p, pipelines - 1));
       }
       if (stage < 0) {  // the worker's only stage in that pipeline
         const auto& map = s.stage_worker[static_cast<size_t>(p)];
@@ -220,7 +238,8 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source) 
   int ranks = 0, stages = 0, micro = 0;
   int row = 0;
   std::vector<std::string_view> lines = split(text, '\n');
-  while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
+  while (!lines.empty() && trim(lines.back()).empty())
+    lines.pop_back();
   if (lines.empty()) fail(source, "row 1", "empty file: expected one row of actions per rank");
   if (static_cast<int>(lines.size()) > kMaxWorkers) {
     fail(source, "rows", fmt::format("{} rows, at most {} ranks", lines.size(), kMaxWorkers));
@@ -232,12 +251,16 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source) 
       ++column;
       const std::string_view c = trim(raw);
       if (c.empty()) continue;
-      if (cells.size() >= static_cast<size_t>(kMaxOpsPerFile)) fail(source, "cells", "too many cells");
+      if (cells.size() >= static_cast<size_t>(kMaxOpsPerFile))
+        fail(source, "cells", "too many cells");
       size_t i = 0;
-      while (i < c.size() && c[i] >= '0' && c[i] <= '9') ++i;
+      while (i < c.size() && c[i] >= '0' && c[i] <= '9')
+        ++i;
       size_t j = i;
-      while (j < c.size() && ((c[j] >= 'A' && c[j] <= 'Z') || c[j] == '_')) ++j;
-      const std::string_view stage_s = c.substr(0, i), action = c.substr(i, j - i), mb_s = c.substr(j);
+      while (j < c.size() && ((c[j] >= 'A' && c[j] <= 'Z') || c[j] == '_'))
+        ++j;
+      const std::string_view stage_s = c.substr(0, i), action = c.substr(i, j - i),
+                             mb_s = c.substr(j);
       int stage = 0, mb = 0;
       const bool stage_ok = parse_int(stage_s, kMaxWorkers, stage);
       const bool mb_ok = mb_s.empty() || parse_int(mb_s, kMaxMicroBatches - 1, mb);
@@ -276,7 +299,8 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source) 
   // Where each (micro-batch, stage) runs, from its cells; then group micro-batches by placement.
   std::vector<int> where(static_cast<size_t>(micro) * static_cast<size_t>(stages), -1);
   for (const Cell& c : cells) {
-    int& w = where[static_cast<size_t>(c.mb) * static_cast<size_t>(stages) + static_cast<size_t>(c.stage)];
+    int& w = where[static_cast<size_t>(c.mb) * static_cast<size_t>(stages) +
+                   static_cast<size_t>(c.stage)];
     if (w >= 0 && w != c.rank) {
       fail(source, fmt::format("row {}", c.rank + 1),
            fmt::format("stage {} of micro-batch {} also appears on rank {}: a stage's ops for one "
@@ -306,7 +330,8 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source) 
   s.pipelines = static_cast<int>(s.stage_worker.size());
   s.program.assign(static_cast<size_t>(ranks), {});
   for (const Cell& c : cells) {
-    if (c.kind == OpKind::BackwardInput || c.kind == OpKind::BackwardWeight) s.split_backward = true;
+    if (c.kind == OpKind::BackwardInput || c.kind == OpKind::BackwardWeight)
+      s.split_backward = true;
     s.program[static_cast<size_t>(c.rank)].push_back(
         Op{c.kind, s.micro_batch_pipeline[static_cast<size_t>(c.mb)], c.stage,
            stages > ranks ? c.stage / ranks : 0, c.mb});

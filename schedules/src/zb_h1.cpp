@@ -22,13 +22,15 @@ sim::Schedule make_zb_h1(const ScheduleParams& params) {
     auto& ops = s.program[static_cast<size_t>(st)];
     const int warmup = std::min(s.stages - st, n);
     int f = 0;
-    while (f < warmup) ops.push_back(detail::fwd(0, st, f++));
+    while (f < warmup)
+      ops.push_back(detail::fwd(0, st, f++));
     for (int b = 0; b < n; ++b) {
       ops.push_back(detail::bwd_input(0, st, b));
       if (b >= st) ops.push_back(detail::bwd_weight(0, st, b));
       if (f < n) ops.push_back(detail::fwd(0, st, f++));
     }
-    for (int b = 0; b < std::min(st, n); ++b) ops.push_back(detail::bwd_weight(0, st, b));
+    for (int b = 0; b < std::min(st, n); ++b)
+      ops.push_back(detail::bwd_weight(0, st, b));
   }
   return s;
 }

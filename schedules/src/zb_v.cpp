@@ -40,7 +40,8 @@ sim::Schedule make_zb_v(const ScheduleParams& params) {
       i_only(chunk);
       emit(detail::bwd_weight(0, chunk == 0 ? s0 : s1, m, chunk));
     };
-    for (int k = 0; k < 2 * (p - r) - 1; ++k) f(0);
+    for (int k = 0; k < 2 * (p - r) - 1; ++k)
+      f(0);
     for (int k = 0; k < r; ++k) {
       f(1);
       f(0);
@@ -64,8 +65,10 @@ sim::Schedule make_zb_v(const ScheduleParams& params) {
       i_only(0);
       emit(detail::bwd_weight(0, s0, w0++, 0));
     }
-    while (w1 < b1) emit(detail::bwd_weight(0, s1, w1++, 1));
-    while (w0 < b0) emit(detail::bwd_weight(0, s0, w0++, 0));
+    while (w1 < b1)
+      emit(detail::bwd_weight(0, s1, w1++, 1));
+    while (w0 < b0)
+      emit(detail::bwd_weight(0, s0, w0++, 0));
   }
   return s;
 }

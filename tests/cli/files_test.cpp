@@ -21,7 +21,8 @@ struct CliResult {
 CliResult invoke(std::vector<std::string> args) {
   args.insert(args.begin(), "pipesim");
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
   std::ostringstream out, err;
   ::testing::internal::CaptureStdout();
   const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
@@ -38,7 +39,8 @@ std::string slurp(const std::string& path) {
 
 size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
-  for (size_t pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + 1)) ++n;
+  for (size_t pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + 1))
+    ++n;
   return n;
 }
 
@@ -46,21 +48,22 @@ const std::string kDir = ::testing::TempDir();
 
 TEST(CliFiles, TimelineDrawsEveryOpInTwoShadesDeterministically) {
   const std::string svg = kDir + "chimera.svg";
-  ASSERT_EQ(invoke({"simulate", "--schedule", "chimera", "-D", "4", "-N", "8", "--timeline", svg})
-                .code,
-            0);
+  ASSERT_EQ(
+      invoke({"simulate", "--schedule", "chimera", "-D", "4", "-N", "8", "--timeline", svg}).code,
+      0);
   const std::string a = slurp(svg);
   EXPECT_EQ(a.rfind("<svg", 0), 0u);
-  for (const char* row : {">P0<", ">P1<", ">P2<", ">P3<"}) EXPECT_NE(a.find(row), std::string::npos);
+  for (const char* row : {">P0<", ">P1<", ">P2<", ">P3<"})
+    EXPECT_NE(a.find(row), std::string::npos);
   EXPECT_EQ(count(a, "<title>F("), 32u);  // D·N forwards
   EXPECT_EQ(count(a, "<title>B("), 32u);
   EXPECT_NE(a.find("F forward (down)"), std::string::npos);
   EXPECT_NE(a.find("F forward (up)"), std::string::npos);
   EXPECT_NE(a.find("all-reduce launch"), std::string::npos);
   EXPECT_NE(a.find(">time<"), std::string::npos);
-  ASSERT_EQ(invoke({"simulate", "--schedule", "chimera", "-D", "4", "-N", "8", "--timeline", svg})
-                .code,
-            0);
+  ASSERT_EQ(
+      invoke({"simulate", "--schedule", "chimera", "-D", "4", "-N", "8", "--timeline", svg}).code,
+      0);
   EXPECT_EQ(slurp(svg), a);
 }
 
@@ -93,8 +96,8 @@ TEST(CliFiles, ExportedCsvReplaysToTheSameRun) {
   const auto generated = invoke({"simulate", "--schedule", "dualpipe", "-D", "4", "-N", "8",
                                  "--t-weight", "1", "--format", "json", "--export-csv", csv});
   ASSERT_EQ(generated.code, 0) << generated.err;
-  const auto replayed = invoke({"simulate", "--schedule-file", csv, "--t-weight", "1", "--format",
-                                "json"});
+  const auto replayed =
+      invoke({"simulate", "--schedule-file", csv, "--t-weight", "1", "--format", "json"});
   ASSERT_EQ(replayed.code, 0) << replayed.err;
   const auto a = nlohmann::json::parse(generated.out), b = nlohmann::json::parse(replayed.out);
   for (const char* key : {"iteration_time", "bubble_ratio", "peak_activations", "workers",
@@ -106,9 +109,7 @@ TEST(CliFiles, ExportedCsvReplaysToTheSameRun) {
 
 TEST(CliFiles, BadScheduleFileIsOneLineAndExitCode2) {
   const std::string path = kDir + "bad.csv";
-  {
-    std::ofstream(path) << "0F0,0B0\n1F0,1Z0\n";
-  }
+  { std::ofstream(path) << "0F0,0B0\n1F0,1Z0\n"; }
   const auto r = invoke({"simulate", "--schedule-file", path});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(count(r.err, "\n"), 1u) << r.err;

@@ -23,9 +23,9 @@ ScheduleParams params(int d, int n) {
 }
 
 TEST(Catalogue, ListsEveryScheme) {
-  for (const char* name : {"gpipe", "1f1b", "dapple", "pipedream", "pipedream-2bw", "gems",
-                           "chimera", "interleaved", "zb-h1", "zb-h2", "zb-v", "dualpipe",
-                           "dualpipev"}) {
+  for (const char* name :
+       {"gpipe", "1f1b", "dapple", "pipedream", "pipedream-2bw", "gems", "chimera", "interleaved",
+        "zb-h1", "zb-h2", "zb-v", "dualpipe", "dualpipev"}) {
     const schedules::ScheduleEntry* e = schedules::find_schedule(name);
     ASSERT_NE(e, nullptr) << name;
     EXPECT_FALSE(e->description.empty());
@@ -89,7 +89,8 @@ TEST(Gems, AtMostTwoMicroBatchesInFlightAndBubbleNearThePapers) {
       SCOPED_TRACE(::testing::Message() << "D=" << d << " N=" << n);
       const auto r = testing::run_unit("gems", params(d, n), {1, 2, 0, 0});
       EXPECT_NEAR(r.metrics.bubble_ratio, (d - 1.0) / (d + 0.5), 0.025);
-      for (const auto& w : r.metrics.workers) EXPECT_LE(w.peak_activations, 2);
+      for (const auto& w : r.metrics.workers)
+        EXPECT_LE(w.peak_activations, 2);
     }
   }
 }

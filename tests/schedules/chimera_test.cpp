@@ -66,10 +66,13 @@ TEST(Chimera, ForwardDoublingWorkerZeroIsThePapersWithRecomputation) {
 TEST(Chimera, BackwardHalvingIsTheDoubledOrderWithoutRecomputation) {
   for (int d : {2, 4, 6, 8}) {
     for (int k : {2, 4}) {
-      const sim::Schedule doubled = schedules::make_schedule("chimera", chimera(d, k * d, 2, "doubling"));
-      const sim::Schedule halved = schedules::make_schedule("chimera", chimera(d, k * d, 2, "halving"));
+      const sim::Schedule doubled =
+          schedules::make_schedule("chimera", chimera(d, k * d, 2, "doubling"));
+      const sim::Schedule halved =
+          schedules::make_schedule("chimera", chimera(d, k * d, 2, "halving"));
       EXPECT_FALSE(halved.recompute);
-      for (int w = 0; w < d; ++w) EXPECT_EQ(order(halved, w), order(doubled, w));
+      for (int w = 0; w < d; ++w)
+        EXPECT_EQ(order(halved, w), order(doubled, w));
       for (const auto* s : {&doubled, &halved}) {
         const sim::ValidationResult v = sim::validate(*s);
         EXPECT_TRUE(v.ok) << "D=" << d << " k=" << k << ": " << v.reason;
@@ -87,14 +90,16 @@ TEST(Chimera, MicroBatchNumberingFollowsDesignMd) {
     for (int i = 0; i < f; ++i) {
       for (int x = 0; x < share; ++x) {
         EXPECT_EQ(s.micro_batch_pipeline[static_cast<size_t>(u * d + i * share + x)], i);
-        EXPECT_EQ(s.micro_batch_pipeline[static_cast<size_t>(u * d + d / 2 + i * share + x)], f + i);
+        EXPECT_EQ(s.micro_batch_pipeline[static_cast<size_t>(u * d + d / 2 + i * share + x)],
+                  f + i);
       }
     }
   }
   // Down pipeline i maps stage k to worker (k + i·D/f) mod D; up pipelines mirror.
   for (int i = 0; i < f; ++i) {
     for (int k = 0; k < d; ++k) {
-      EXPECT_EQ(s.stage_worker[static_cast<size_t>(i)][static_cast<size_t>(k)], (k + i * d / f) % d);
+      EXPECT_EQ(s.stage_worker[static_cast<size_t>(i)][static_cast<size_t>(k)],
+                (k + i * d / f) % d);
       EXPECT_EQ(s.stage_worker[static_cast<size_t>(f + i)][static_cast<size_t>(k)],
                 d - 1 - (k + i * d / f) % d);
     }
@@ -127,7 +132,8 @@ TEST(Chimera, DoublingRemovesTheIntermediateBubblesOfDirectAtTbTwiceTf) {
   // fills (§3.5): without counting the recomputation, doubling's span is shorter.
   for (int d : {4, 8}) {
     const auto direct = testing::run_unit("chimera", chimera(d, 4 * d, 2, "direct"), {1, 2, 0, 0});
-    const auto halving = testing::run_unit("chimera", chimera(d, 4 * d, 2, "halving"), {1, 2, 0, 0});
+    const auto halving =
+        testing::run_unit("chimera", chimera(d, 4 * d, 2, "halving"), {1, 2, 0, 0});
     EXPECT_LT(halving.metrics.span, direct.metrics.span) << "D=" << d;
   }
 }
@@ -179,15 +185,15 @@ TEST_P(ChimeraRejects, NamesTheFlagInOneLine) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Cases, ChimeraRejects,
-    ::testing::Values(BadChimera{chimera(5, 5), "--stages"}, BadChimera{chimera(4, 4, 3), "--pipelines"},
-                      BadChimera{chimera(4, 4, 8), "--pipelines"},
-                      BadChimera{chimera(12, 12, 8), "--pipelines"},
-                      BadChimera{chimera(4, 6), "--micro-batches"},
-                      BadChimera{chimera(4, 4, 2, "tripling"), "--strategy"},
-                      BadChimera{chimera(4, 12, 2, "doubling"), "--strategy"},
-                      BadChimera{chimera(8, 16, 4, "halving"), "--strategy"}));
+INSTANTIATE_TEST_SUITE_P(Cases, ChimeraRejects,
+                         ::testing::Values(BadChimera{chimera(5, 5), "--stages"},
+                                           BadChimera{chimera(4, 4, 3), "--pipelines"},
+                                           BadChimera{chimera(4, 4, 8), "--pipelines"},
+                                           BadChimera{chimera(12, 12, 8), "--pipelines"},
+                                           BadChimera{chimera(4, 6), "--micro-batches"},
+                                           BadChimera{chimera(4, 4, 2, "tripling"), "--strategy"},
+                                           BadChimera{chimera(4, 12, 2, "doubling"), "--strategy"},
+                                           BadChimera{chimera(8, 16, 4, "halving"), "--strategy"}));
 
 }  // namespace
 }  // namespace pipesim

@@ -1,10 +1,11 @@
 // with_recomputation: an R right before every backward (B, or I when split), valid schedules,
 // and each R costs one forward.
 
+#include "pipesim/schedules/recompute.hpp"
+
 #include <gtest/gtest.h>
 
 #include "../support/run_helpers.hpp"
-#include "pipesim/schedules/recompute.hpp"
 
 namespace pipesim {
 namespace {
@@ -17,7 +18,8 @@ TEST(Recompute, InsertsOneRBeforeEachBackwardAndStaysValid) {
     const sim::Schedule base = schedules::make_schedule(name, p);
     const sim::Schedule s = schedules::with_recomputation(base);
     EXPECT_TRUE(s.recompute);
-    const sim::OpKind backward = s.split_backward ? sim::OpKind::BackwardInput : sim::OpKind::Backward;
+    const sim::OpKind backward =
+        s.split_backward ? sim::OpKind::BackwardInput : sim::OpKind::Backward;
     for (size_t w = 0; w < s.program.size(); ++w) {
       const auto& ops = s.program[w];
       size_t backwards = 0, recomputes = 0;
@@ -50,7 +52,8 @@ TEST(Recompute, AddsOneForwardPerBackwardToBusyTime) {
   const sim::UnitCostModel costs({1, 2, 0, 0});
   const sim::Trace t = sim::simulate(g, costs);
   const sim::Metrics m = sim::compute_metrics(s, g, t);
-  for (const auto& w : m.workers) EXPECT_DOUBLE_EQ(w.busy, 8 * (1 + 1 + 2));
+  for (const auto& w : m.workers)
+    EXPECT_DOUBLE_EQ(w.busy, 8 * (1 + 1 + 2));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // generator's schedule round-trips through PyTorch's CSV format, bad input is one clear
 // ConfigError naming the line or cell, and random garbage never crashes the parsers.
 
+#include "pipesim/schedules/schedule_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,7 +12,6 @@
 #include "../support/run_helpers.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/schedules/recompute.hpp"
-#include "pipesim/schedules/schedule_file.hpp"
 
 namespace pipesim {
 namespace {
@@ -41,7 +42,8 @@ TEST(PytorchCsv, EveryGeneratorRoundTrips) {
     schedules::ScheduleParams p;
   };
   std::vector<Case> cases;
-  for (const auto& e : schedules::all_schedules()) cases.push_back({e.name.data(), params(4, 8)});
+  for (const auto& e : schedules::all_schedules())
+    cases.push_back({e.name.data(), params(4, 8)});
   schedules::ScheduleParams wide = params(8, 16);
   wide.pipelines = 4;
   cases.push_back({"chimera", wide});
@@ -135,8 +137,7 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, RejectsBadFile,
     ::testing::Values(
         BadFile{true, "0F0,0X1\n", "row 1 column 2: cell '0X1'"},
-        BadFile{true, "0F0,0B0\n1F0,1Bx\n", "row 2 column 2"},
-        BadFile{true, "", "empty file"},
+        BadFile{true, "0F0,0B0\n1F0,1Bx\n", "row 2 column 2"}, BadFile{true, "", "empty file"},
         BadFile{true, "0SEND_F0\n", "no compute actions"},
         BadFile{true, "0F0,0B0\n0F0,0B0\n", "also appears on rank"},
         BadFile{true, "0F0,0B0,0F1\n", "missing B(stage 0, micro-batch 1)"},
@@ -148,7 +149,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{false, "workers 1\nmicro-batches 1\nfoo 3\n", "unknown keyword 'foo'"},
         BadFile{false, "workers 1\nmicro-batches 1\nworker 3: F0 B0\n", "worker 3 outside [0, 0]"},
         BadFile{false, "workers 1\nmicro-batches 1\nworker 0: F5 B0\n", "micro-batch outside"},
-        BadFile{false, "workers 2\nmicro-batches 1\nworker 0 F0\n", "expected 'worker <index>: <ops>'"}));
+        BadFile{false, "workers 2\nmicro-batches 1\nworker 0 F0\n",
+                "expected 'worker <index>: <ops>'"}));
 
 TEST(ScheduleFiles, DeadlockIsReportedWithTheFile) {
   const std::string path = ::testing::TempDir() + "deadlock.csv";
@@ -166,7 +168,8 @@ TEST(ScheduleFiles, DeadlockIsReportedWithTheFile) {
 }
 
 TEST(ScheduleFiles, ExportRejectsRecomputation) {
-  const sim::Schedule s = schedules::with_recomputation(schedules::make_schedule("1f1b", params(2, 2)));
+  const sim::Schedule s =
+      schedules::with_recomputation(schedules::make_schedule("1f1b", params(2, 2)));
   EXPECT_THROW(schedules::to_pytorch_csv(s), core::ConfigError);
 }
 
@@ -175,20 +178,24 @@ TEST(ScheduleFiles, ExportRejectsRecomputation) {
 TEST(ScheduleFiles, RandomGarbageNeverCrashes) {
   std::mt19937 rng(7);
   const std::string alphabet = "0123456789FBIWRSENDRCV_@:#, \n\t-xworkersmicro-batchesmapassign";
-  const std::string valid_csv = schedules::to_pytorch_csv(schedules::make_schedule("zb-h1", params(3, 4)));
+  const std::string valid_csv =
+      schedules::to_pytorch_csv(schedules::make_schedule("zb-h1", params(3, 4)));
   const std::string valid_txt =
       "workers 2\nmicro-batches 2\nworker 0: F0 F1 B0 B1\nworker 1: F0 B0 F1 B1\n";
   for (int trial = 0; trial < 3000; ++trial) {
     std::string text;
     if (trial % 3 == 0) {
       const size_t len = rng() % 200;
-      for (size_t i = 0; i < len; ++i) text += alphabet[rng() % alphabet.size()];
+      for (size_t i = 0; i < len; ++i)
+        text += alphabet[rng() % alphabet.size()];
     } else {
       text = trial % 3 == 1 ? valid_csv : valid_txt;
       for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) {
         const size_t pos = rng() % (text.size() + 1);
         switch (rng() % 3) {
-          case 0: text.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
+          case 0:
+            text.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+            break;
           case 1:
             if (pos < text.size()) text.erase(pos, 1);
             break;
@@ -199,7 +206,8 @@ TEST(ScheduleFiles, RandomGarbageNeverCrashes) {
     }
     for (bool csv : {true, false}) {
       try {
-        const sim::Schedule s = csv ? parse_pytorch_csv(text, "fuzz") : parse_schedule_text(text, "fuzz");
+        const sim::Schedule s =
+            csv ? parse_pytorch_csv(text, "fuzz") : parse_schedule_text(text, "fuzz");
         EXPECT_TRUE(sim::check_structure(s).empty());
         (void)sim::check_acyclic(sim::build_task_graph(s));
       } catch (const core::ConfigError&) {

@@ -17,9 +17,11 @@ struct Costs {
 
 std::vector<double> idle_per_stage(const testing::UnitRun& r) {
   double cost = 0.0;
-  for (const auto& w : r.metrics.workers) cost = std::max(cost, w.last_end - w.first_start);
+  for (const auto& w : r.metrics.workers)
+    cost = std::max(cost, w.last_end - w.first_start);
   std::vector<double> idle;
-  for (const auto& w : r.metrics.workers) idle.push_back(cost - w.busy);
+  for (const auto& w : r.metrics.workers)
+    idle.push_back(cost - w.busy);
   return idle;
 }
 
@@ -36,12 +38,14 @@ TEST(ZeroBubble, H1IdlePerStageIsTable2) {
   for (int d : {2, 3, 4, 6, 8}) {
     for (int n : {d, 2 * d - 1, 2 * d, 3 * d + 1}) {
       for (Costs c : kCosts) {
-        SCOPED_TRACE(::testing::Message() << "D=" << d << " N=" << n << " F=" << c.f << " I=" << c.i
-                                          << " W=" << c.w);
+        SCOPED_TRACE(::testing::Message()
+                     << "D=" << d << " N=" << n << " F=" << c.f << " I=" << c.i << " W=" << c.w);
         const auto r = run("zb-h1", d, n, c);
-        for (double idle : idle_per_stage(r)) EXPECT_DOUBLE_EQ(idle, (d - 1) * (c.f + c.i - c.w));
+        for (double idle : idle_per_stage(r))
+          EXPECT_DOUBLE_EQ(idle, (d - 1) * (c.f + c.i - c.w));
         int peak = 0;  // 1F1B's peak, D micro-batches, on the worst stage
-        for (const auto& w : r.metrics.workers) peak = std::max(peak, w.peak_activations);
+        for (const auto& w : r.metrics.workers)
+          peak = std::max(peak, w.peak_activations);
         EXPECT_EQ(peak, std::min(d, n));
       }
     }
@@ -53,14 +57,15 @@ TEST(ZeroBubble, H2IdlePerStageIsTable2) {
   for (int d : {2, 3, 4, 6, 8}) {
     for (int n : {2 * d - 1, 2 * d, 3 * d + 1}) {
       for (Costs c : kCosts) {
-        SCOPED_TRACE(::testing::Message() << "D=" << d << " N=" << n << " F=" << c.f << " I=" << c.i
-                                          << " W=" << c.w);
+        SCOPED_TRACE(::testing::Message()
+                     << "D=" << d << " N=" << n << " F=" << c.f << " I=" << c.i << " W=" << c.w);
         const auto r = run("zb-h2", d, n, c);
         for (double idle : idle_per_stage(r)) {
           EXPECT_DOUBLE_EQ(idle, (d - 1) * (c.f + c.i - 2 * c.w));
         }
         int peak = 0;
-        for (const auto& w : r.metrics.workers) peak = std::max(peak, w.peak_activations);
+        for (const auto& w : r.metrics.workers)
+          peak = std::max(peak, w.peak_activations);
         EXPECT_EQ(peak, 2 * d - 1);
       }
     }
@@ -72,7 +77,8 @@ TEST(ZeroBubble, VShapeHasNoBubbleAtEqualCosts) {
     for (int n : {2 * d - 1, 2 * d, 3 * d + 1}) {
       SCOPED_TRACE(::testing::Message() << "D=" << d << " N=" << n);
       const auto r = run("zb-v", d, n, {1, 1, 1});
-      for (double idle : idle_per_stage(r)) EXPECT_DOUBLE_EQ(idle, 0.0);
+      for (double idle : idle_per_stage(r))
+        EXPECT_DOUBLE_EQ(idle, 0.0);
       for (const auto& w : r.metrics.workers) {
         EXPECT_LE(w.peak_activations, 2 * d);  // chunk units: 1F1B's D full stages
       }
@@ -87,16 +93,20 @@ TEST(DualPipe, IdleIsWithinTheReadmeFormulaWithSerialFandB) {
   for (int d : {2, 4, 6, 8}) {
     for (int n : {2 * d, 4 * d, 4 * d + 2}) {
       for (Costs c : kCosts) {
-        SCOPED_TRACE(::testing::Message() << "D=" << d << " N=" << n << " F=" << c.f << " I=" << c.i
-                                          << " W=" << c.w);
+        SCOPED_TRACE(::testing::Message()
+                     << "D=" << d << " N=" << n << " F=" << c.f << " I=" << c.i << " W=" << c.w);
         const double fb = c.f + c.i + c.w, b = c.i + c.w;
         const auto r = run("dualpipe", d, n, c);
-        for (double idle : idle_per_stage(r)) EXPECT_LE(idle, (d / 2 - 1) * (fb + b - 3 * c.w));
+        for (double idle : idle_per_stage(r))
+          EXPECT_LE(idle, (d / 2 - 1) * (fb + b - 3 * c.w));
         const auto v = run("dualpipev", d, n, c);
-        for (double idle : idle_per_stage(v)) EXPECT_LE(idle, (d - 1) * (fb + b - 3 * c.w));
+        for (double idle : idle_per_stage(v))
+          EXPECT_LE(idle, (d - 1) * (fb + b - 3 * c.w));
         // PP + 1 activations: D + 1 stages for DualPipe, 2D + 1 half-size chunks for DualPipeV.
-        for (const auto& w : r.metrics.workers) EXPECT_LE(w.peak_activations, d + 1);
-        for (const auto& w : v.metrics.workers) EXPECT_LE(w.peak_activations, 2 * d + 1);
+        for (const auto& w : r.metrics.workers)
+          EXPECT_LE(w.peak_activations, d + 1);
+        for (const auto& w : v.metrics.workers)
+          EXPECT_LE(w.peak_activations, 2 * d + 1);
       }
     }
   }

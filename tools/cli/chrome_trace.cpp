@@ -15,13 +15,22 @@ nlohmann::ordered_json chrome_trace(const RunResult& run, const std::string& tit
   const sim::TaskGraph& g = run.graph;
   json events = json::array();
   for (int w = 0; w < g.workers(); ++w) {
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", w}, {"tid", 0},
+    events.push_back({{"name", "process_name"},
+                      {"ph", "M"},
+                      {"pid", w},
+                      {"tid", 0},
                       {"args", {{"name", "worker " + std::to_string(w)}}}});
-    events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", w}, {"tid", 0},
+    events.push_back({{"name", "process_sort_index"},
+                      {"ph", "M"},
+                      {"pid", w},
+                      {"tid", 0},
                       {"args", {{"sort_index", w}}}});
     const char* names[] = {"compute", "send", "collective"};
     for (int tid : {kCompute, kSend, kCollective}) {
-      events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", w}, {"tid", tid},
+      events.push_back({{"name", "thread_name"},
+                        {"ph", "M"},
+                        {"pid", w},
+                        {"tid", tid},
                         {"args", {{"name", names[tid]}}}});
     }
   }
@@ -36,8 +45,9 @@ nlohmann::ordered_json chrome_trace(const RunResult& run, const std::string& tit
              {"dur", (end - start) * kMicrosPerUnit},
              {"pid", pid},
              {"tid", tid}};
-      e["args"] = {{"stage", task.stage}, {"pipeline", task.pipeline}, {"chunk", task.chunk},
-                   {"micro_batch", task.micro_batch}, {"start", start}, {"end", end}};
+      e["args"] = {{"stage", task.stage}, {"pipeline", task.pipeline},
+                   {"chunk", task.chunk}, {"micro_batch", task.micro_batch},
+                   {"start", start},      {"end", end}};
       events.push_back(std::move(e));
     };
     const std::string letter(1, sim::op_letter(task.kind));

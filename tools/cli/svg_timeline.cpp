@@ -41,7 +41,9 @@ double nice_step(double span, int max_ticks) {
   return 10 * mag;
 }
 
-std::string num(double x) { return fmt::format("{:.2f}", x); }
+std::string num(double x) {
+  return fmt::format("{:.2f}", x);
+}
 
 }  // namespace
 
@@ -49,7 +51,8 @@ std::string svg_timeline(const RunResult& run, const std::string& title) {
   const sim::TaskGraph& g = run.graph;
   const sim::Schedule& s = run.schedule;
   double end = 0.0;
-  for (sim::TaskId t = 0; t < g.num_tasks(); ++t) end = std::max(end, run.trace.timing[t].end);
+  for (sim::TaskId t = 0; t < g.num_tasks(); ++t)
+    end = std::max(end, run.trace.timing[t].end);
   if (end <= 0.0) end = 1.0;
   const double scale = std::clamp(1400.0 / end, 2.0, 48.0);
   const double width = kLeft + end * scale + kRight;
@@ -62,7 +65,8 @@ std::string svg_timeline(const RunResult& run, const std::string& title) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
       "font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n",
       num(width), num(height), num(width), num(height));
-  out += fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", num(width), num(height));
+  out +=
+      fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", num(width), num(height));
   out += fmt::format(
       "<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{}</text>\n"
       "<text x=\"{}\" y=\"34\" fill=\"#444\">bubble ratio {:.4f}, iteration time {}, grey = "
@@ -86,13 +90,13 @@ std::string svg_timeline(const RunResult& run, const std::string& title) {
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"white\" "
         "stroke-width=\"0.8\"><title>{} on P{}: {} to {}</title></rect>\n",
         num(x0), num(y(task.worker)), num(std::max(x1 - x0, 0.8)), num(kRow),
-        colour(task.kind, shade), sim::describe(task.op()), task.worker,
-        run.trace.timing[t].start, run.trace.timing[t].end);
+        colour(task.kind, shade), sim::describe(task.op()), task.worker, run.trace.timing[t].start,
+        run.trace.timing[t].end);
     if (x1 - x0 >= 11) {
-      out += fmt::format(
-          "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
-          num((x0 + x1) / 2), num(y(task.worker) + kRow / 2 + 4),
-          shade == 0 && task.kind != OpKind::Recompute ? "white" : "black", task.micro_batch);
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+                         num((x0 + x1) / 2), num(y(task.worker) + kRow / 2 + 4),
+                         shade == 0 && task.kind != OpKind::Recompute ? "white" : "black",
+                         task.micro_batch);
     }
   }
   bool any_reduce = false;
