@@ -25,14 +25,14 @@
 #include <string>
 #include <vector>
 
-#define PIPESIM_CUDA_CHECK(call)                                                          \
-  do {                                                                                    \
-    const cudaError_t err_ = (call);                                                      \
-    if (err_ != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call,            \
-                   cudaGetErrorString(err_));                                             \
-      std::exit(1);                                                                       \
-    }                                                                                     \
+#define PIPESIM_CUDA_CHECK(call)                                               \
+  do {                                                                         \
+    const cudaError_t err_ = (call);                                           \
+    if (err_ != cudaSuccess) {                                                 \
+      std::fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   cudaGetErrorString(err_));                                  \
+      std::exit(1);                                                            \
+    }                                                                          \
   } while (false)
 
 namespace pipesim_bench {
@@ -62,7 +62,8 @@ struct TimingPlan {
 };
 
 //! Times `op` (which enqueues one operation on `stream`) with CUDA events.
-inline Stats time_on_stream(cudaStream_t stream, const TimingPlan& plan, const std::function<void()>& op) {
+inline Stats time_on_stream(cudaStream_t stream, const TimingPlan& plan,
+                            const std::function<void()>& op) {
   cudaEvent_t start, stop;
   PIPESIM_CUDA_CHECK(cudaEventCreate(&start));
   PIPESIM_CUDA_CHECK(cudaEventCreate(&stop));
@@ -76,11 +77,13 @@ inline Stats time_on_stream(cudaStream_t stream, const TimingPlan& plan, const s
   float ms = 0.0f;
   PIPESIM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
   const double once = std::max(1e-7, ms * 1e-3);
-  const int inner = std::clamp(static_cast<int>(std::ceil(plan.batch_seconds / once)), 1, plan.max_inner);
+  const int inner =
+      std::clamp(static_cast<int>(std::ceil(plan.batch_seconds / once)), 1, plan.max_inner);
   std::vector<double> per_op;
   for (int r = 0; r < plan.reps; ++r) {
     PIPESIM_CUDA_CHECK(cudaEventRecord(start, stream));
-    for (int i = 0; i < inner; ++i) op();
+    for (int i = 0; i < inner; ++i)
+      op();
     PIPESIM_CUDA_CHECK(cudaEventRecord(stop, stream));
     PIPESIM_CUDA_CHECK(cudaEventSynchronize(stop));
     PIPESIM_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
@@ -104,11 +107,13 @@ inline Stats time_on_host(const TimingPlan& plan, const std::function<void()>& o
   op();
   sync();
   const double once = std::max(1e-7, std::chrono::duration<double>(clock::now() - t0).count());
-  const int inner = std::clamp(static_cast<int>(std::ceil(plan.batch_seconds / once)), 1, plan.max_inner);
+  const int inner =
+      std::clamp(static_cast<int>(std::ceil(plan.batch_seconds / once)), 1, plan.max_inner);
   std::vector<double> per_op;
   for (int r = 0; r < plan.reps; ++r) {
     t0 = clock::now();
-    for (int i = 0; i < inner; ++i) op();
+    for (int i = 0; i < inner; ++i)
+      op();
     sync();
     per_op.push_back(std::chrono::duration<double>(clock::now() - t0).count() / inner);
   }

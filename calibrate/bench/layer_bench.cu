@@ -27,14 +27,14 @@ const char* kUsage =
     "usage: pipesim-layer-bench --out layer_times.csv [--quick]\n"
     "  Times one transformer layer's forward and backward kernels (bf16) over a (b, s, h) grid.\n";
 
-#define CUBLAS_CHECK(call)                                                              \
-  do {                                                                                  \
-    const cublasStatus_t st_ = (call);                                                  \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                 \
+#define CUBLAS_CHECK(call)                                                                   \
+  do {                                                                                       \
+    const cublasStatus_t st_ = (call);                                                       \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                      \
       std::fprintf(stderr, "FATAL %s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, \
-                   static_cast<int>(st_));                                              \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+                   static_cast<int>(st_));                                                   \
+      std::exit(1);                                                                          \
+    }                                                                                        \
   } while (false)
 
 constexpr int kVec = 8;  // bf16 elements per 16-byte access
@@ -48,7 +48,8 @@ __device__ inline Vec8 load8(const bf16* p, size_t i) {
   const bf16* e = reinterpret_cast<const bf16*>(&raw);
   Vec8 out;
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) out.v[j] = __bfloat162float(e[j]);
+  for (int j = 0; j < kVec; ++j)
+    out.v[j] = __bfloat162float(e[j]);
   return out;
 }
 
@@ -56,7 +57,8 @@ __device__ inline void store8(bf16* p, size_t i, const Vec8& x) {
   uint4 raw;
   bf16* e = reinterpret_cast<bf16*>(&raw);
 #pragma unroll
-  for (int j = 0; j < kVec; ++j) e[j] = __float2bfloat16(x.v[j]);
+  for (int j = 0; j < kVec; ++j)
+    e[j] = __float2bfloat16(x.v[j]);
   reinterpret_cast<uint4*>(p)[i] = raw;
 }
 
@@ -70,12 +72,13 @@ __device__ inline float gelu(float x) {  // tanh approximation (GPT-2)
 
 __device__ inline float gelu_grad(float x) {
   const float t = tanhf(0.7978845608f * (x + 0.044715f * x * x * x));
-  return 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * 0.7978845608f * (1.0f + 3.0f * 0.044715f * x * x);
+  return 0.5f * (1.0f + t) +
+         0.5f * x * (1.0f - t * t) * 0.7978845608f * (1.0f + 3.0f * 0.044715f * x * x);
 }
 
 // ---- elementwise (grid-stride over 8-element vectors) ----------------------------------------
 
-#define GRID_STRIDE(i, n8)                                                               \
+#define GRID_STRIDE(i, n8)                                                              \
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < (n8); \
        i += static_cast<size_t>(gridDim.x) * blockDim.x)
 
@@ -93,7 +96,8 @@ __global__ void dropout_kernel(const bf16* x, bf16* y, uint2* mask, size_t n8) {
   }
 }
 
-__global__ void dropout_residual_kernel(const bf16* x, const bf16* r, bf16* y, uint2* mask, size_t n8) {
+__global__ void dropout_residual_kernel(const bf16* x, const bf16* r, bf16* y, uint2* mask,
+                                        size_t n8) {
   GRID_STRIDE(i, n8) {
     Vec8 a = load8(x, i);
     const Vec8 b = load8(r, i);
@@ -114,7 +118,8 @@ __global__ void dropout_backward_kernel(const bf16* dy, const uint2* mask, bf16*
     const uint2 raw = mask[i];
     const unsigned char* m = reinterpret_cast<const unsigned char*>(&raw);
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) a.v[j] = m[j] ? a.v[j] * (1.0f / 0.9f) : 0.0f;
+    for (int j = 0; j < kVec; ++j)
+      a.v[j] = m[j] ? a.v[j] * (1.0f / 0.9f) : 0.0f;
     store8(dx, i, a);
   }
 }
@@ -123,7 +128,8 @@ __global__ void gelu_kernel(const bf16* x, bf16* y, size_t n8) {
   GRID_STRIDE(i, n8) {
     Vec8 a = load8(x, i);
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) a.v[j] = gelu(a.v[j]);
+    for (int j = 0; j < kVec; ++j)
+      a.v[j] = gelu(a.v[j]);
     store8(y, i, a);
   }
 }
@@ -133,7 +139,8 @@ __global__ void gelu_backward_kernel(const bf16* x, const bf16* dy, bf16* dx, si
     const Vec8 a = load8(x, i);
     Vec8 g = load8(dy, i);
 #pragma unroll
-    for (int j = 0; j < kVec; ++j) g.v[j] *= gelu_grad(a.v[j]);
+    for (int j = 0; j < kVec; ++j)
+      g.v[j] *= gelu_grad(a.v[j]);
     store8(dx, i, g);
   }
 }
@@ -147,25 +154,29 @@ constexpr int kRowThreads = 256;
 
 __device__ inline float block_sum(float v, float* shared) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  for (int o = 16; o > 0; o >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   __syncthreads();
   if (lane == 0) shared[warp] = v;
   __syncthreads();
   float total = 0.0f;
-  for (int w = 0; w < kRowThreads / 32; ++w) total += shared[w];
+  for (int w = 0; w < kRowThreads / 32; ++w)
+    total += shared[w];
   return total;
 }
 
 __device__ inline float block_max(float v, float* shared) {
 #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+  for (int o = 16; o > 0; o >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   __syncthreads();
   if (lane == 0) shared[warp] = v;
   __syncthreads();
   float m = -INFINITY;
-  for (int w = 0; w < kRowThreads / 32; ++w) m = fmaxf(m, shared[w]);
+  for (int w = 0; w < kRowThreads / 32; ++w)
+    m = fmaxf(m, shared[w]);
   return m;
 }
 
@@ -183,7 +194,8 @@ __global__ void softmax_kernel(const bf16* x, bf16* y, int cols, float scale) {
     const size_t idx = threadIdx.x + static_cast<size_t>(c) * kRowThreads;
     if (idx < chunks) {
       r[c] = load8(in, idx);
-      for (int j = 0; j < kVec; ++j) m = fmaxf(m, r[c].v[j] * scale);
+      for (int j = 0; j < kVec; ++j)
+        m = fmaxf(m, r[c].v[j] * scale);
     }
   }
   m = block_max(m, shared);
@@ -203,7 +215,8 @@ __global__ void softmax_kernel(const bf16* x, bf16* y, int cols, float scale) {
   for (int c = 0; c < kMaxChunks; ++c) {
     const size_t idx = threadIdx.x + static_cast<size_t>(c) * kRowThreads;
     if (idx < chunks) {
-      for (int j = 0; j < kVec; ++j) r[c].v[j] *= inv;
+      for (int j = 0; j < kVec; ++j)
+        r[c].v[j] *= inv;
       store8(out, idx, r[c]);
     }
   }
@@ -221,7 +234,8 @@ __global__ void softmax_backward_kernel(const bf16* y, const bf16* dy, bf16* dx,
     if (idx < chunks) {
       a[c] = load8(y + row * cols, idx);
       g[c] = load8(dy + row * cols, idx);
-      for (int j = 0; j < kVec; ++j) dot += a[c].v[j] * g[c].v[j];
+      for (int j = 0; j < kVec; ++j)
+        dot += a[c].v[j] * g[c].v[j];
     }
   }
   dot = block_sum(dot, shared);
@@ -229,14 +243,16 @@ __global__ void softmax_backward_kernel(const bf16* y, const bf16* dy, bf16* dx,
   for (int c = 0; c < kMaxChunks; ++c) {
     const size_t idx = threadIdx.x + static_cast<size_t>(c) * kRowThreads;
     if (idx < chunks) {
-      for (int j = 0; j < kVec; ++j) g[c].v[j] = a[c].v[j] * (g[c].v[j] - dot);
+      for (int j = 0; j < kVec; ++j)
+        g[c].v[j] = a[c].v[j] * (g[c].v[j] - dot);
       store8(dx + row * cols, idx, g[c]);
     }
   }
 }
 
 template <int kMaxChunks>
-__global__ void layernorm_kernel(const bf16* x, bf16* y, float* mean_out, float* rstd_out, int cols) {
+__global__ void layernorm_kernel(const bf16* x, bf16* y, float* mean_out, float* rstd_out,
+                                 int cols) {
   __shared__ float shared[kRowThreads / 32];
   const size_t row = blockIdx.x, chunks = static_cast<size_t>(cols) / kVec;
   Vec8 r[kMaxChunks];
@@ -246,7 +262,8 @@ __global__ void layernorm_kernel(const bf16* x, bf16* y, float* mean_out, float*
     const size_t idx = threadIdx.x + static_cast<size_t>(c) * kRowThreads;
     if (idx < chunks) {
       r[c] = load8(x + row * cols, idx);
-      for (int j = 0; j < kVec; ++j) s += r[c].v[j];
+      for (int j = 0; j < kVec; ++j)
+        s += r[c].v[j];
     }
   }
   const float mean = block_sum(s, shared) / static_cast<float>(cols);
@@ -255,7 +272,8 @@ __global__ void layernorm_kernel(const bf16* x, bf16* y, float* mean_out, float*
   for (int c = 0; c < kMaxChunks; ++c) {
     const size_t idx = threadIdx.x + static_cast<size_t>(c) * kRowThreads;
     if (idx < chunks) {
-      for (int j = 0; j < kVec; ++j) q += (r[c].v[j] - mean) * (r[c].v[j] - mean);
+      for (int j = 0; j < kVec; ++j)
+        q += (r[c].v[j] - mean) * (r[c].v[j] - mean);
     }
   }
   const float rstd = rsqrtf(block_sum(q, shared) / static_cast<float>(cols) + 1e-5f);
@@ -263,7 +281,8 @@ __global__ void layernorm_kernel(const bf16* x, bf16* y, float* mean_out, float*
   for (int c = 0; c < kMaxChunks; ++c) {
     const size_t idx = threadIdx.x + static_cast<size_t>(c) * kRowThreads;
     if (idx < chunks) {
-      for (int j = 0; j < kVec; ++j) r[c].v[j] = (r[c].v[j] - mean) * rstd;
+      for (int j = 0; j < kVec; ++j)
+        r[c].v[j] = (r[c].v[j] - mean) * rstd;
       store8(y + row * cols, idx, r[c]);
     }
   }
@@ -277,7 +296,8 @@ __global__ void layernorm_kernel(const bf16* x, bf16* y, float* mean_out, float*
 // is added here, so the kernel reads x, dy, dres and the row statistics and writes dx).
 template <int kMaxChunks>
 __global__ void layernorm_backward_kernel(const bf16* x, const bf16* dy, const bf16* dres,
-                                          const float* mean_in, const float* rstd_in, bf16* dx, int cols) {
+                                          const float* mean_in, const float* rstd_in, bf16* dx,
+                                          int cols) {
   __shared__ float shared[kRowThreads / 32];
   const size_t row = blockIdx.x, chunks = static_cast<size_t>(cols) / kVec;
   const float mean = mean_in[row], rstd = rstd_in[row];
@@ -303,7 +323,8 @@ __global__ void layernorm_backward_kernel(const bf16* x, const bf16* dy, const b
     const size_t idx = threadIdx.x + static_cast<size_t>(c) * kRowThreads;
     if (idx < chunks) {
       const Vec8 r = load8(dres + row * cols, idx);
-      for (int j = 0; j < kVec; ++j) g[c].v[j] = rstd * (g[c].v[j] - mg - xh[c].v[j] * mgx) + r.v[j];
+      for (int j = 0; j < kVec; ++j)
+        g[c].v[j] = rstd * (g[c].v[j] - mg - xh[c].v[j] * mgx) + r.v[j];
       store8(dx + row * cols, idx, g[c]);
     }
   }
@@ -333,7 +354,8 @@ class LayerRunner {
         } else {
           // The kernels move 8 bf16 at a time and keep a row in registers (≤ 16384 columns).
           if (k.cols % kVec != 0 || k.cols > kVec * 8 * kRowThreads) {
-            std::fprintf(stderr, "FATAL: %s: %lld columns unsupported (need a multiple of 8, <= 16384)\n",
+            std::fprintf(stderr,
+                         "FATAL: %s: %lld columns unsupported (need a multiple of 8, <= 16384)\n",
                          k.name.c_str(), static_cast<long long>(k.cols));
             std::exit(1);
           }
@@ -357,7 +379,8 @@ class LayerRunner {
     pipesim_bench::fill_random(buf_.rstd, rows, 32, 0.5f, 1.5f);
   }
   ~LayerRunner() {
-    for (void* p : allocations_) cudaFree(p);
+    for (void* p : allocations_)
+      cudaFree(p);
     cudaFree(buf_.mask);
     cudaFree(buf_.mean);
     cudaFree(buf_.rstd);
@@ -371,22 +394,23 @@ class LayerRunner {
       return;
     }
     const size_t n = static_cast<size_t>(k.rows * k.cols), n8 = n / kVec;
-    const unsigned blocks = static_cast<unsigned>(std::min<size_t>((n8 + 255) / 256, static_cast<size_t>(sms_) * 16));
+    const unsigned blocks =
+        static_cast<unsigned>(std::min<size_t>((n8 + 255) / 256, static_cast<size_t>(sms_) * 16));
     const int cols = static_cast<int>(k.cols);
     const unsigned rows = static_cast<unsigned>(k.rows);
     const float scale = 1.0f / sqrtf(static_cast<float>(shape_.hidden / shape_.heads));
     const int chunks = (cols / kVec + kRowThreads - 1) / kRowThreads;
-#define PIPESIM_ROW_LAUNCH(kernel, ...)                                                          \
-  do {                                                                                           \
-    if (chunks <= 1) {                                                                           \
-      kernel<1><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__);                                 \
-    } else if (chunks <= 2) {                                                                    \
-      kernel<2><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__);                                 \
-    } else if (chunks <= 4) {                                                                    \
-      kernel<4><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__);                                 \
-    } else {                                                                                     \
-      kernel<8><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__);                                 \
-    }                                                                                            \
+#define PIPESIM_ROW_LAUNCH(kernel, ...)                          \
+  do {                                                           \
+    if (chunks <= 1) {                                           \
+      kernel<1><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__); \
+    } else if (chunks <= 2) {                                    \
+      kernel<2><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__); \
+    } else if (chunks <= 4) {                                    \
+      kernel<4><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__); \
+    } else {                                                     \
+      kernel<8><<<rows, kRowThreads, 0, stream_>>>(__VA_ARGS__); \
+    }                                                            \
   } while (false)
     switch (k.op) {
       case pc::MemoryOp::layernorm:
@@ -405,8 +429,8 @@ class LayerRunner {
         gelu_kernel<<<blocks, 256, 0, stream_>>>(buf_.x, buf_.y, n8);
         break;
       case pc::MemoryOp::layernorm_backward:
-        PIPESIM_ROW_LAUNCH(layernorm_backward_kernel, buf_.x, buf_.y, buf_.z, buf_.mean, buf_.rstd, buf_.w,
-                           cols);
+        PIPESIM_ROW_LAUNCH(layernorm_backward_kernel, buf_.x, buf_.y, buf_.z, buf_.mean, buf_.rstd,
+                           buf_.w, cols);
         break;
       case pc::MemoryOp::softmax_backward:
         PIPESIM_ROW_LAUNCH(softmax_backward_kernel, buf_.x, buf_.y, buf_.w, cols);
@@ -437,14 +461,14 @@ class LayerRunner {
     const cublasOperation_t ta = k.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     const cublasOperation_t tb = k.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (k.batch == 1) {
-      CUBLAS_CHECK(cublasGemmEx(handle_, ta, tb, m, n, kk, &alpha, buf_.ga, CUDA_R_16BF, lda, buf_.gb,
-                                CUDA_R_16BF, ldb, &beta, buf_.gc, CUDA_R_16BF, m, CUBLAS_COMPUTE_32F,
-                                CUBLAS_GEMM_DEFAULT));
+      CUBLAS_CHECK(cublasGemmEx(handle_, ta, tb, m, n, kk, &alpha, buf_.ga, CUDA_R_16BF, lda,
+                                buf_.gb, CUDA_R_16BF, ldb, &beta, buf_.gc, CUDA_R_16BF, m,
+                                CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     } else {
       CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-          handle_, ta, tb, m, n, kk, &alpha, buf_.ga, CUDA_R_16BF, lda, k.m * k.k, buf_.gb, CUDA_R_16BF,
-          ldb, k.k * k.n, &beta, buf_.gc, CUDA_R_16BF, m, k.m * k.n, static_cast<int>(k.batch),
-          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+          handle_, ta, tb, m, n, kk, &alpha, buf_.ga, CUDA_R_16BF, lda, k.m * k.k, buf_.gb,
+          CUDA_R_16BF, ldb, k.k * k.n, &beta, buf_.gc, CUDA_R_16BF, m, k.m * k.n,
+          static_cast<int>(k.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     }
   }
 
@@ -475,10 +499,13 @@ int main(int argc, char** argv) {
   CUBLAS_CHECK(cublasSetWorkspace(handle, workspace, workspace_bytes));
 
   std::vector<pc::LayerShape> grid;
-  const std::vector<long long> batches = args.quick ? std::vector<long long>{1, 4} : std::vector<long long>{1, 2, 4, 8};
-  const std::vector<long long> seqs = args.quick ? std::vector<long long>{1024, 2048} : std::vector<long long>{512, 1024, 2048, 4096};
-  const std::vector<long long> hiddens = args.quick ? std::vector<long long>{1024, 2048, 4096}
-                                                    : std::vector<long long>{1024, 2048, 4096, 8192};
+  const std::vector<long long> batches =
+      args.quick ? std::vector<long long>{1, 4} : std::vector<long long>{1, 2, 4, 8};
+  const std::vector<long long> seqs = args.quick ? std::vector<long long>{1024, 2048}
+                                                 : std::vector<long long>{512, 1024, 2048, 4096};
+  const std::vector<long long> hiddens = args.quick
+                                             ? std::vector<long long>{1024, 2048, 4096}
+                                             : std::vector<long long>{1024, 2048, 4096, 8192};
   for (long long b : batches) {
     for (long long s : seqs) {
       for (long long h : hiddens) {
@@ -508,28 +535,31 @@ int main(int argc, char** argv) {
         bytes += static_cast<double>(k.bytes);
       }
       const Stats total = pipesim_bench::time_on_stream(stream, plan, [&] {
-        for (const auto& k : kernels) runner.launch(k);
+        for (const auto& k : kernels)
+          runner.launch(k);
       });
-      rows << shape.batch << ',' << shape.seq << ',' << shape.hidden << ',' << shape.heads << ",bf16," << dname
-           << ",total," << total.median << ',' << total.spread << ',' << total.reps << ',' << flops << ','
-           << bytes << '\n';
+      rows << shape.batch << ',' << shape.seq << ',' << shape.hidden << ',' << shape.heads
+           << ",bf16," << dname << ",total," << total.median << ',' << total.spread << ','
+           << total.reps << ',' << flops << ',' << bytes << '\n';
       for (const auto& k : kernels) {
         const Stats one = pipesim_bench::time_on_stream(stream, plan, [&] { runner.launch(k); });
-        rows << shape.batch << ',' << shape.seq << ',' << shape.hidden << ',' << shape.heads << ",bf16,"
-             << dname << ',' << k.name << ',' << one.median << ',' << one.spread << ',' << one.reps << ','
-             << k.flops() << ',' << k.bytes << '\n';
+        rows << shape.batch << ',' << shape.seq << ',' << shape.hidden << ',' << shape.heads
+             << ",bf16," << dname << ',' << k.name << ',' << one.median << ',' << one.spread << ','
+             << one.reps << ',' << k.flops() << ',' << k.bytes << '\n';
       }
-      std::fprintf(stderr, "  layer b=%lld s=%lld h=%lld %-8s %9.3f ms  (%.0f s)\n",
-                   static_cast<long long>(shape.batch), static_cast<long long>(shape.seq),
-                   static_cast<long long>(shape.hidden), dname, total.median * 1e3,
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      std::fprintf(
+          stderr, "  layer b=%lld s=%lld h=%lld %-8s %9.3f ms  (%.0f s)\n",
+          static_cast<long long>(shape.batch), static_cast<long long>(shape.seq),
+          static_cast<long long>(shape.hidden), dname, total.median * 1e3,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     }
   }
   PIPESIM_CUDA_CHECK(cudaDeviceSynchronize());
   CUBLAS_CHECK(cublasDestroy(handle));
   PIPESIM_CUDA_CHECK(cudaFree(workspace));
-  const std::string text = pipesim_bench::provenance_lines("pipesim-layer-bench 0.1.0", args.quick) +
-                           "b,s,h,heads,dtype,direction,kernel,seconds,spread,reps,flops,bytes\n" + rows.str();
+  const std::string text =
+      pipesim_bench::provenance_lines("pipesim-layer-bench 0.1.0", args.quick) +
+      "b,s,h,heads,dtype,direction,kernel,seconds,spread,reps,flops,bytes\n" + rows.str();
   pipesim_bench::write_atomically(args.out, text);
   std::fprintf(stderr, "[pipesim-layer-bench] wrote %s\n", args.out.c_str());
   return 0;

@@ -33,35 +33,36 @@ using pipesim_bench::Stats;
 using pipesim_bench::TimingPlan;
 
 const char* kUsage =
-    "usage: pipesim-calibrate-bench --out samples.csv [--quick] [--only gemm,memory,host,peer,nccl,launch]\n"
+    "usage: pipesim-calibrate-bench --out samples.csv [--quick] [--only "
+    "gemm,memory,host,peer,nccl,launch]\n"
     "  Measures this node for pipesim calibrate. --quick: < 3 min on one H200.\n";
 
-#define CUBLAS_CHECK(call)                                                              \
-  do {                                                                                  \
-    const cublasStatus_t st_ = (call);                                                  \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                 \
+#define CUBLAS_CHECK(call)                                                                   \
+  do {                                                                                       \
+    const cublasStatus_t st_ = (call);                                                       \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                      \
       std::fprintf(stderr, "FATAL %s:%d: %s: cuBLAS status %d\n", __FILE__, __LINE__, #call, \
-                   static_cast<int>(st_));                                              \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+                   static_cast<int>(st_));                                                   \
+      std::exit(1);                                                                          \
+    }                                                                                        \
   } while (false)
 
 #if PIPESIM_HAVE_NCCL
-#define NCCL_CHECK(call)                                                                \
-  do {                                                                                  \
-    const ncclResult_t r_ = (call);                                                     \
-    if (r_ != ncclSuccess) {                                                            \
-      std::fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call,          \
-                   ncclGetErrorString(r_));                                             \
-      std::exit(1);                                                                     \
-    }                                                                                   \
+#define NCCL_CHECK(call)                                                       \
+  do {                                                                         \
+    const ncclResult_t r_ = (call);                                            \
+    if (r_ != ncclSuccess) {                                                   \
+      std::fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+                   ncclGetErrorString(r_));                                    \
+      std::exit(1);                                                            \
+    }                                                                          \
   } while (false)
 #endif
 
 struct Csv {
   std::ostringstream rows;
-  void add(const std::string& bench, const std::string& dtype, long long m, long long n, long long k,
-           double bytes, int gpus, const Stats* s, std::string note = "") {
+  void add(const std::string& bench, const std::string& dtype, long long m, long long n,
+           long long k, double bytes, int gpus, const Stats* s, std::string note = "") {
     std::replace(note.begin(), note.end(), ',', ';');  // one cell: the CSV has no quoting
     rows << bench << ',' << dtype << ',' << m << ',' << n << ',' << k << ',';
     rows.precision(17);
@@ -99,14 +100,16 @@ void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
   const long long vocab = 50304;  // GPT-2 vocabulary padded to a multiple of 128 (Megatron)
   const std::vector<long long> hiddens = quick ? std::vector<long long>{1024, 4096, 8192}
                                                : std::vector<long long>{1024, 2048, 4096, 8192};
-  const std::vector<long long> tokens = quick ? std::vector<long long>{512, 4096}
-                                              : std::vector<long long>{512, 2048, 8192};
-  struct Shape { long long m, n, k; };
+  const std::vector<long long> tokens =
+      quick ? std::vector<long long>{512, 4096} : std::vector<long long>{512, 2048, 8192};
+  struct Shape {
+    long long m, n, k;
+  };
   std::vector<Shape> shapes;
   // Cubes a half-octave apart cover 4e6 .. 1e12 FLOPs, so every decade of the efficiency table
   // has samples of its own.
-  for (long long c : {128LL, 192LL, 256LL, 384LL, 512LL, 768LL, 1024LL, 1536LL, 2048LL, 3072LL, 4096LL,
-                      6144LL, 8192LL}) {
+  for (long long c : {128LL, 192LL, 256LL, 384LL, 512LL, 768LL, 1024LL, 1536LL, 2048LL, 3072LL,
+                      4096LL, 6144LL, 8192LL}) {
     shapes.push_back({c, c, c});
   }
   for (long long h : hiddens) {
@@ -153,7 +156,8 @@ void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
     const float alpha = 1.0f, beta = 0.0f;
     for (const Shape& s : shapes) {
       const double flops = 2.0 * s.m * s.n * s.k;
-      if (quick && t.elem == 4 && flops > 2e12) continue;  // fp32/tf32: quick mode skips the largest
+      if (quick && t.elem == 4 && flops > 2e12)
+        continue;  // fp32/tf32: quick mode skips the largest
       // C[m×n] = Aᵀ·B with A stored k×m and B stored k×n (column-major), as Megatron's linear.
       const Stats st = pipesim_bench::time_on_stream(stream, plan, [&] {
         CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(s.m),
@@ -161,10 +165,11 @@ void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
                                   static_cast<int>(s.k), b, t.data, static_cast<int>(s.k), &beta, c,
                                   t.data, static_cast<int>(s.m), t.compute, CUBLAS_GEMM_DEFAULT));
       });
-      const double bytes = static_cast<double>((s.m * s.k + s.k * s.n + s.m * s.n) * static_cast<long long>(t.elem));
+      const double bytes =
+          static_cast<double>((s.m * s.k + s.k * s.n + s.m * s.n) * static_cast<long long>(t.elem));
       csv.add("gemm", t.name, s.m, s.n, s.k, bytes, 1, &st, "TN");
-      std::fprintf(stderr, "  gemm %-4s %6lld x %6lld x %6lld  %8.1f TFLOP/s\n", t.name, s.m, s.n, s.k,
-                   flops / st.median / 1e12);
+      std::fprintf(stderr, "  gemm %-4s %6lld x %6lld x %6lld  %8.1f TFLOP/s\n", t.name, s.m, s.n,
+                   s.k, flops / st.median / 1e12);
     }
   }
   CUBLAS_CHECK(cublasDestroy(handle));
@@ -189,7 +194,8 @@ __global__ void triad_kernel(float4* __restrict__ a, const float4* __restrict__ 
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n4;
        i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     const float4 x = b[i], y = c[i];
-    a[i] = make_float4(x.x + scalar * y.x, x.y + scalar * y.y, x.z + scalar * y.z, x.w + scalar * y.w);
+    a[i] =
+        make_float4(x.x + scalar * y.x, x.y + scalar * y.y, x.z + scalar * y.z, x.w + scalar * y.w);
   }
 }
 
@@ -208,17 +214,22 @@ void bench_memory(Csv& csv, bool quick, const TimingPlan& plan) {
   PIPESIM_CUDA_CHECK(cudaStreamCreate(&stream));
   for (size_t array = 256u << 10; array <= max_array; array *= quick ? 4 : 2) {
     const size_t n4 = array / 16;
-    const unsigned blocks = static_cast<unsigned>(std::min<size_t>((n4 + 255) / 256, static_cast<size_t>(sms) * 8));
+    const unsigned blocks =
+        static_cast<unsigned>(std::min<size_t>((n4 + 255) / 256, static_cast<size_t>(sms) * 8));
     const Stats copy = pipesim_bench::time_on_stream(stream, plan, [&] {
-      copy_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const float4*>(a), reinterpret_cast<float4*>(c), n4);
+      copy_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<const float4*>(a),
+                                              reinterpret_cast<float4*>(c), n4);
     });
     csv.add("copy", "fp32", 0, 0, 0, 2.0 * array, 1, &copy, "array_bytes=" + std::to_string(array));
     const Stats triad = pipesim_bench::time_on_stream(stream, plan, [&] {
-      triad_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<float4*>(a), reinterpret_cast<const float4*>(b),
+      triad_kernel<<<blocks, 256, 0, stream>>>(reinterpret_cast<float4*>(a),
+                                               reinterpret_cast<const float4*>(b),
                                                reinterpret_cast<const float4*>(c), 0.4f, n4);
     });
-    csv.add("triad", "fp32", 0, 0, 0, 3.0 * array, 1, &triad, "array_bytes=" + std::to_string(array));
-    progress("  copy/triad %10.0f KiB  copy %7.1f GB/s\n", array / 1024.0, 2.0 * array / copy.median / 1e9);
+    csv.add("triad", "fp32", 0, 0, 0, 3.0 * array, 1, &triad,
+            "array_bytes=" + std::to_string(array));
+    progress("  copy/triad %10.0f KiB  copy %7.1f GB/s\n", array / 1024.0,
+             2.0 * array / copy.median / 1e9);
   }
   PIPESIM_CUDA_CHECK(cudaStreamDestroy(stream));
   PIPESIM_CUDA_CHECK(cudaFree(a));
@@ -245,7 +256,8 @@ void bench_host(Csv& csv, bool quick, const TimingPlan& plan) {
       PIPESIM_CUDA_CHECK(cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, stream));
     });
     csv.add("d2h", "", 0, 0, 0, static_cast<double>(bytes), 1, &d2h, "pinned");
-    progress("  h2d/d2h %12.0f B  h2d %6.1f GB/s\n", static_cast<double>(bytes), bytes / h2d.median / 1e9);
+    progress("  h2d/d2h %12.0f B  h2d %6.1f GB/s\n", static_cast<double>(bytes),
+             bytes / h2d.median / 1e9);
   }
   PIPESIM_CUDA_CHECK(cudaStreamDestroy(stream));
   PIPESIM_CUDA_CHECK(cudaFreeHost(host));
@@ -267,7 +279,8 @@ void bench_peer(Csv& csv, bool quick, const TimingPlan& plan) {
   for (int d = 0; d < devices; ++d) {
     PIPESIM_CUDA_CHECK(cudaSetDevice(d));
     PIPESIM_CUDA_CHECK(cudaMalloc(&buf[static_cast<size_t>(d)], max_bytes));
-    pipesim_bench::fill_random(static_cast<float*>(buf[static_cast<size_t>(d)]), max_bytes / 4, 10u + static_cast<unsigned>(d));
+    pipesim_bench::fill_random(static_cast<float*>(buf[static_cast<size_t>(d)]), max_bytes / 4,
+                               10u + static_cast<unsigned>(d));
   }
   for (int src = 0; src < devices; ++src) {
     for (int dst = 0; dst < devices; ++dst) {
@@ -282,11 +295,13 @@ void bench_peer(Csv& csv, bool quick, const TimingPlan& plan) {
       }
       cudaStream_t stream;
       PIPESIM_CUDA_CHECK(cudaStreamCreate(&stream));
-      const std::string pair = std::to_string(src) + "->" + std::to_string(dst) + (can ? " p2p" : " staged");
+      const std::string pair =
+          std::to_string(src) + "->" + std::to_string(dst) + (can ? " p2p" : " staged");
       for (size_t bytes = 4096; bytes <= max_bytes; bytes *= quick ? 16 : 4) {
         const Stats st = pipesim_bench::time_on_stream(stream, plan, [&] {
           PIPESIM_CUDA_CHECK(cudaMemcpyPeerAsync(buf[static_cast<size_t>(dst)], dst,
-                                                 buf[static_cast<size_t>(src)], src, bytes, stream));
+                                                 buf[static_cast<size_t>(src)], src, bytes,
+                                                 stream));
         });
         csv.add("peer_copy", "", 0, 0, 0, static_cast<double>(bytes), 2, &st, pair);
       }
@@ -308,13 +323,15 @@ void bench_nccl(Csv& csv, bool quick, const TimingPlan& plan) {
   PIPESIM_CUDA_CHECK(cudaGetDeviceCount(&devices));
   const char* collectives[] = {"all_reduce", "all_gather", "reduce_scatter", "send_recv"};
 #if !PIPESIM_HAVE_NCCL
-  for (const char* c : collectives) csv.add(c, "fp32", 0, 0, 0, 0, devices, nullptr, "not measurable: built without NCCL");
+  for (const char* c : collectives)
+    csv.add(c, "fp32", 0, 0, 0, 0, devices, nullptr, "not measurable: built without NCCL");
   std::fprintf(stderr, "  nccl: built without NCCL (recorded as NA)\n");
   (void)quick;
   (void)plan;
 #else
   if (devices < 2) {
-    for (const char* c : collectives) csv.add(c, "fp32", 0, 0, 0, 0, 1, nullptr, "not measurable: 1 GPU");
+    for (const char* c : collectives)
+      csv.add(c, "fp32", 0, 0, 0, 0, 1, nullptr, "not measurable: 1 GPU");
     std::fprintf(stderr, "  nccl collectives: not measurable with 1 GPU (recorded as NA)\n");
     return;
   }
@@ -332,7 +349,8 @@ void bench_nccl(Csv& csv, bool quick, const TimingPlan& plan) {
     pipesim_bench::fill_random(send[d], max_bytes / 4, 20 + d);
   }
   const auto sync = [&] {
-    for (size_t d = 0; d < n; ++d) PIPESIM_CUDA_CHECK(cudaStreamSynchronize(streams[d]));
+    for (size_t d = 0; d < n; ++d)
+      PIPESIM_CUDA_CHECK(cudaStreamSynchronize(streams[d]));
   };
   for (const char* name : collectives) {
     const std::string coll = name;
@@ -340,22 +358,30 @@ void bench_nccl(Csv& csv, bool quick, const TimingPlan& plan) {
     // scattered input, the per-rank message for send/recv. Divisible by n·4 bytes.
     for (size_t bytes = 1024 * n; bytes <= max_bytes; bytes *= quick ? 8 : 4) {
       const size_t count = bytes / 4;
-      const Stats st = pipesim_bench::time_on_host(plan, [&] {
-        NCCL_CHECK(ncclGroupStart());
-        for (size_t d = 0; d < n; ++d) {
-          if (coll == "all_reduce") {
-            NCCL_CHECK(ncclAllReduce(send[d], recv[d], count, ncclFloat, ncclSum, comms[d], streams[d]));
-          } else if (coll == "all_gather") {
-            NCCL_CHECK(ncclAllGather(send[d], recv[d], count / n, ncclFloat, comms[d], streams[d]));
-          } else if (coll == "reduce_scatter") {
-            NCCL_CHECK(ncclReduceScatter(send[d], recv[d], count / n, ncclFloat, ncclSum, comms[d], streams[d]));
-          } else {  // ring: every rank sends to the next and receives from the previous
-            NCCL_CHECK(ncclSend(send[d], count, ncclFloat, static_cast<int>((d + 1) % n), comms[d], streams[d]));
-            NCCL_CHECK(ncclRecv(recv[d], count, ncclFloat, static_cast<int>((d + n - 1) % n), comms[d], streams[d]));
-          }
-        }
-        NCCL_CHECK(ncclGroupEnd());
-      }, sync);
+      const Stats st = pipesim_bench::time_on_host(
+          plan,
+          [&] {
+            NCCL_CHECK(ncclGroupStart());
+            for (size_t d = 0; d < n; ++d) {
+              if (coll == "all_reduce") {
+                NCCL_CHECK(ncclAllReduce(send[d], recv[d], count, ncclFloat, ncclSum, comms[d],
+                                         streams[d]));
+              } else if (coll == "all_gather") {
+                NCCL_CHECK(
+                    ncclAllGather(send[d], recv[d], count / n, ncclFloat, comms[d], streams[d]));
+              } else if (coll == "reduce_scatter") {
+                NCCL_CHECK(ncclReduceScatter(send[d], recv[d], count / n, ncclFloat, ncclSum,
+                                             comms[d], streams[d]));
+              } else {  // ring: every rank sends to the next and receives from the previous
+                NCCL_CHECK(ncclSend(send[d], count, ncclFloat, static_cast<int>((d + 1) % n),
+                                    comms[d], streams[d]));
+                NCCL_CHECK(ncclRecv(recv[d], count, ncclFloat, static_cast<int>((d + n - 1) % n),
+                                    comms[d], streams[d]));
+              }
+            }
+            NCCL_CHECK(ncclGroupEnd());
+          },
+          sync);
       csv.add(coll, "fp32", 0, 0, 0, static_cast<double>(bytes), devices, &st, "ncclCommInitAll");
     }
     std::fprintf(stderr, "  nccl %s over %d GPUs done\n", name, devices);
@@ -381,15 +407,20 @@ void bench_launch(Csv& csv, const TimingPlan& plan) {
   TimingPlan many = plan;
   many.max_inner = 10000;
   // Back to back in one stream: the per-kernel cost a sequence of small kernels pays.
-  const Stats queued = pipesim_bench::time_on_stream(stream, many, [&] { empty_kernel<<<1, 1, 0, stream>>>(); });
+  const Stats queued =
+      pipesim_bench::time_on_stream(stream, many, [&] { empty_kernel<<<1, 1, 0, stream>>>(); });
   csv.add("launch", "", 0, 0, 0, 0, 1, &queued, "empty kernel back to back");
   // Launch then wait: the round trip a host-synchronised step pays.
-  const Stats round_trip = pipesim_bench::time_on_host(plan, [&] {
-    empty_kernel<<<1, 1, 0, stream>>>();
-    PIPESIM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }, [&] { PIPESIM_CUDA_CHECK(cudaStreamSynchronize(stream)); });
+  const Stats round_trip = pipesim_bench::time_on_host(
+      plan,
+      [&] {
+        empty_kernel<<<1, 1, 0, stream>>>();
+        PIPESIM_CUDA_CHECK(cudaStreamSynchronize(stream));
+      },
+      [&] { PIPESIM_CUDA_CHECK(cudaStreamSynchronize(stream)); });
   csv.add("launch_sync", "", 0, 0, 0, 0, 1, &round_trip, "empty kernel + cudaStreamSynchronize");
-  progress("  launch %.2f us back to back, %.2f us with sync\n", queued.median * 1e6, round_trip.median * 1e6);
+  progress("  launch %.2f us back to back, %.2f us with sync\n", queued.median * 1e6,
+           round_trip.median * 1e6);
   PIPESIM_CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
@@ -423,9 +454,10 @@ int main(int argc, char** argv) {
   int v = 0;
   if (ncclGetVersion(&v) == ncclSuccess) nccl_version = std::to_string(v);
 #endif
-  const std::string text = pipesim_bench::provenance_lines("pipesim-calibrate-bench 0.1.0", args.quick) +
-                           "# nccl: " + nccl_version + "\n" +
-                           "benchmark,dtype,m,n,k,bytes,gpus,seconds,spread,reps,note\n" + csv.rows.str();
+  const std::string text =
+      pipesim_bench::provenance_lines("pipesim-calibrate-bench 0.1.0", args.quick) +
+      "# nccl: " + nccl_version + "\n" +
+      "benchmark,dtype,m,n,k,bytes,gpus,seconds,spread,reps,note\n" + csv.rows.str();
   pipesim_bench::write_atomically(args.out, text);
   std::fprintf(stderr, "[pipesim-calibrate-bench] wrote %s\n", args.out.c_str());
   return 0;

@@ -18,7 +18,9 @@ double median(std::vector<double> v) {
 
 // The work-only part of a measured kernel time: the cost model adds one kernel_launch per
 // kernel, so that much is taken off before inverting for efficiency (never more than 95 %).
-double work_seconds(double seconds, double launch) { return std::max(seconds - launch, 0.05 * seconds); }
+double work_seconds(double seconds, double launch) {
+  return std::max(seconds - launch, 0.05 * seconds);
+}
 
 template <class Fn>
 auto fit_or_explain(const SampleSet& samples, const std::string& what, Fn fn) {
@@ -44,9 +46,8 @@ std::optional<LinkFit> fit_link(const SampleSet& samples, const std::string& ben
 }
 
 bool has_unmeasurable(const SampleSet& samples, const std::string& benchmark) {
-  return std::any_of(samples.rows.begin(), samples.rows.end(), [&](const Sample& s) {
-    return s.benchmark == benchmark && !s.seconds;
-  });
+  return std::any_of(samples.rows.begin(), samples.rows.end(),
+                     [&](const Sample& s) { return s.benchmark == benchmark && !s.seconds; });
 }
 
 }  // namespace
@@ -54,7 +55,8 @@ bool has_unmeasurable(const SampleSet& samples, const std::string& benchmark) {
 CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& base) {
   CalibrationFit fit;
   std::vector<double> launches;
-  for (const Sample& s : samples.measured("launch")) launches.push_back(*s.seconds);
+  for (const Sample& s : samples.measured("launch"))
+    launches.push_back(*s.seconds);
   if (!launches.empty()) {
     fit.kernel_launch = median(launches);
   } else {
@@ -70,8 +72,8 @@ CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& ba
   for (const std::string& dtype : dtypes) {
     const auto peak = base.peak_flops.find(dtype);
     if (peak == base.peak_flops.end()) {
-      fit.not_measured.push_back(
-          fmt::format("gpu.gemm_efficiency.{}: the base profile has no peak_flops.{}", dtype, dtype));
+      fit.not_measured.push_back(fmt::format(
+          "gpu.gemm_efficiency.{}: the base profile has no peak_flops.{}", dtype, dtype));
       continue;
     }
     ThroughputFit t;
@@ -91,7 +93,8 @@ CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& ba
   for (const char* bench : {"copy", "triad"}) {
     for (const Sample& s : samples.measured(bench)) {
       best_bandwidth = std::max(best_bandwidth, s.bytes / *s.seconds);
-      memory.emplace_back(s.bytes, s.bytes / (base.hbm_bandwidth * work_seconds(*s.seconds, launch)));
+      memory.emplace_back(s.bytes,
+                          s.bytes / (base.hbm_bandwidth * work_seconds(*s.seconds, launch)));
     }
   }
   if (!memory.empty()) {
@@ -108,20 +111,19 @@ CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& ba
   fit.intra_node = fit_link(samples, "send_recv");
   if (!fit.intra_node) fit.intra_node = fit_link(samples, "peer_copy");
   if (!fit.intra_node) {
-    fit.not_measured.push_back(
-        has_unmeasurable(samples, "send_recv") || has_unmeasurable(samples, "peer_copy")
-            ? "links.intra_node: not measurable (one GPU)"
-            : "links.intra_node: no send_recv or peer_copy samples");
+    fit.not_measured.push_back(has_unmeasurable(samples, "send_recv") ||
+                                       has_unmeasurable(samples, "peer_copy")
+                                   ? "links.intra_node: not measurable (one GPU)"
+                                   : "links.intra_node: no send_recv or peer_copy samples");
   }
   fit.not_measured.push_back("links.inter_node: not measurable inside one node");
   for (const char* coll : {"all_gather", "all_reduce", "reduce_scatter"}) {
     if (auto link = fit_link(samples, coll)) {
       fit.collectives[coll] = *link;
     } else {
-      fit.not_measured.push_back(fmt::format("collectives.fitted.{}: {}", coll,
-                                             has_unmeasurable(samples, coll)
-                                                 ? "not measurable (one GPU)"
-                                                 : "no samples"));
+      fit.not_measured.push_back(
+          fmt::format("collectives.fitted.{}: {}", coll,
+                      has_unmeasurable(samples, coll) ? "not measurable (one GPU)" : "no samples"));
     }
   }
   for (const char* dir : {"d2h", "h2d"}) {
@@ -133,7 +135,8 @@ CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& ba
 ComputeParameters apply_fit(const ComputeParameters& base, const CalibrationFit& fit) {
   ComputeParameters out = base;
   if (fit.kernel_launch) out.kernel_launch = *fit.kernel_launch;
-  for (const auto& [dtype, t] : fit.gemm) out.gemm_efficiency[dtype] = t.fit.curve;
+  for (const auto& [dtype, t] : fit.gemm)
+    out.gemm_efficiency[dtype] = t.fit.curve;
   if (fit.hbm) out.hbm_efficiency = fit.hbm->fit.curve;
   return out;
 }

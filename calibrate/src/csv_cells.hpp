@@ -16,10 +16,11 @@
 
 namespace pipesim::calibrate::csv {
 
-
 inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -28,8 +29,8 @@ inline std::vector<std::string_view> split(std::string_view line) {
   size_t start = 0;
   for (;;) {
     const size_t comma = line.find(',', start);
-    cells.push_back(trim(line.substr(start, comma == std::string_view::npos ? line.size() - start
-                                                                             : comma - start)));
+    cells.push_back(trim(
+        line.substr(start, comma == std::string_view::npos ? line.size() - start : comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -44,7 +45,8 @@ struct RowContext {
   }
 };
 
-inline std::int64_t parse_count(const RowContext& ctx, std::string_view column, std::string_view cell) {
+inline std::int64_t parse_count(const RowContext& ctx, std::string_view column,
+                                std::string_view cell) {
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
   if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size()) {
@@ -57,7 +59,8 @@ inline std::int64_t parse_count(const RowContext& ctx, std::string_view column, 
 inline double parse_real(const RowContext& ctx, std::string_view column, std::string_view cell) {
   double value = 0.0;
   const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
-  if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size() || !std::isfinite(value)) {
+  if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size() ||
+      !std::isfinite(value)) {
     ctx.fail(column, fmt::format("must be a finite number, got '{}'", cell));
   }
   return value;

@@ -61,7 +61,8 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
   // Knots at the smallest and largest measured size and at every whole decade between them
   // (none closer than a quarter decade to an end): the table never extrapolates beyond data.
   std::vector<double> knots{lo};
-  for (double d = std::ceil(lo + 0.25); d < hi - 0.25; d += 1.0) knots.push_back(d);
+  for (double d = std::ceil(lo + 0.25); d < hi - 0.25; d += 1.0)
+    knots.push_back(d);
   knots.push_back(hi);
 
   // Drop knots whose hat carries less than half a sample's weight, then refit, until stable.
@@ -71,7 +72,8 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
     a.setZero(n, static_cast<Eigen::Index>(knots.size()));
     for (Eigen::Index i = 0; i < n; ++i) {
       const double x = std::log10(size_efficiency[static_cast<size_t>(i)].first);
-      for (size_t j = 0; j < knots.size(); ++j) a(i, static_cast<Eigen::Index>(j)) = hat(knots, j, x);
+      for (size_t j = 0; j < knots.size(); ++j)
+        a(i, static_cast<Eigen::Index>(j)) = hat(knots, j, x);
     }
     std::vector<double> kept;
     for (size_t j = 0; j < knots.size(); ++j) {
@@ -81,7 +83,8 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
     knots = kept;
   }
   Eigen::VectorXd b(n);
-  for (Eigen::Index i = 0; i < n; ++i) b(i) = size_efficiency[static_cast<size_t>(i)].second;
+  for (Eigen::Index i = 0; i < n; ++i)
+    b(i) = size_efficiency[static_cast<size_t>(i)].second;
   const Eigen::VectorXd values = a.colPivHouseholderQr().solve(b);
 
   CurveFit fit;
@@ -97,7 +100,8 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
   }
   fit.curve = EfficiencyCurve(std::move(points));
   double sq = 0.0;
-  for (const auto& [size, eff] : size_efficiency) sq += std::pow(fit.curve.at(size) - eff, 2);
+  for (const auto& [size, eff] : size_efficiency)
+    sq += std::pow(fit.curve.at(size) - eff, 2);
   fit.rms_error = std::sqrt(sq / static_cast<double>(size_efficiency.size()));
   return fit;
 }

@@ -39,7 +39,8 @@ HockneyFit fit_hockney(const std::vector<HockneyPoint>& points) {
     sol(1) = a.col(1).dot(b) / a.col(1).squaredNorm();
   }
   if (!(sol(1) > 0) || !std::isfinite(sol(1))) {
-    throw std::invalid_argument("the fitted bandwidth is not positive (times do not grow with size)");
+    throw std::invalid_argument(
+        "the fitted bandwidth is not positive (times do not grow with size)");
   }
   HockneyFit fit;
   fit.alpha = sol(0);

@@ -13,7 +13,9 @@
 
 namespace pipesim::calibrate {
 
-std::string direction_name(LayerDirection d) { return d == LayerDirection::forward ? "forward" : "backward"; }
+std::string direction_name(LayerDirection d) {
+  return d == LayerDirection::forward ? "forward" : "backward";
+}
 
 double predict_kernel_seconds(const ComputeParameters& p, const LayerKernel& kernel,
                               const std::string& dtype) {
@@ -46,12 +48,13 @@ double predict_layer_seconds(const ComputeParameters& p, const LayerShape& shape
       memory_bytes += static_cast<double>(k.bytes);
     }
   }
-  if (memory_bytes > 0) total += memory_bytes / (p.hbm_bandwidth * p.hbm_efficiency.at(memory_bytes));
+  if (memory_bytes > 0)
+    total += memory_bytes / (p.hbm_bandwidth * p.hbm_efficiency.at(memory_bytes));
   return total + launches * p.kernel_launch;
 }
 
 std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std::string& source) {
-  constexpr std::array<std::string_view, 8> kColumns = {"b", "s", "h", "heads",
+  constexpr std::array<std::string_view, 8> kColumns = {"b",     "s",         "h",      "heads",
                                                         "dtype", "direction", "kernel", "seconds"};
   std::vector<LayerMeasurement> out;
   std::vector<std::string_view> header;
@@ -59,8 +62,8 @@ std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t nl = text.find('\n', pos);
-    const std::string_view line = csv::trim(
-        text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos));
+    const std::string_view line =
+        csv::trim(text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos));
     pos = nl == std::string_view::npos ? text.size() : nl + 1;
     ++line_no;
     if (line.empty() || line.front() == '#') continue;
@@ -69,10 +72,11 @@ std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std
       header = csv::split(line);
       for (size_t c = 0; c < kColumns.size(); ++c) {
         if (c >= header.size() || header[c] != kColumns[c]) {
-          throw core::ConfigError(source, fmt::format("line {}, header", line_no),
-                                  fmt::format("missing column '{}' at position {} (the header must "
-                                              "start with b,s,h,heads,dtype,direction,kernel,seconds)",
-                                              kColumns[c], c + 1));
+          throw core::ConfigError(
+              source, fmt::format("line {}, header", line_no),
+              fmt::format("missing column '{}' at position {} (the header must "
+                          "start with b,s,h,heads,dtype,direction,kernel,seconds)",
+                          kColumns[c], c + 1));
         }
       }
       continue;
@@ -88,7 +92,8 @@ std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std
     m.shape.seq = csv::parse_count(ctx, "s", cells[1]);
     m.shape.hidden = csv::parse_count(ctx, "h", cells[2]);
     m.shape.heads = csv::parse_count(ctx, "heads", cells[3]);
-    if (m.shape.batch < 1 || m.shape.seq < 1 || m.shape.heads < 1 || m.shape.hidden % m.shape.heads != 0) {
+    if (m.shape.batch < 1 || m.shape.seq < 1 || m.shape.heads < 1 ||
+        m.shape.hidden % m.shape.heads != 0) {
       ctx.fail("heads", "b, s, heads must be >= 1 and heads must divide h");
     }
     m.dtype = std::string(cells[4]);

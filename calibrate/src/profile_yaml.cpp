@@ -23,7 +23,8 @@ struct Reader {
     throw core::ConfigError(source, field, problem);
   }
 
-  YAML::Node child(const YAML::Node& parent, const std::string& key, const std::string& field) const {
+  YAML::Node child(const YAML::Node& parent, const std::string& key,
+                   const std::string& field) const {
     if (!parent.IsMap()) fail(field, "must be a mapping");
     const YAML::Node n = parent[key];
     if (!n) fail(field, "is missing");
@@ -44,7 +45,8 @@ struct Reader {
   }
 
   EfficiencyCurve curve(const YAML::Node& n, const std::string& field) const {
-    if (!n.IsSequence() || n.size() == 0) fail(field, "must be a non-empty list of [size, efficiency]");
+    if (!n.IsSequence() || n.size() == 0)
+      fail(field, "must be a non-empty list of [size, efficiency]");
     std::vector<EfficiencyCurve::Point> points;
     for (size_t i = 0; i < n.size(); ++i) {
       const std::string f = fmt::format("{}[{}]", field, i);
@@ -60,7 +62,9 @@ struct Reader {
 };
 
 // Six significant digits: plenty for fitted values, and the same text on every run.
-YAML::Node number_node(double v) { return YAML::Node(fmt::format("{:.6g}", v)); }
+YAML::Node number_node(double v) {
+  return YAML::Node(fmt::format("{:.6g}", v));
+}
 
 YAML::Node curve_node(const EfficiencyCurve& c) {
   YAML::Node seq(YAML::NodeType::Sequence);
@@ -101,7 +105,8 @@ BaseProfile load_base_profile(const std::filesystem::path& path) {
   BaseProfile base;
   base.path = path;
   base.text = text.str();
-  if (r.number(r.child(root, "schema_version", "schema_version"), "schema_version", 1, false) != 1) {
+  if (r.number(r.child(root, "schema_version", "schema_version"), "schema_version", 1, false) !=
+      1) {
     r.fail("schema_version", "must be 1");
   }
   base.name = r.child(root, "name", "name").as<std::string>();
@@ -143,7 +148,8 @@ std::string calibrated_profile_yaml(const BaseProfile& base, const CalibrationFi
   YAML::Node root = YAML::Load(base.text);
   root["name"] = name;
   if (root["description"]) {
-    root["description"] = root["description"].as<std::string>() + " (calibrated: pipesim calibrate)";
+    root["description"] =
+        root["description"].as<std::string>() + " (calibrated: pipesim calibrate)";
   }
   YAML::Node prov = root["provenance"];
   prov["source"] = "calibration";
@@ -159,7 +165,8 @@ std::string calibrated_profile_yaml(const BaseProfile& base, const CalibrationFi
   prov["tool_version"] = provenance.tool_version;
 
   YAML::Node gpu = root["gpu"];
-  for (const auto& [dtype, t] : fit.gemm) gpu["gemm_efficiency"][dtype] = curve_node(t.fit.curve);
+  for (const auto& [dtype, t] : fit.gemm)
+    gpu["gemm_efficiency"][dtype] = curve_node(t.fit.curve);
   if (fit.hbm) gpu["hbm_efficiency"] = curve_node(fit.hbm->fit.curve);
   if (fit.kernel_launch) gpu["kernel_launch"] = number_node(*fit.kernel_launch);
   if (fit.intra_node) root["links"]["intra_node"] = hockney_node(*fit.intra_node);
@@ -173,9 +180,10 @@ std::string calibrated_profile_yaml(const BaseProfile& base, const CalibrationFi
   YAML::Emitter out;
   out.SetIndent(2);
   out << root;
-  return fmt::format("# Calibrated by pipesim calibrate from {}; values not measured are the base\n"
-                     "# profile's ({}). Efficiencies are fractions of the base's datasheet peaks.\n{}\n",
-                     samples_path, base.name, out.c_str());
+  return fmt::format(
+      "# Calibrated by pipesim calibrate from {}; values not measured are the base\n"
+      "# profile's ({}). Efficiencies are fractions of the base's datasheet peaks.\n{}\n",
+      samples_path, base.name, out.c_str());
 }
 
 }  // namespace pipesim::calibrate

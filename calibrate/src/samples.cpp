@@ -12,7 +12,7 @@
 namespace pipesim::calibrate {
 namespace {
 
-constexpr std::array<std::string_view, 8> kColumns = {"benchmark", "dtype", "m", "n",
+constexpr std::array<std::string_view, 8> kColumns = {"benchmark", "dtype", "m",    "n",
                                                       "k",         "bytes", "gpus", "seconds"};
 using csv::parse_count;
 using csv::parse_real;
@@ -90,11 +90,14 @@ SampleSet parse_samples(std::string_view text, const std::string& source) {
     s.bytes = parse_real(ctx, "bytes", cells[5]);
     if (s.bytes < 0) ctx.fail("bytes", fmt::format("must be >= 0, got {}", cells[5]));
     const std::int64_t gpus = parse_count(ctx, "gpus", cells[6]);
-    if (gpus < 1 || gpus > 1'000'000) ctx.fail("gpus", fmt::format("must be in [1, 1000000], got {}", gpus));
+    if (gpus < 1 || gpus > 1'000'000)
+      ctx.fail("gpus", fmt::format("must be in [1, 1000000], got {}", gpus));
     s.gpus = static_cast<int>(gpus);
     if (cells[7] != "NA") {
       const double t = parse_real(ctx, "seconds", cells[7]);
-      if (t <= 0) ctx.fail("seconds", fmt::format("must be > 0 (or NA when not measurable), got {}", cells[7]));
+      if (t <= 0)
+        ctx.fail("seconds",
+                 fmt::format("must be > 0 (or NA when not measurable), got {}", cells[7]));
       s.seconds = t;
     }
     set.rows.push_back(std::move(s));
@@ -105,7 +108,8 @@ SampleSet parse_samples(std::string_view text, const std::string& source) {
                             "benchmark,dtype,m,n,k,bytes,gpus,seconds");
   }
   if (set.rows.empty()) {
-    throw core::ConfigError(source, fmt::format("line {}", line_no), "no sample rows after the header");
+    throw core::ConfigError(source, fmt::format("line {}", line_no),
+                            "no sample rows after the header");
   }
   return set;
 }

@@ -2,9 +2,8 @@
 // back with the fitted values (YAML round trip), outputs are deterministic, the JSON carries the
 // fitted parameters, and every malformed input is one line on stderr with exit code 2.
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -30,7 +29,8 @@ struct CliResult {
 CliResult invoke(std::vector<std::string> args) {
   args.insert(args.begin(), "pipesim");
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
   std::ostringstream out, err;
   ::testing::internal::CaptureStdout();
   const int code = cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
@@ -51,7 +51,8 @@ const std::string kBase = (testing::data_dir() / "base-h200-sxm.yaml").string();
 TEST(CalibrateCli, WritesAProfileThatLoadsBackWithTheFittedValues) {
   const fs::path dir = testing::scratch_dir();
   const fs::path out = dir / "h200-cal.yaml";
-  const CliResult r = invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "-o", out.string()});
+  const CliResult r =
+      invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "-o", out.string()});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("gemm bf16"), std::string::npos) << r.out;
 
@@ -84,8 +85,8 @@ TEST(CalibrateCli, WritesAProfileThatLoadsBackWithTheFittedValues) {
 
   // Calibrating again from the calibrated profile and its copied samples is a fixed point.
   const fs::path again = dir / "again.yaml";
-  ASSERT_EQ(invoke({"calibrate", "--from-samples", (dir / "h200-cal.samples.csv").string(), "--base",
-                    out.string(), "-o", again.string(), "--name", "h200-sxm-calibrated"})
+  ASSERT_EQ(invoke({"calibrate", "--from-samples", (dir / "h200-cal.samples.csv").string(),
+                    "--base", out.string(), "-o", again.string(), "--name", "h200-sxm-calibrated"})
                 .code,
             0);
   const BaseProfile twice = load_base_profile(again);
@@ -95,12 +96,19 @@ TEST(CalibrateCli, WritesAProfileThatLoadsBackWithTheFittedValues) {
 
 TEST(CalibrateCli, OutputIsByteIdenticalAcrossRuns) {
   const fs::path dir = testing::scratch_dir();
-  ASSERT_EQ(invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "-o", (dir / "a.yaml").string()}).code, 0);
-  ASSERT_EQ(invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "-o", (dir / "b.yaml").string()}).code, 0);
+  ASSERT_EQ(invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "-o",
+                    (dir / "a.yaml").string()})
+                .code,
+            0);
+  ASSERT_EQ(invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "-o",
+                    (dir / "b.yaml").string()})
+                .code,
+            0);
   std::string a = slurp(dir / "a.yaml"), b = slurp(dir / "b.yaml");
   // Only the copied-samples file name differs (a.samples.csv vs b.samples.csv).
   const auto neutral = [](std::string s, const std::string& name) {
-    for (size_t at = s.find(name); at != std::string::npos; at = s.find(name)) s.replace(at, name.size(), "X.csv");
+    for (size_t at = s.find(name); at != std::string::npos; at = s.find(name))
+      s.replace(at, name.size(), "X.csv");
     return s;
   };
   EXPECT_EQ(neutral(a, "a.samples.csv"), neutral(b, "b.samples.csv"));
@@ -108,7 +116,8 @@ TEST(CalibrateCli, OutputIsByteIdenticalAcrossRuns) {
 }
 
 TEST(CalibrateCli, JsonCarriesTheFittedParameters) {
-  const CliResult r = invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "--format", "json"});
+  const CliResult r =
+      invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schema_version"), 1);
@@ -122,8 +131,9 @@ TEST(CalibrateCli, JsonCarriesTheFittedParameters) {
   EXPECT_NEAR(ar.at("beta_bus").get<double>(), 360e9, 10e9);
   EXPECT_NEAR(ar.at("beta").get<double>(), ar.at("beta_bus").get<double>() / 1.75, 1.0);
   const double n = 256.0 * (1 << 20);
-  EXPECT_NEAR((ar.at("alpha").get<double>() + n / ar.at("beta").get<double>()) / (15e-6 + 1.75 * n / 360e9),
-              1.0, 0.03);
+  EXPECT_NEAR(
+      (ar.at("alpha").get<double>() + n / ar.at("beta").get<double>()) / (15e-6 + 1.75 * n / 360e9),
+      1.0, 0.03);
   EXPECT_EQ(j.at("gemm_efficiency").size(), 4u);
   EXPECT_GT(j.at("gemm_efficiency").at("bf16").at("table").size(), 3u);
   EXPECT_EQ(j.at("provenance").at("gpu"), "synthetic (not measured)");
@@ -156,16 +166,18 @@ TEST_P(CalibrateCliBadSamples, OneClearLineAndExitCode2) {
 const std::string kHeader = "benchmark,dtype,m,n,k,bytes,gpus,seconds\n";
 INSTANTIATE_TEST_SUITE_P(
     Malformed, CalibrateCliBadSamples,
-    ::testing::Values(
-        BadCase{"Empty", "", "line 1: empty samples file"},
-        BadCase{"MissingColumn", "benchmark,dtype,m,n,k,gpus,seconds\ncopy,fp32,0,0,0,1,1e-5\n",
-                "line 1, header: missing column 'bytes' at position 6"},
-        BadCase{"NonNumeric", kHeader + "copy,fp32,0,0,0,lots,1,1e-5\n",
-                "line 2, column 'bytes': must be a finite number, got 'lots'"},
-        BadCase{"NegativeTime", kHeader + "copy,fp32,0,0,0,1e6,1,1e-5\ncopy,fp32,0,0,0,2e6,1,-3e-5\n",
-                "line 3, column 'seconds': must be > 0"},
-        BadCase{"ZeroTime", kHeader + "launch,,0,0,0,0,1,0\n", "line 2, column 'seconds': must be > 0"},
-        BadCase{"Missing", "(none)", "file: cannot be read"}),
+    ::testing::Values(BadCase{"Empty", "", "line 1: empty samples file"},
+                      BadCase{"MissingColumn",
+                              "benchmark,dtype,m,n,k,gpus,seconds\ncopy,fp32,0,0,0,1,1e-5\n",
+                              "line 1, header: missing column 'bytes' at position 6"},
+                      BadCase{"NonNumeric", kHeader + "copy,fp32,0,0,0,lots,1,1e-5\n",
+                              "line 2, column 'bytes': must be a finite number, got 'lots'"},
+                      BadCase{"NegativeTime",
+                              kHeader + "copy,fp32,0,0,0,1e6,1,1e-5\ncopy,fp32,0,0,0,2e6,1,-3e-5\n",
+                              "line 3, column 'seconds': must be > 0"},
+                      BadCase{"ZeroTime", kHeader + "launch,,0,0,0,0,1,0\n",
+                              "line 2, column 'seconds': must be > 0"},
+                      BadCase{"Missing", "(none)", "file: cannot be read"}),
     [](const auto& param_info) { return param_info.param.name; });
 
 TEST(CalibrateCli, BadBaseProfileIsOneLine) {
@@ -175,7 +187,8 @@ TEST(CalibrateCli, BadBaseProfileIsOneLine) {
                                               "hbm_bandwidth: -1");
   const CliResult r = invoke({"calibrate", "--from-samples", kSamples, "--base", base.string()});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "pipesim: error: " + base.string() + ": gpu.hbm_bandwidth: must be > 0, got -1\n");
+  EXPECT_EQ(r.err,
+            "pipesim: error: " + base.string() + ": gpu.hbm_bandwidth: must be > 0, got -1\n");
 }
 
 TEST(CalibrateCli, LayerCheckPrintsMeasuredBesidePredicted) {
@@ -183,22 +196,28 @@ TEST(CalibrateCli, LayerCheckPrintsMeasuredBesidePredicted) {
   const BaseProfile base = load_base_profile(kBase);
   const LayerShape shape{2, 1024, 2048, 16, 2};
   // SYNTHETIC layer times: the base profile's own prediction × 1.1 (so the error is −9.1 %).
-  std::ofstream(dir / "layer.csv") << "b,s,h,heads,dtype,direction,kernel,seconds\n"
-      << fmt::format("2,1024,2048,16,bf16,forward,total,{:.17g}\n",
-                     1.1 * predict_layer_seconds(base.compute, shape, LayerDirection::forward, "bf16"))
-      << fmt::format("2,1024,2048,16,bf16,backward,total,{:.17g}\n",
-                     1.1 * predict_layer_seconds(base.compute, shape, LayerDirection::backward, "bf16"));
-  const CliResult text = invoke({"calibrate", "layer-check", "--layer-times", (dir / "layer.csv").string(),
-                                 "--profile", kBase});
+  std::ofstream(dir / "layer.csv")
+      << "b,s,h,heads,dtype,direction,kernel,seconds\n"
+      << fmt::format(
+             "2,1024,2048,16,bf16,forward,total,{:.17g}\n",
+             1.1 * predict_layer_seconds(base.compute, shape, LayerDirection::forward, "bf16"))
+      << fmt::format(
+             "2,1024,2048,16,bf16,backward,total,{:.17g}\n",
+             1.1 * predict_layer_seconds(base.compute, shape, LayerDirection::backward, "bf16"));
+  const CliResult text = invoke({"calibrate", "layer-check", "--layer-times",
+                                 (dir / "layer.csv").string(), "--profile", kBase});
   ASSERT_EQ(text.code, 0) << text.err;
-  EXPECT_NE(text.out.find("median absolute error (layer totals): 9.1%"), std::string::npos) << text.out;
-  const CliResult json = invoke({"calibrate", "layer-check", "--layer-times", (dir / "layer.csv").string(),
-                                 "--profile", kBase, "--format", "json"});
+  EXPECT_NE(text.out.find("median absolute error (layer totals): 9.1%"), std::string::npos)
+      << text.out;
+  const CliResult json =
+      invoke({"calibrate", "layer-check", "--layer-times", (dir / "layer.csv").string(),
+              "--profile", kBase, "--format", "json"});
   ASSERT_EQ(json.code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
   ASSERT_EQ(j.at("rows").size(), 2u);
   EXPECT_NEAR(j.at("rows")[1].at("relative_error").get<double>(), 1 / 1.1 - 1, 1e-9);
-  const CliResult bad = invoke({"calibrate", "layer-check", "--layer-times", kSamples, "--profile", kBase});
+  const CliResult bad =
+      invoke({"calibrate", "layer-check", "--layer-times", kSamples, "--profile", kBase});
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
 }
@@ -214,16 +233,17 @@ TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
                        << "' \"$2\"; shift; done\n";
   fs::permissions(bench, fs::perms::owner_all);
   const fs::path out = dir / "node.yaml";
-  const CliResult r = invoke({"calibrate", "--quick", "--bench-dir", bench.parent_path().string(), "--base",
-                              kBase, "-o", out.string()});
+  const CliResult r = invoke({"calibrate", "--quick", "--bench-dir", bench.parent_path().string(),
+                              "--base", kBase, "-o", out.string()});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(slurp(dir / "args.txt"), "--quick --out " + (dir / "node-run" / "samples.csv").string() + "\n");
+  EXPECT_EQ(slurp(dir / "args.txt"),
+            "--quick --out " + (dir / "node-run" / "samples.csv").string() + "\n");
   EXPECT_EQ(slurp(dir / "node.samples.csv"), slurp(kSamples));
   EXPECT_EQ(load_base_profile(out).name, "h200-sxm-calibrated");
 
   std::ofstream(bench) << "#!/bin/sh\nexit 3\n";
-  const CliResult failed = invoke({"calibrate", "--bench-dir", bench.parent_path().string(), "--base", kBase,
-                                   "-o", (dir / "other.yaml").string()});
+  const CliResult failed = invoke({"calibrate", "--bench-dir", bench.parent_path().string(),
+                                   "--base", kBase, "-o", (dir / "other.yaml").string()});
   EXPECT_EQ(failed.code, 2);
   EXPECT_NE(failed.err.find("failed (status"), std::string::npos) << failed.err;
   EXPECT_FALSE(fs::exists(dir / "other.yaml"));
@@ -231,10 +251,12 @@ TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
 
 TEST(CalibrateCli, RunningBenchmarksNeedsACudaBuildOrSamples) {
   const fs::path dir = testing::scratch_dir();
-  const CliResult r = invoke({"calibrate", "--base", kBase, "--bench-dir", "", "-o", (dir / "x.yaml").string()});
+  const CliResult r =
+      invoke({"calibrate", "--base", kBase, "--bench-dir", "", "-o", (dir / "x.yaml").string()});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--from-samples: is required: this pipesim was built without the CUDA benchmarks"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("--from-samples: is required: this pipesim was built without the CUDA benchmarks"),
+      std::string::npos)
       << r.err;
 }
 

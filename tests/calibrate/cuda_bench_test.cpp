@@ -14,7 +14,8 @@ std::string run(const std::string& cmd, int& status) {
   std::string out;
   std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
   std::array<char, 256> buf{};
-  while (fgets(buf.data(), static_cast<int>(buf.size()), pipe.get())) out += buf.data();
+  while (fgets(buf.data(), static_cast<int>(buf.size()), pipe.get()))
+    out += buf.data();
   status = pclose(pipe.release());
   return out;
 }

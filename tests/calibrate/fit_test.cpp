@@ -24,7 +24,8 @@ nlohmann::json truth() {
 
 EfficiencyCurve curve_of(const nlohmann::json& table) {
   std::vector<EfficiencyCurve::Point> points;
-  for (const auto& p : table) points.emplace_back(p[0].get<double>(), p[1].get<double>());
+  for (const auto& p : table)
+    points.emplace_back(p[0].get<double>(), p[1].get<double>());
   return EfficiencyCurve(points);
 }
 
@@ -65,7 +66,8 @@ TEST(EfficiencyFit, NeedsTwoDistinctSizes) {
 
 TEST(Hockney, RecoversAlphaBetaExactlyWithoutNoise) {
   std::vector<HockneyPoint> points;
-  for (double s = 1e3; s <= 1e9; s *= 10) points.push_back({s, 5e-6 + s / 2e11, 1.0});
+  for (double s = 1e3; s <= 1e9; s *= 10)
+    points.push_back({s, 5e-6 + s / 2e11, 1.0});
   const HockneyFit fit = fit_hockney(points);
   EXPECT_NEAR(fit.alpha, 5e-6, 1e-12);
   EXPECT_NEAR(fit.beta / 2e11, 1.0, 1e-9);
@@ -81,7 +83,8 @@ TEST(Hockney, BusFactorsFollowNcclTests) {
   std::vector<HockneyPoint> points;
   for (int n : {2, 8}) {
     for (double s = 1e4; s <= 1e9; s *= 10) {
-      points.push_back({s, 1e-5 + bus_factor("all_reduce", n) * s / 3e11, bus_factor("all_reduce", n)});
+      points.push_back(
+          {s, 1e-5 + bus_factor("all_reduce", n) * s / 3e11, bus_factor("all_reduce", n)});
     }
   }
   EXPECT_NEAR(fit_hockney(points).beta / 3e11, 1.0, 1e-9);
@@ -131,9 +134,11 @@ TEST_F(SyntheticSamples, RecoverHockneyAlphaWithin10AndBetaWithin3Percent) {
   EXPECT_EQ(fit_.intra_node->gpus, 8);
   check(*fit_.intra_node, "send_recv");
   ASSERT_EQ(fit_.collectives.size(), 3u);
-  for (const auto& [coll, link] : fit_.collectives) check(link, coll);
+  for (const auto& [coll, link] : fit_.collectives)
+    check(link, coll);
   ASSERT_EQ(fit_.host.size(), 2u);
-  for (const auto& [dir, link] : fit_.host) check(link, dir);
+  for (const auto& [dir, link] : fit_.host)
+    check(link, dir);
 }
 
 // GEMM: within 0.01 + 5 % of the true efficiency (tiny GEMMs are launch-dominated, so their
@@ -147,7 +152,8 @@ TEST_F(SyntheticSamples, RecoverGemmEfficiencyCurvesWithin1PointPlus5Percent) {
     // Checked across the measured range, at every quarter decade (not only at the knots).
     for (double lx = std::log10(lo); lx <= std::log10(hi); lx += 0.25) {
       const double x = std::pow(10.0, lx);
-      EXPECT_NEAR(t.fit.curve.at(x), expected.at(x), 0.01 + 0.05 * expected.at(x)) << "at " << x << " FLOPs";
+      EXPECT_NEAR(t.fit.curve.at(x), expected.at(x), 0.01 + 0.05 * expected.at(x))
+          << "at " << x << " FLOPs";
     }
     EXPECT_FALSE(t.fit.clamped);
   }
@@ -189,7 +195,8 @@ TEST(FitSamples, OneGpuNodeKeepsLinksFromTheBaseAndSaysWhy) {
   EXPECT_TRUE(has("gpu.gemm_efficiency: no gemm samples"));
   const ComputeParameters applied = apply_fit(base.compute, fit);
   EXPECT_DOUBLE_EQ(applied.kernel_launch, 3e-6);
-  EXPECT_EQ(applied.gemm_efficiency.at("bf16").points(), base.compute.gemm_efficiency.at("bf16").points());
+  EXPECT_EQ(applied.gemm_efficiency.at("bf16").points(),
+            base.compute.gemm_efficiency.at("bf16").points());
 }
 
 TEST(FitSamples, UnfittableSamplesNameTheFile) {
@@ -200,7 +207,8 @@ TEST(FitSamples, UnfittableSamplesNameTheFile) {
     fit_samples(set, base.compute);
     FAIL() << "expected a ConfigError";
   } catch (const core::ConfigError& e) {
-    EXPECT_STREQ(e.what(), "one-size.csv: h2d: cannot be fitted: needs samples at 2 distinct message sizes");
+    EXPECT_STREQ(e.what(),
+                 "one-size.csv: h2d: cannot be fitted: needs samples at 2 distinct message sizes");
   }
 }
 

@@ -3,9 +3,8 @@
 
 #include "pipesim/calibrate/layer_check.hpp"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 
@@ -26,7 +25,8 @@ ComputeParameters simple_profile() {
 
 double sum_flops(const std::vector<LayerKernel>& ks) {
   double f = 0;
-  for (const auto& k : ks) f += k.flops();
+  for (const auto& k : ks)
+    f += k.flops();
   return f;
 }
 
@@ -49,9 +49,9 @@ TEST(LayerKernels, CountsAndMemoryKernelBytes) {
   EXPECT_EQ(bwd.size(), 19u);
   const std::int64_t e = 2 * 128 * 256;  // b·s·h elements
   EXPECT_EQ(fwd[0].name, "ln1");
-  EXPECT_EQ(fwd[0].bytes, 2 * e * 2 + 8 * 2 * 128);           // read + write, fp32 mean/rstd
-  EXPECT_EQ(fwd[7].bytes, e * (3 * 2 + 1));                    // x, residual, out, 1-byte mask
-  EXPECT_EQ(fwd[3].bytes, 2 * (2 * 2 * 128 * 128) * 2);        // softmax over b·a·s² elements
+  EXPECT_EQ(fwd[0].bytes, 2 * e * 2 + 8 * 2 * 128);      // read + write, fp32 mean/rstd
+  EXPECT_EQ(fwd[7].bytes, e * (3 * 2 + 1));              // x, residual, out, 1-byte mask
+  EXPECT_EQ(fwd[3].bytes, 2 * (2 * 2 * 128 * 128) * 2);  // softmax over b·a·s² elements
 }
 
 TEST(LayerPrediction, IsTheCostModelFormulaPerKernel) {
@@ -80,7 +80,8 @@ TEST(LayerPrediction, IsTheCostModelFormulaPerKernel) {
     }
   }
   const double expected = gemms + bytes / (4e12 * p.hbm_efficiency.at(bytes)) + launches * 3e-6;
-  EXPECT_NEAR(predict_layer_seconds(p, shape, LayerDirection::backward, "bf16") / expected, 1.0, 1e-12);
+  EXPECT_NEAR(predict_layer_seconds(p, shape, LayerDirection::backward, "bf16") / expected, 1.0,
+              1e-12);
   EXPECT_EQ(launches, 19);
 }
 
@@ -88,13 +89,16 @@ TEST(LayerCheck, ReportsSignedErrorsAndTheMedianAbsoluteError) {
   const ComputeParameters p = simple_profile();
   std::string csv = "# SYNTHETIC for the test\nb,s,h,heads,dtype,direction,kernel,seconds,spread\n";
   const double factors[] = {1.25, 0.8, 1.1};  // measured = predicted × factor
-  const LayerShape shapes[] = {{1, 1024, 1024, 8, 2}, {2, 2048, 2048, 16, 2}, {4, 512, 4096, 32, 2}};
+  const LayerShape shapes[] = {
+      {1, 1024, 1024, 8, 2}, {2, 2048, 2048, 16, 2}, {4, 512, 4096, 32, 2}};
   for (int i = 0; i < 3; ++i) {
-    const double t = predict_layer_seconds(p, shapes[i], LayerDirection::forward, "bf16") * factors[i];
-    csv += fmt::format("{},{},{},{},bf16,forward,total,{:.17g},0.01\n", shapes[i].batch, shapes[i].seq,
-                       shapes[i].hidden, shapes[i].heads, t);
+    const double t =
+        predict_layer_seconds(p, shapes[i], LayerDirection::forward, "bf16") * factors[i];
+    csv += fmt::format("{},{},{},{},bf16,forward,total,{:.17g},0.01\n", shapes[i].batch,
+                       shapes[i].seq, shapes[i].hidden, shapes[i].heads, t);
   }
-  const double qkv = predict_kernel_seconds(p, layer_kernels(shapes[0], LayerDirection::forward)[1], "bf16");
+  const double qkv =
+      predict_kernel_seconds(p, layer_kernels(shapes[0], LayerDirection::forward)[1], "bf16");
   csv += fmt::format("1,1024,1024,8,bf16,forward,qkv,{:.17g},0.01\n", qkv * 2);
   const auto measured = parse_layer_times(csv, "layer.csv");
   ASSERT_EQ(measured.size(), 4u);
@@ -103,7 +107,7 @@ TEST(LayerCheck, ReportsSignedErrorsAndTheMedianAbsoluteError) {
   ASSERT_EQ(totals.rows.size(), 3u);
   EXPECT_NEAR(totals.rows[0].relative_error, 1 / 1.25 - 1, 1e-9);  // −20 %
   EXPECT_NEAR(totals.rows[1].relative_error, 1 / 0.8 - 1, 1e-9);   // +25 %
-  EXPECT_NEAR(totals.median_abs_error, 0.2, 1e-9);                  // of {0.2, 0.25, 0.0909}
+  EXPECT_NEAR(totals.median_abs_error, 0.2, 1e-9);                 // of {0.2, 0.25, 0.0909}
 
   const LayerCheck with_kernels = check_layers(p, measured, true);
   ASSERT_EQ(with_kernels.rows.size(), 4u);

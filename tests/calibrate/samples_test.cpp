@@ -21,11 +21,11 @@ std::string error_of(const std::string& text) {
 }
 
 TEST(Samples, ParsesRowsMetadataAndNotMeasurable) {
-  const SampleSet set = parse_samples(
-      std::string("# gpu: NVIDIA H200\n# date: 2026-11-30\n\n") + kHeader +
-          "gemm,bf16,4096,12288,4096,1.5e8,1,1.9e-4,0.01,5,TN\r\n"
-          "peer_copy,,0,0,0,0,1,NA,NA,0,not measurable: 1 GPU\n",
-      "s.csv");
+  const SampleSet set =
+      parse_samples(std::string("# gpu: NVIDIA H200\n# date: 2026-11-30\n\n") + kHeader +
+                        "gemm,bf16,4096,12288,4096,1.5e8,1,1.9e-4,0.01,5,TN\r\n"
+                        "peer_copy,,0,0,0,0,1,NA,NA,0,not measurable: 1 GPU\n",
+                    "s.csv");
   ASSERT_EQ(set.rows.size(), 2u);
   EXPECT_EQ(set.meta("gpu", "?"), "NVIDIA H200");
   EXPECT_EQ(set.meta("driver", "unknown"), "unknown");
@@ -44,8 +44,9 @@ TEST(Samples, ParsesRowsMetadataAndNotMeasurable) {
 }
 
 TEST(Samples, EmptyFileNamesTheExpectedHeader) {
-  EXPECT_EQ(error_of(""), "s.csv: line 1: empty samples file: expected the header "
-                          "benchmark,dtype,m,n,k,bytes,gpus,seconds");
+  EXPECT_EQ(error_of(""),
+            "s.csv: line 1: empty samples file: expected the header "
+            "benchmark,dtype,m,n,k,bytes,gpus,seconds");
   EXPECT_EQ(error_of("# only a comment\n\n"), error_of(""));
 }
 

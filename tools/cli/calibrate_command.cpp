@@ -51,7 +51,8 @@ struct LayerCheckOptions {
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  for (char c : s)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
 }
 
@@ -68,8 +69,8 @@ fs::path run_benchmarks(const CalibrateOptions& o) {
                             fmt::format("no pipesim-calibrate-bench in '{}'", o.bench_dir));
   }
   const fs::path out = o.output.empty() ? fs::path("calibration") : fs::path(o.output);
-  const fs::path dir = o.run_dir.empty() ? out.parent_path() / (out.stem().string() + "-run")
-                                         : fs::path(o.run_dir);
+  const fs::path dir =
+      o.run_dir.empty() ? out.parent_path() / (out.stem().string() + "-run") : fs::path(o.run_dir);
   fs::create_directories(dir.empty() ? fs::path(".") : dir);
   const fs::path samples = dir / "samples.csv";
   const std::string cmd = fmt::format("{} {}--out {}", shell_quote(bench.string()),
@@ -94,7 +95,8 @@ std::string base_profile_path(const std::string& given) {
 }
 
 int run_calibrate(const CalibrateOptions& o) {
-  const fs::path samples_path = o.from_samples.empty() ? run_benchmarks(o) : fs::path(o.from_samples);
+  const fs::path samples_path =
+      o.from_samples.empty() ? run_benchmarks(o) : fs::path(o.from_samples);
   const calibrate::SampleSet samples = calibrate::read_samples(samples_path);
   const calibrate::BaseProfile base = calibrate::load_base_profile(base_profile_path(o.base));
   const calibrate::CalibrationFit fit = calibrate::fit_samples(samples, base.compute);
@@ -108,11 +110,13 @@ int run_calibrate(const CalibrateOptions& o) {
     std::error_code ec;
     if (!fs::equivalent(samples_path, samples_copy, ec)) {
       fs::copy_file(samples_path, samples_copy, fs::copy_options::overwrite_existing, ec);
-      if (ec) throw core::ConfigError(samples_copy.string(), "file", "cannot be written: " + ec.message());
+      if (ec)
+        throw core::ConfigError(samples_copy.string(), "file",
+                                "cannot be written: " + ec.message());
     }
     const std::string name = o.name.empty() ? base.name + "-calibrated" : o.name;
-    core::write_file_atomically(out, calibrate::calibrated_profile_yaml(base, fit, provenance, name,
-                                                                        samples_name));
+    core::write_file_atomically(
+        out, calibrate::calibrated_profile_yaml(base, fit, provenance, name, samples_name));
   }
   emit("", o.format == "json"
                ? calibrate::fit_to_json(fit, provenance, samples_path.string()).dump(2) + "\n"
@@ -155,11 +159,13 @@ Action add_calibrate_command(CLI::App& app) {
   cmd->add_flag("--quick", o->quick, "CUDA build, no --from-samples: the < 3 min benchmark set");
   cmd->add_option("--bench-dir", o->bench_dir, "Where pipesim-calibrate-bench is (CUDA build)")
       ->capture_default_str();
-  cmd->add_option("--run-dir", o->run_dir, "Where the benchmarks write samples (default: <output>-run/)");
+  cmd->add_option("--run-dir", o->run_dir,
+                  "Where the benchmarks write samples (default: <output>-run/)");
 
   CLI::App* layer = cmd->add_subcommand(
       "layer-check", "Measured transformer-layer times beside the cost model's predictions");
-  layer->add_option("--layer-times", l->layer_times, "Layer CSV from pipesim-layer-bench")->required();
+  layer->add_option("--layer-times", l->layer_times, "Layer CSV from pipesim-layer-bench")
+      ->required();
   layer->add_option("--profile", l->profile, "Hardware profile to predict with")->required();
   layer->add_flag("--kernels", l->kernels, "Also compare every kernel, not only layer totals");
   layer->add_option("--format", l->format, "Output format")

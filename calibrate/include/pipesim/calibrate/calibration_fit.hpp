@@ -31,13 +31,13 @@ struct ThroughputFit {
 };
 
 struct CalibrationFit {
-  std::optional<double> kernel_launch;          //!< median `launch` sample, seconds
-  std::map<std::string, ThroughputFit> gemm;    //!< dtype → efficiency vs FLOPs
-  std::optional<ThroughputFit> hbm;             //!< efficiency vs bytes (copy + triad)
-  std::optional<LinkFit> intra_node;            //!< send_recv if measured, else peer_copy
-  std::map<std::string, LinkFit> collectives;   //!< all_reduce, all_gather, reduce_scatter
-  std::map<std::string, LinkFit> host;          //!< h2d, d2h (reported; not in the schema)
-  std::vector<std::string> not_measured;        //!< what keeps the base profile's value, and why
+  std::optional<double> kernel_launch;         //!< median `launch` sample, seconds
+  std::map<std::string, ThroughputFit> gemm;   //!< dtype → efficiency vs FLOPs
+  std::optional<ThroughputFit> hbm;            //!< efficiency vs bytes (copy + triad)
+  std::optional<LinkFit> intra_node;           //!< send_recv if measured, else peer_copy
+  std::map<std::string, LinkFit> collectives;  //!< all_reduce, all_gather, reduce_scatter
+  std::map<std::string, LinkFit> host;         //!< h2d, d2h (reported; not in the schema)
+  std::vector<std::string> not_measured;       //!< what keeps the base profile's value, and why
 };
 
 //! Fits every parameter the samples support; `base` supplies the peaks the efficiencies are

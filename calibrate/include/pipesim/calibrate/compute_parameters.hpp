@@ -11,11 +11,11 @@
 namespace pipesim::calibrate {
 
 struct ComputeParameters {
-  std::map<std::string, double> peak_flops;                 //!< dtype → dense FLOP/s
-  std::map<std::string, EfficiencyCurve> gemm_efficiency;   //!< dtype → fraction vs FLOPs
-  double hbm_bandwidth = 0.0;                               //!< bytes/s, datasheet
-  EfficiencyCurve hbm_efficiency;                           //!< fraction vs bytes moved
-  double kernel_launch = 0.0;                               //!< seconds per launch
+  std::map<std::string, double> peak_flops;                //!< dtype → dense FLOP/s
+  std::map<std::string, EfficiencyCurve> gemm_efficiency;  //!< dtype → fraction vs FLOPs
+  double hbm_bandwidth = 0.0;                              //!< bytes/s, datasheet
+  EfficiencyCurve hbm_efficiency;                          //!< fraction vs bytes moved
+  double kernel_launch = 0.0;                              //!< seconds per launch
 };
 
 }  // namespace pipesim::calibrate

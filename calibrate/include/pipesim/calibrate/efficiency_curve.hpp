@@ -31,8 +31,8 @@ class EfficiencyCurve {
 struct CurveFit {
   EfficiencyCurve curve;
   std::size_t samples = 0;
-  double rms_error = 0.0;      //!< RMS of (fitted − measured) efficiency over the samples
-  bool clamped = false;        //!< some knot was clamped into [kMinEfficiency, 1]
+  double rms_error = 0.0;  //!< RMS of (fitted − measured) efficiency over the samples
+  bool clamped = false;    //!< some knot was clamped into [kMinEfficiency, 1]
 };
 
 inline constexpr double kMinEfficiency = 1e-3;

@@ -25,8 +25,8 @@ struct HockneyPoint {
 };
 
 struct HockneyFit {
-  double alpha = 0.0;          //!< seconds, ≥ 0
-  double beta = 0.0;           //!< bytes/s (bus bandwidth for collectives), > 0
+  double alpha = 0.0;  //!< seconds, ≥ 0
+  double beta = 0.0;   //!< bytes/s (bus bandwidth for collectives), > 0
   std::size_t samples = 0;
   double rms_rel_error = 0.0;  //!< RMS of (model − measured)/measured
 };

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "pipesim/calibrate/layer_kernels.hpp"
 #include "pipesim/calibrate/compute_parameters.hpp"
+#include "pipesim/calibrate/layer_kernels.hpp"
 
 namespace pipesim::calibrate {
 
@@ -34,7 +34,7 @@ struct LayerMeasurement {
   LayerShape shape;
   std::string dtype;
   LayerDirection direction = LayerDirection::forward;
-  std::string kernel;   //!< "total" or a kernel name from layer_kernels()
+  std::string kernel;  //!< "total" or a kernel name from layer_kernels()
   double seconds = 0.0;
   int line = 0;
 };
@@ -50,8 +50,8 @@ struct LayerComparison {
 };
 
 struct LayerCheck {
-  std::vector<LayerComparison> rows;   //!< the "total" rows, in file order
-  double median_abs_error = 0.0;       //!< median of |relative_error| over rows
+  std::vector<LayerComparison> rows;  //!< the "total" rows, in file order
+  double median_abs_error = 0.0;      //!< median of |relative_error| over rows
 };
 
 //! Compares the "total" rows (per-kernel rows with `include_kernels`).

@@ -23,23 +23,23 @@ enum class LayerDirection { forward, backward };
 //! Which memory-bound kernel a LayerKernel is (the benchmark dispatches on it).
 enum class MemoryOp {
   none,
-  layernorm,              //!< y = LN(x) per row of h: read x, write y, write mean/rstd
-  softmax,                //!< row softmax over s: read, write
-  dropout,                //!< y = mask ? x/p : 0: read x, write y, write 1-byte mask
-  dropout_residual,       //!< y = dropout(x) + r: read x, r, write y, mask
-  gelu,                   //!< y = gelu(x): read, write
-  layernorm_backward,     //!< dx = LN'(x, dy) + dr: read x, dy, dr, mean/rstd, write dx
-  softmax_backward,       //!< dx = y ⊙ (dy − Σ y·dy): read y, dy, write dx
-  dropout_backward,       //!< dx = mask ? dy/p : 0: read dy, mask, write dx
-  gelu_backward,          //!< dx = gelu'(x)·dy: read x, dy, write dx
+  layernorm,           //!< y = LN(x) per row of h: read x, write y, write mean/rstd
+  softmax,             //!< row softmax over s: read, write
+  dropout,             //!< y = mask ? x/p : 0: read x, write y, write 1-byte mask
+  dropout_residual,    //!< y = dropout(x) + r: read x, r, write y, mask
+  gelu,                //!< y = gelu(x): read, write
+  layernorm_backward,  //!< dx = LN'(x, dy) + dr: read x, dy, dr, mean/rstd, write dx
+  softmax_backward,    //!< dx = y ⊙ (dy − Σ y·dy): read y, dy, write dx
+  dropout_backward,    //!< dx = mask ? dy/p : 0: read dy, mask, write dx
+  gelu_backward,       //!< dx = gelu'(x)·dy: read x, dy, write dx
 };
 
 struct LayerShape {
-  std::int64_t batch = 1;        //!< b, micro-batch size
-  std::int64_t seq = 2048;       //!< s
-  std::int64_t hidden = 4096;    //!< h
-  std::int64_t heads = 32;       //!< a; head dim d = h / a
-  std::int64_t elem_bytes = 2;   //!< bf16 activations and weights
+  std::int64_t batch = 1;       //!< b, micro-batch size
+  std::int64_t seq = 2048;      //!< s
+  std::int64_t hidden = 4096;   //!< h
+  std::int64_t heads = 32;      //!< a; head dim d = h / a
+  std::int64_t elem_bytes = 2;  //!< bf16 activations and weights
 };
 
 //! One kernel launch. GEMMs are C[m×n] = op(A)·op(B) (cuBLAS column-major terms), `batch`
@@ -87,16 +87,35 @@ inline LayerKernel memory(const char* name, MemoryOp op, std::int64_t rows, std:
   const std::int64_t n = rows * cols;
   const std::int64_t stats = 2 * 4 * rows;  // fp32 mean and rstd per row
   switch (op) {
-    case MemoryOp::layernorm: k.bytes = 2 * n * e + stats; break;
-    case MemoryOp::softmax: k.bytes = 2 * n * e; break;
-    case MemoryOp::dropout: k.bytes = n * (2 * e + 1); break;
-    case MemoryOp::dropout_residual: k.bytes = n * (3 * e + 1); break;
-    case MemoryOp::gelu: k.bytes = 2 * n * e; break;
-    case MemoryOp::layernorm_backward: k.bytes = 4 * n * e + stats; break;
-    case MemoryOp::softmax_backward: k.bytes = 3 * n * e; break;
-    case MemoryOp::dropout_backward: k.bytes = n * (2 * e + 1); break;
-    case MemoryOp::gelu_backward: k.bytes = 3 * n * e; break;
-    case MemoryOp::none: break;
+    case MemoryOp::layernorm:
+      k.bytes = 2 * n * e + stats;
+      break;
+    case MemoryOp::softmax:
+      k.bytes = 2 * n * e;
+      break;
+    case MemoryOp::dropout:
+      k.bytes = n * (2 * e + 1);
+      break;
+    case MemoryOp::dropout_residual:
+      k.bytes = n * (3 * e + 1);
+      break;
+    case MemoryOp::gelu:
+      k.bytes = 2 * n * e;
+      break;
+    case MemoryOp::layernorm_backward:
+      k.bytes = 4 * n * e + stats;
+      break;
+    case MemoryOp::softmax_backward:
+      k.bytes = 3 * n * e;
+      break;
+    case MemoryOp::dropout_backward:
+      k.bytes = n * (2 * e + 1);
+      break;
+    case MemoryOp::gelu_backward:
+      k.bytes = 3 * n * e;
+      break;
+    case MemoryOp::none:
+      break;
   }
   return k;
 }

@@ -18,7 +18,7 @@ namespace pipesim::calibrate {
 struct BaseProfile {
   std::filesystem::path path;
   std::string name;
-  std::string text;            //!< the YAML document, kept to copy what is not fitted
+  std::string text;  //!< the YAML document, kept to copy what is not fitted
   ComputeParameters compute;
 };
 

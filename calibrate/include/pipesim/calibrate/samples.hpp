@@ -23,7 +23,7 @@ struct Sample {
   std::string benchmark;  //!< gemm, copy, triad, h2d, d2h, peer_copy, all_reduce, ... launch
   std::string dtype;      //!< fp32, tf32, bf16, fp16 (GEMM, collectives); empty otherwise
   std::int64_t m = 0, n = 0, k = 0;
-  double bytes = 0.0;     //!< bytes moved (memory, copies) or message size (collectives)
+  double bytes = 0.0;  //!< bytes moved (memory, copies) or message size (collectives)
   int gpus = 1;
   std::optional<double> seconds;  //!< median seconds per operation; nullopt = not measurable
   int line = 0;                   //!< 1-based line in the source file, for messages
@@ -34,7 +34,7 @@ struct Sample {
 };
 
 struct SampleSet {
-  std::string source;                          //!< file name, for messages
+  std::string source;                           //!< file name, for messages
   std::map<std::string, std::string> metadata;  //!< from the `# key: value` lines
   std::vector<Sample> rows;
 
