@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "pipesim/core/config_error.hpp"
 
 namespace pipesim::calibrate {
@@ -87,6 +89,61 @@ TEST(Samples, OtherMalformedRows) {
 
 TEST(Samples, UnreadableFileIsAConfigError) {
   EXPECT_THROW(read_samples("/nonexistent/pipesim/samples.csv"), core::ConfigError);
+}
+
+}  // namespace
+}  // namespace pipesim::calibrate
+
+namespace pipesim::calibrate {
+namespace {
+
+// Fuzz-style: mutations of a valid file and random bytes either parse or raise ConfigError —
+// never another exception, a crash, or (under the asan preset) a memory error.
+TEST(Samples, GarbageIsEitherParsedOrAConfigError) {
+  const std::string valid = std::string("# gpu: x\n") + kHeader +
+                            "gemm,bf16,512,512,512,1.5e6,1,1.9e-5,0.01,5,TN\n"
+                            "copy,fp32,0,0,0,2e6,1,1e-6,0.01,5,\n";
+  std::mt19937 rng(6);
+  const std::string alphabet = "0123456789,.-+eE#:\n\r abcNA";
+  int parsed = 0, rejected = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string text = valid;
+    const int edits = 1 + static_cast<int>(rng() % 6);
+    for (int e = 0; e < edits && !text.empty(); ++e) {
+      const size_t at = rng() % text.size();
+      switch (rng() % 3) {
+        case 0:
+          text[at] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          text.erase(at, 1 + rng() % 8);
+          break;
+        default:
+          text.insert(at, 1, alphabet[rng() % alphabet.size()]);
+          break;
+      }
+    }
+    if (i % 10 == 0) {  // pure noise too
+      text.resize(rng() % 64);
+      for (char& c : text)
+        c = static_cast<char>(rng() % 256);
+    }
+    try {
+      const SampleSet set = parse_samples(text, "fuzz.csv");
+      for (const Sample& s : set.rows) {
+        EXPECT_FALSE(s.benchmark.empty());
+        if (s.seconds) {
+          EXPECT_GT(*s.seconds, 0.0);
+        }
+      }
+      ++parsed;
+    } catch (const core::ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("fuzz.csv: ", 0), 0u) << e.what();
+      ++rejected;
+    }
+  }
+  EXPECT_GT(parsed, 0);
+  EXPECT_GT(rejected, 0);
 }
 
 }  // namespace
