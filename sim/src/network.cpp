@@ -287,8 +287,19 @@ class NetworkEngine {
       parked_ = std::move(still);
       for (TaskId p : release) start(p, now);
     }
+    // A blocking send is issued right after the op that produced its message, before the
+    // worker's next op: with overlap off, transfers are made ready first.
+    if (!options_.overlap_p2p) {
+      for (TaskId i = offset_[t]; i < offset_[t + 1]; ++i) {
+        const TaskId next = succ_[i];
+        if (graph_.task(next).kind == OpKind::Transfer && --indegree_[next] == 0) {
+          make_ready(next, now);
+        }
+      }
+    }
     for (TaskId i = offset_[t]; i < offset_[t + 1]; ++i) {
       const TaskId next = succ_[i];
+      if (!options_.overlap_p2p && graph_.task(next).kind == OpKind::Transfer) continue;
       if (--indegree_[next] == 0) make_ready(next, now);
     }
   }
