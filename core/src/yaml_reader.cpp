@@ -42,11 +42,14 @@ void YamlMap::fail(const std::string& key, const std::string& problem) const {
   throw ConfigError(source_, prefix_ + key, problem);
 }
 
-bool YamlMap::has(const std::string& key) const { return static_cast<bool>(node_[key]); }
+bool YamlMap::has(const std::string& key) const {
+  return static_cast<bool>(node_[key]);
+}
 
 std::vector<std::string> YamlMap::keys() const {
   std::vector<std::string> out;
-  for (const auto& kv : node_) out.push_back(kv.first.as<std::string>());
+  for (const auto& kv : node_)
+    out.push_back(kv.first.as<std::string>());
   return out;
 }
 
@@ -75,7 +78,9 @@ std::string YamlMap::string(const std::string& key) {
   return n.Scalar();
 }
 
-double YamlMap::number(const std::string& key) { return to_number(require(key), key); }
+double YamlMap::number(const std::string& key) {
+  return to_number(require(key), key);
+}
 
 double YamlMap::positive(const std::string& key) {
   const double v = number(key);

@@ -59,12 +59,14 @@ CommTime all_reduce_time(const HardwareProfile& p, int ranks, int nodes, core::B
   }
   const Hockney& link = inter ? p.inter_node : p.intra_node;
   switch (p.all_reduce) {
-    case AllReduceAlgorithm::Ring: return ring_all_reduce(link, ranks, n, inter);
-    case AllReduceAlgorithm::Rabenseifner: return rabenseifner_all_reduce(link, ranks, n, inter);
+    case AllReduceAlgorithm::Ring:
+      return ring_all_reduce(link, ranks, n, inter);
+    case AllReduceAlgorithm::Rabenseifner:
+      return rabenseifner_all_reduce(link, ranks, n, inter);
     case AllReduceAlgorithm::Hierarchical:
       if (!inter) return ring_all_reduce(link, ranks, n, false);
-      return hierarchical_all_reduce(p.intra_node, p.inter_node, (ranks + nodes - 1) / nodes,
-                                     nodes, n);
+      return hierarchical_all_reduce(p.intra_node, p.inter_node, (ranks + nodes - 1) / nodes, nodes,
+                                     n);
   }
   return {};
 }

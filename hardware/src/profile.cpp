@@ -75,13 +75,15 @@ std::string quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string num(double v) { return fmt::format("{}", v); }
+std::string num(double v) {
+  return fmt::format("{}", v);
+}
 
 std::string curve_yaml(const EfficiencyCurve& c) {
   std::string out = "[";
   for (size_t i = 0; i < c.points.size(); ++i) {
-    out += fmt::format("{}[{}, {}]", i ? ", " : "", num(c.points[i].first),
-                       num(c.points[i].second));
+    out +=
+        fmt::format("{}[{}, {}]", i ? ", " : "", num(c.points[i].first), num(c.points[i].second));
   }
   return out + "]";
 }
@@ -109,9 +111,12 @@ double EfficiencyCurve::at(double size) const {
 
 const char* algorithm_name(AllReduceAlgorithm a) {
   switch (a) {
-    case AllReduceAlgorithm::Ring: return "ring";
-    case AllReduceAlgorithm::Rabenseifner: return "rabenseifner";
-    case AllReduceAlgorithm::Hierarchical: return "hierarchical";
+    case AllReduceAlgorithm::Ring:
+      return "ring";
+    case AllReduceAlgorithm::Rabenseifner:
+      return "rabenseifner";
+    case AllReduceAlgorithm::Hierarchical:
+      return "hierarchical";
   }
   return "?";
 }
@@ -218,7 +223,8 @@ HardwareProfile load_profile(const std::string& name_or_path) {
     path = fmt::format("{}/{}.yaml", PIPESIM_HARDWARE_DIR, name_or_path);
     if (!std::filesystem::exists(path)) {
       std::string known;
-      for (const auto& n : shipped_profiles()) known += (known.empty() ? "" : ", ") + n;
+      for (const auto& n : shipped_profiles())
+        known += (known.empty() ? "" : ", ") + n;
       throw core::ConfigError("command line", "--hardware",
                               fmt::format("unknown hardware profile '{}' (shipped: {}; or a "
                                           "path to a YAML file)",
@@ -236,19 +242,21 @@ std::string to_yaml(const HardwareProfile& p) {
   o += "provenance:\n";
   o += fmt::format("  source: {}\n", p.provenance.source);
   o += "  references:\n";
-  for (const auto& r : p.provenance.references) o += fmt::format("    - {}\n", quote(r));
+  for (const auto& r : p.provenance.references)
+    o += fmt::format("    - {}\n", quote(r));
   if (p.provenance.references.empty()) o.replace(o.size() - 1, 1, " []\n");
   o += fmt::format("  gpu: {}\n  driver: {}\n  cuda: {}\n  date: {}\n  tool_version: {}\n",
-                   quote(p.provenance.gpu), quote(p.provenance.driver),
-                   quote(p.provenance.cuda), quote(p.provenance.date),
-                   quote(p.provenance.tool_version));
+                   quote(p.provenance.gpu), quote(p.provenance.driver), quote(p.provenance.cuda),
+                   quote(p.provenance.date), quote(p.provenance.tool_version));
   o += "gpu:\n";
   o += fmt::format("  memory_bytes: {}\n", num(p.gpu.memory_bytes));
   std::string peaks;
-  for (const auto& [k, v] : p.gpu.peak_flops) peaks += fmt::format("{}{}: {}", peaks.empty() ? "" : ", ", k, num(v));
+  for (const auto& [k, v] : p.gpu.peak_flops)
+    peaks += fmt::format("{}{}: {}", peaks.empty() ? "" : ", ", k, num(v));
   o += fmt::format("  peak_flops: {{{}}}\n", peaks);
   o += "  gemm_efficiency:\n";
-  for (const auto& [k, c] : p.gpu.gemm_efficiency) o += fmt::format("    {}: {}\n", k, curve_yaml(c));
+  for (const auto& [k, c] : p.gpu.gemm_efficiency)
+    o += fmt::format("    {}: {}\n", k, curve_yaml(c));
   if (p.gpu.gemm_efficiency.empty()) o.replace(o.size() - 1, 1, " {}\n");
   o += fmt::format("  hbm_bandwidth: {}\n", num(p.gpu.hbm_bandwidth));
   o += fmt::format("  hbm_efficiency: {}\n", curve_yaml(p.gpu.hbm_efficiency));
@@ -262,7 +270,8 @@ std::string to_yaml(const HardwareProfile& p) {
     o += "  fitted:\n";
     for (const auto& [c, tiers] : p.fitted) {
       o += fmt::format("    {}:\n", c);
-      for (const auto& [t, h] : tiers) o += fmt::format("      {}: {}\n", t, hockney_yaml(h));
+      for (const auto& [t, h] : tiers)
+        o += fmt::format("      {}: {}\n", t, hockney_yaml(h));
     }
   }
   o += fmt::format("interference: {}\n", num(p.interference));

@@ -16,8 +16,8 @@ using models::OpWork;
 }  // namespace
 
 TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
-                                     const HardwareProfile& hardware,
-                                     const sim::Schedule& schedule, const TrainingSetup& setup)
+                                     const HardwareProfile& hardware, const sim::Schedule& schedule,
+                                     const TrainingSetup& setup)
     : model_(model), hw_(hardware), setup_(setup) {
   const std::string dtype = models::precision_name(model.precision);
   const auto peak = hw_.gpu.peak_flops.find(dtype);
@@ -84,7 +84,8 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
         params += static_cast<double>(model.vocabulary) * model.hidden;
       }
       activations += models::head_activation_bytes(model, b).value;
-      workspace += 4.0 * b * model.sequence * static_cast<double>(model.vocabulary);  // fp32 dlogits
+      workspace +=
+          4.0 * b * model.sequence * static_cast<double>(model.vocabulary);  // fp32 dlogits
     }
     times_[s] = {compute_time(f), compute_time(i), compute_time(w), compute_time(r)};
     if (!schedule.recompute) backward_extra_[s] = times_[s].recompute;
@@ -113,7 +114,8 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
   std::vector<double> held(static_cast<size_t>(schedule.workers), 0.0), copies(held);
   for (int p = 0; p < schedule.pipelines; ++p) {
     for (int s = 0; s < schedule.stages; ++s) {
-      const auto w = static_cast<size_t>(schedule.stage_worker[static_cast<size_t>(p)][static_cast<size_t>(s)]);
+      const auto w = static_cast<size_t>(
+          schedule.stage_worker[static_cast<size_t>(p)][static_cast<size_t>(s)]);
       held[w] += stage_params_[static_cast<size_t>(s)];
       copies[w] += 1;
     }
@@ -157,13 +159,18 @@ double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) 
   const sim::Task& t = graph.task(id);
   const auto s = static_cast<size_t>(t.stage);
   switch (t.kind) {
-    case sim::OpKind::Forward: return times_[s].forward;
-    case sim::OpKind::Recompute: return times_[s].recompute;
+    case sim::OpKind::Forward:
+      return times_[s].forward;
+    case sim::OpKind::Recompute:
+      return times_[s].recompute;
     case sim::OpKind::Backward:
       return times_[s].backward_input + times_[s].backward_weight + backward_extra_[s];
-    case sim::OpKind::BackwardInput: return times_[s].backward_input + backward_extra_[s];
-    case sim::OpKind::BackwardWeight: return times_[s].backward_weight;
-    case sim::OpKind::Optimizer: return optimizer_time_[static_cast<size_t>(t.worker)];
+    case sim::OpKind::BackwardInput:
+      return times_[s].backward_input + backward_extra_[s];
+    case sim::OpKind::BackwardWeight:
+      return times_[s].backward_weight;
+    case sim::OpKind::Optimizer:
+      return optimizer_time_[static_cast<size_t>(t.worker)];
     case sim::OpKind::Transfer:
     case sim::OpKind::AllReduce: {
       const sim::Flow f = flow(graph, id);
@@ -199,7 +206,8 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
   const std::vector<int>& holders = graph.group_workers()[static_cast<size_t>(t.group)];
   std::set<int> spanned;
   for (int r = 0; r < setup_.data_parallel; ++r) {
-    for (int w : holders) spanned.insert(placement_.node(r, w));
+    for (int w : holders)
+      spanned.insert(placement_.node(r, w));
   }
   const int ranks = static_cast<int>(holders.size()) * setup_.data_parallel;
   const CommTime c = all_reduce_time(hw_, ranks, static_cast<int>(spanned.size()),
@@ -219,7 +227,8 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
       use(nic_in(w), c.inter.value / f.work);
     }
   }
-  for (const auto& [r, x] : share) f.uses.push_back({r, x});
+  for (const auto& [r, x] : share)
+    f.uses.push_back({r, x});
   return f;
 }
 

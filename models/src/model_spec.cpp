@@ -27,14 +27,19 @@ bool is_path(const std::string& s) {
 
 const char* precision_name(Precision p) {
   switch (p) {
-    case Precision::FP16: return "fp16";
-    case Precision::BF16: return "bf16";
-    case Precision::FP32: return "fp32";
+    case Precision::FP16:
+      return "fp16";
+    case Precision::BF16:
+      return "bf16";
+    case Precision::FP32:
+      return "fp32";
   }
   return "?";
 }
 
-double precision_bytes(Precision p) { return p == Precision::FP32 ? 4.0 : 2.0; }
+double precision_bytes(Precision p) {
+  return p == Precision::FP32 ? 4.0 : 2.0;
+}
 
 ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   YAML::Node root;
@@ -68,8 +73,8 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   if (y.has("gated_mlp")) m.gated_mlp = y.boolean("gated_mlp");
   if (y.has("bias")) m.bias = y.boolean("bias");
   if (y.has("norm")) {
-    m.norm = y.choice("norm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? Norm::RMSNorm
-                                                                     : Norm::LayerNorm;
+    m.norm =
+        y.choice("norm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? Norm::RMSNorm : Norm::LayerNorm;
   }
   if (y.has("position_embeddings")) {
     m.position_embeddings = static_cast<int>(y.integer("position_embeddings", 0, kMaxDim));
@@ -98,7 +103,8 @@ ModelSpec load_model(const std::string& name_or_path) {
     path = fmt::format("{}/{}.yaml", PIPESIM_MODELS_DIR, name_or_path);
     if (!std::filesystem::exists(path)) {
       std::string known;
-      for (const auto& n : shipped_models()) known += (known.empty() ? "" : ", ") + n;
+      for (const auto& n : shipped_models())
+        known += (known.empty() ? "" : ", ") + n;
       throw core::ConfigError("command line", "--model",
                               fmt::format("unknown model '{}' (shipped: {}; or a path to a "
                                           "YAML file)",

@@ -42,7 +42,8 @@ std::vector<int> balanced_counts(const ModelSpec& m, int stages, int b) {
   };
   auto total = [](const std::vector<int>& n) {
     long t = 0;
-    for (int x : n) t += x;
+    for (int x : n)
+      t += x;
     return t;
   };
   double lo = 0, hi = (layers + 1) * c + *std::max_element(extra.begin(), extra.end());

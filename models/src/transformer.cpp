@@ -3,7 +3,9 @@
 namespace pipesim::models {
 namespace {
 
-double d(int x) { return static_cast<double>(x); }
+double d(int x) {
+  return static_cast<double>(x);
+}
 
 // Kernel launches per layer and op: an unfused Megatron-LM GPT layer runs ~15 kernels forward
 // (2 norms, 4 weight GEMMs, 2 batched attention GEMMs, softmax, dropouts, bias-GeLU, residual
@@ -13,9 +15,13 @@ constexpr double kForwardLaunches = 15, kInputLaunches = 15, kWeightLaunches = 8
 
 // The 16-bit activation inventory of [K22] with b samples, in elements of 2 bytes → bytes of
 // this precision.
-double act_scale(const ModelSpec& m) { return precision_bytes(m.precision) / 2.0; }
+double act_scale(const ModelSpec& m) {
+  return precision_bytes(m.precision) / 2.0;
+}
 
-double sbh(const ModelSpec& m, int b) { return d(m.sequence) * d(b) * d(m.hidden); }
+double sbh(const ModelSpec& m, int b) {
+  return d(m.sequence) * d(b) * d(m.hidden);
+}
 
 std::vector<Gemm> layer_weight_gemms(const ModelSpec& m, int b) {
   const double bs = d(b) * d(m.sequence), h = d(m.hidden), f = d(m.ffn_hidden);
@@ -35,7 +41,8 @@ Gemm attention_gemm(const ModelSpec& m, int b) {
 
 core::Flops OpWork::gemm_flops() const {
   double f = 0;
-  for (const Gemm& g : gemms) f += g.flops * g.count;
+  for (const Gemm& g : gemms)
+    f += g.flops * g.count;
   return core::Flops(f);
 }
 
@@ -48,7 +55,8 @@ OpWork& OpWork::operator+=(const OpWork& o) {
 
 OpWork OpWork::scaled(double k) const {
   OpWork out = *this;
-  for (Gemm& g : out.gemms) g.count *= k;
+  for (Gemm& g : out.gemms)
+    g.count *= k;
   out.memory = memory * k;
   out.launches = launches * k;
   return out;
@@ -98,8 +106,9 @@ OpWork layer_forward(const ModelSpec& m, int b) {
 
 OpWork layer_backward_input(const ModelSpec& m, int b) {
   OpWork w;
-  w.gemms = layer_weight_gemms(m, b);                        // dgrad: same shapes as F
-  for (int i = 0; i < 4; ++i) w.gemms.push_back(attention_gemm(m, b));  // 8bs²h [Q23]
+  w.gemms = layer_weight_gemms(m, b);  // dgrad: same shapes as F
+  for (int i = 0; i < 4; ++i)
+    w.gemms.push_back(attention_gemm(m, b));  // 8bs²h [Q23]
   w.memory = 2.0 * layer_activation_bytes(m, b, Recompute::None);
   w.launches = kInputLaunches;
   return w;
@@ -115,8 +124,10 @@ OpWork layer_backward_weight(const ModelSpec& m, int b) {
 
 OpWork layer_recompute(const ModelSpec& m, int b, Recompute r) {
   switch (r) {
-    case Recompute::None: return {};
-    case Recompute::Full: return layer_forward(m, b);
+    case Recompute::None:
+      return {};
+    case Recompute::Full:
+      return layer_forward(m, b);
     case Recompute::Selective: {
       // [K22 §5]: recompute QKᵀ, softmax, dropout and AV: 4bs²h FLOPs, the 5as²b-byte part.
       OpWork w;
@@ -134,7 +145,7 @@ OpWork head_forward(const ModelSpec& m, int b) {
   OpWork w;
   const double bs = d(b) * d(m.sequence);
   w.gemms = {{2 * bs * d(m.hidden) * d(m.vocabulary), 1}};  // logits 2bshV [N21]
-  w.memory = core::Bytes(3 * 4 * bs * d(m.vocabulary));    // fp32 logits: write, softmax r/w
+  w.memory = core::Bytes(3 * 4 * bs * d(m.vocabulary));     // fp32 logits: write, softmax r/w
   w.launches = 5;
   return w;
 }
@@ -160,12 +171,23 @@ OpWork embedding_forward(const ModelSpec& m, int b) {
 }
 
 core::Bytes layer_activation_bytes(const ModelSpec& m, int b, Recompute r) {
-  const double a = d(m.heads), s = d(m.sequence), h = d(m.hidden);
+  // [K22] §4.1, 16-bit bytes for one layer, itemised so that grouped-query attention, gated
+  // MLPs and FFN sizes other than 4h are counted, and a GPT layer gives sbh(34 + 5as/h):
+  //   attention: QKV input 2sbh, Q 2sbh, K and V 2sb·h_kv each, output-projection input
+  //              2sbh, dropout mask sbh = 7sbh + 4sb·h_kv; scores, softmax, dropout 5as²b;
+  //   MLP: input 2sbh, dropout mask sbh, activations 2sbf per FFN-wide tensor kept
+  //        (GeLU input and fc2 input: 2; SwiGLU gate, up and product: 3) = 3sbh + 2·k·sbf;
+  //   two norms: 4sbh.
+  const double a = d(m.heads), s = d(m.sequence), sb = s * d(b), f = d(m.ffn_hidden);
+  const double sbh_ = sbh(m, b);
+  const double linear = 7 * sbh_ + 4 * sb * d(m.kv_hidden()) + 3 * sbh_ +
+                        2.0 * (m.gated_mlp ? 3.0 : 2.0) * sb * f + 4 * sbh_;
+  const double scores = 5 * a * s * sb;  // 5as²b
   double bytes = 0;
   switch (r) {
-    case Recompute::None: bytes = sbh(m, b) * (34.0 + 5.0 * a * s / h); break;  // [K22] eq. 2
-    case Recompute::Selective: bytes = 34.0 * sbh(m, b); break;               // [K22] §5
-    case Recompute::Full: bytes = 2.0 * sbh(m, b); break;                     // [K22] §4.4
+    case Recompute::None: bytes = linear + scores; break;  // sbh(34 + 5as/h) for GPT
+    case Recompute::Selective: bytes = linear; break;      // [K22] §5: 34sbh for GPT
+    case Recompute::Full: bytes = 2.0 * sbh_; break;       // [K22] §4.4: the layer input
   }
   return core::Bytes(bytes * act_scale(m));
 }
@@ -176,8 +198,7 @@ core::Bytes embedding_activation_bytes(const ModelSpec& m, int b) {
 
 core::Bytes head_activation_bytes(const ModelSpec& m, int b) {
   // [K22 §4.3]: final norm input 2sbh, head input 2sbh (16-bit), fp32 logits 4sbV.
-  return core::Bytes(4.0 * sbh(m, b) * act_scale(m) +
-                     4.0 * d(m.sequence) * d(b) * d(m.vocabulary));
+  return core::Bytes(4.0 * sbh(m, b) * act_scale(m) + 4.0 * d(m.sequence) * d(b) * d(m.vocabulary));
 }
 
 core::Bytes p2p_message_bytes(const ModelSpec& m, int b) {
@@ -185,8 +206,8 @@ core::Bytes p2p_message_bytes(const ModelSpec& m, int b) {
 }
 
 core::Flops model_flops_per_iteration(const ModelSpec& m, double samples) {
-  const double forward = d(m.layers) * layer_forward(m, 1).gemm_flops().value +
-                         head_forward(m, 1).gemm_flops().value;
+  const double forward =
+      d(m.layers) * layer_forward(m, 1).gemm_flops().value + head_forward(m, 1).gemm_flops().value;
   return core::Flops(3.0 * forward * samples);  // backward = 2 × forward [N21]
 }
 

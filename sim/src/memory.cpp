@@ -31,9 +31,9 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
   // schedule keeps (weight stashing, double buffering).
   for (int p = 0; p < schedule.pipelines; ++p) {
     for (int s = 0; s < schedule.stages; ++s) {
-      const auto w = static_cast<size_t>(schedule.stage_worker[static_cast<size_t>(p)][static_cast<size_t>(s)]);
-      const int versions =
-          schedule.weight_versions.empty() ? 1 : schedule.weight_versions[w];
+      const auto w = static_cast<size_t>(
+          schedule.stage_worker[static_cast<size_t>(p)][static_cast<size_t>(s)]);
+      const int versions = schedule.weight_versions.empty() ? 1 : schedule.weight_versions[w];
       const StageMemory& m = stages[static_cast<size_t>(s)];
       out[w].static_memory.weights += m.weights * versions;
       out[w].static_memory.gradients += m.gradients;
@@ -53,8 +53,7 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
     if (task.kind == OpKind::Forward) ev.push_back({tt.start, m.activations, 0.0});
     if (task.kind == release) ev.push_back({tt.end, -m.activations, 0.0});
     if (m.recompute > 0.0) {
-      if (task.kind == OpKind::Recompute ||
-          (task.kind == backward && !schedule.recompute)) {
+      if (task.kind == OpKind::Recompute || (task.kind == backward && !schedule.recompute)) {
         ev.push_back({tt.start, m.recompute, 0.0});
       }
       if (task.kind == backward) ev.push_back({tt.end, -m.recompute, 0.0});

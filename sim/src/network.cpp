@@ -27,7 +27,9 @@ struct Later {
   }
 };
 
-bool is_comm(OpKind k) { return k == OpKind::Transfer || k == OpKind::AllReduce; }
+bool is_comm(OpKind k) {
+  return k == OpKind::Transfer || k == OpKind::AllReduce;
+}
 
 class NetworkEngine {
  public:
@@ -209,7 +211,8 @@ class NetworkEngine {
     double level = 0.0;
     size_t unfrozen = active_.size();
     while (unfrozen > 0) {
-      for (size_t r : touched_) load_[r] = 0.0;
+      for (size_t r : touched_)
+        load_[r] = 0.0;
       for (size_t i = 0; i < active_.size(); ++i) {
         if (frozen_[i]) continue;
         for (const ResourceUse& u : flows_[active_[i]].uses) {
@@ -221,7 +224,8 @@ class NetworkEngine {
         if (load_[r] > 0.0) step = std::min(step, residual_[r] / load_[r]);
       }
       level += step;
-      for (size_t r : touched_) residual_[r] -= load_[r] * step;
+      for (size_t r : touched_)
+        residual_[r] -= load_[r] * step;
       const bool full = level >= 1.0 - kSaturated;
       for (size_t i = 0; i < active_.size(); ++i) {
         if (frozen_[i]) continue;
@@ -283,9 +287,11 @@ class NetworkEngine {
         !parked_.empty()) {
       std::vector<TaskId> still;
       std::vector<TaskId> release;
-      for (TaskId p : parked_) (holders_done(p) ? release : still).push_back(p);
+      for (TaskId p : parked_)
+        (holders_done(p) ? release : still).push_back(p);
       parked_ = std::move(still);
-      for (TaskId p : release) start(p, now);
+      for (TaskId p : release)
+        start(p, now);
     }
     // A blocking send is issued right after the op that produced its message, before the
     // worker's next op: with overlap off, transfers are made ready first.

@@ -25,7 +25,8 @@ Intervals merged(Intervals v) {
 
 double measure(const Intervals& v) {
   double m = 0;
-  for (const auto& [a, b] : v) m += b - a;
+  for (const auto& [a, b] : v)
+    m += b - a;
   return m;
 }
 

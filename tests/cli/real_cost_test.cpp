@@ -2,7 +2,6 @@
 // recomputation trade-off, placement and overlap effects, and bad model/hardware input.
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cmath>
@@ -32,7 +31,8 @@ struct CliResult {
 CliResult invoke(std::vector<std::string> args) {
   args.insert(args.begin(), "pipesim");
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
   std::ostringstream out, err;
   ::testing::internal::CaptureStdout();
   const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
@@ -55,10 +55,9 @@ RunSpec spec(const std::string& schedule, int d, int n, const std::string& model
 
 TEST(RealCost, DoneWhenConfigurationIsCompleteAndConsistent) {
   // The done-when with 1f1b (chimera arrives from the schedules work).
-  const CliResult r = invoke({"simulate", "--schedule", "1f1b", "--stages", "32",
-                              "--micro-batches", "32", "--micro-batch-size", "1",
-                              "--data-parallel", "16", "--model", "gpt2-1.3b", "--hardware",
-                              "p100-daint", "--format", "json"});
+  const CliResult r = invoke({"simulate", "--schedule", "1f1b", "--stages", "32", "--micro-batches",
+                              "32", "--micro-batch-size", "1", "--data-parallel", "16", "--model",
+                              "gpt2-1.3b", "--hardware", "p100-daint", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("mode"), "real-cost");
@@ -188,16 +187,16 @@ TEST(RealCost, BlockingP2PIsNeverFaster) {
 }
 
 TEST(RealCost, OutputIsByteIdenticalAcrossRuns) {
-  const std::vector<std::string> args{"simulate", "-D", "8", "-N", "16", "--model", "gpt2-32l",
-                                      "--hardware", "a100-dgx", "-B", "2", "-W", "4",
-                                      "--format", "json", "--ops"};
+  const std::vector<std::string> args{"simulate", "-D",         "8",        "-N",   "16", "--model",
+                                      "gpt2-32l", "--hardware", "a100-dgx", "-B",   "2",  "-W",
+                                      "4",        "--format",   "json",     "--ops"};
   EXPECT_EQ(invoke(args).out, invoke(args).out);
-  const CliResult csv = invoke({"simulate", "-D", "8", "--model", "gpt2-32l", "--hardware",
-                                "a100-dgx", "--format", "csv"});
+  const CliResult csv = invoke(
+      {"simulate", "-D", "8", "--model", "gpt2-32l", "--hardware", "a100-dgx", "--format", "csv"});
   ASSERT_EQ(csv.code, 0) << csv.err;
   EXPECT_NE(csv.out.find("throughput"), std::string::npos);
-  const CliResult text = invoke({"simulate", "-D", "8", "--model", "gpt2-32l", "--hardware",
-                                 "a100-dgx"});
+  const CliResult text =
+      invoke({"simulate", "-D", "8", "--model", "gpt2-32l", "--hardware", "a100-dgx"});
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("throughput"), std::string::npos);
 }
@@ -278,8 +277,8 @@ TEST_F(BadFiles, UnknownNamesAndMissingPartner) {
                   "command line", "--recompute");
   expect_one_line({"--model", "gpt2-32l", "--hardware", "p100-daint", "--bytes-per-param", "3"},
                   "command line", "--bytes-per-param");
-  expect_one_line({"--model", "llama2-7b", "--hardware", "p100-daint"},
-                  "hardware/p100-daint.yaml", "gpu.peak_flops.bf16");
+  expect_one_line({"--model", "llama2-7b", "--hardware", "p100-daint"}, "hardware/p100-daint.yaml",
+                  "gpu.peak_flops.bf16");
 }
 
 }  // namespace

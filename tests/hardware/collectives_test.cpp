@@ -1,11 +1,12 @@
 // Communication formulas against their closed forms: Hockney (1994), ring and Rabenseifner
 // (Thakur, Rabenseifner & Gropp 2005), hierarchical (Jia et al. 2018); and placement.
 
+#include "pipesim/hardware/collectives.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "pipesim/hardware/collectives.hpp"
 #include "pipesim/hardware/placement.hpp"
 
 namespace pipesim::hardware {
@@ -63,10 +64,9 @@ TEST(Collectives, AllReduceTimePicksTierAlgorithmAndFittedCurve) {
   EXPECT_DOUBLE_EQ(all_reduce_time(p, 8, 8, Bytes(n)).total().value,
                    ring_all_reduce(p.inter_node, 8, Bytes(n), true).total().value);
   p.all_reduce = AllReduceAlgorithm::Hierarchical;
-  EXPECT_DOUBLE_EQ(all_reduce_time(p, 32, 4, Bytes(n)).total().value,
-                   hierarchical_all_reduce(p.intra_node, p.inter_node, 8, 4, Bytes(n))
-                       .total()
-                       .value);
+  EXPECT_DOUBLE_EQ(
+      all_reduce_time(p, 32, 4, Bytes(n)).total().value,
+      hierarchical_all_reduce(p.intra_node, p.inter_node, 8, 4, Bytes(n)).total().value);
   p.fitted["all_reduce"]["inter_node"] = {1e-4, 1e10};
   EXPECT_DOUBLE_EQ(all_reduce_time(p, 32, 4, Bytes(n)).total().value, 1e-4 + n / 1e10);
 }

@@ -1,5 +1,7 @@
 // Hardware profiles: shipped files load, save/load round-trips, bad YAML names file and field.
 
+#include "pipesim/hardware/profile.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -7,7 +9,6 @@
 #include <fstream>
 
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/hardware/profile.hpp"
 
 namespace pipesim::hardware {
 namespace {

@@ -1,9 +1,10 @@
 // Model specs: shipped YAML files load, parameter counts match the papers, bad YAML is named.
 
+#include "pipesim/models/model_spec.hpp"
+
 #include <gtest/gtest.h>
 
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/models/model_spec.hpp"
 #include "pipesim/models/transformer.hpp"
 
 namespace pipesim::models {
@@ -80,13 +81,13 @@ TEST(ModelSpec, ParsesAMinimalDocumentWithDefaults) {
 }
 
 TEST(ModelSpec, BadDocumentsNameTheField) {
-  expect_error(replace(kValid, "hidden: 64\n", ""), "hidden");                   // missing
-  expect_error(replace(kValid, "hidden: 64", "hidden: wide"), "hidden");         // wrong type
-  expect_error(replace(kValid, "layers: 4", "layers: 0"), "layers");             // zero
-  expect_error(replace(kValid, "sequence: 32", "sequence: -32"), "sequence");    // negative
-  expect_error(replace(kValid, "layers: 4", "layers: 4\nlayer: 5"), "layer");    // unknown key
+  expect_error(replace(kValid, "hidden: 64\n", ""), "hidden");                 // missing
+  expect_error(replace(kValid, "hidden: 64", "hidden: wide"), "hidden");       // wrong type
+  expect_error(replace(kValid, "layers: 4", "layers: 0"), "layers");           // zero
+  expect_error(replace(kValid, "sequence: 32", "sequence: -32"), "sequence");  // negative
+  expect_error(replace(kValid, "layers: 4", "layers: 4\nlayer: 5"), "layer");  // unknown key
   expect_error(replace(kValid, "precision: bf16", "precision: fp8"), "precision");
-  expect_error(replace(kValid, "heads: 4", "heads: 5"), "heads");                // 64 % 5 ≠ 0
+  expect_error(replace(kValid, "heads: 4", "heads: 5"), "heads");  // 64 % 5 ≠ 0
   expect_error(replace(kValid, "tied_embeddings: true", "tied_embeddings: 3"), "tied_embeddings");
 }
 

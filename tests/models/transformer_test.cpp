@@ -1,12 +1,13 @@
 // Transformer FLOPs and activations against the closed forms of Narayanan et al. (SC'21),
 // Korthikanti et al. (2022) and Qi et al. (zero bubble); layer partitioning.
 
+#include "pipesim/models/transformer.hpp"
+
 #include <gtest/gtest.h>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/models/partition.hpp"
-#include "pipesim/models/transformer.hpp"
 
 namespace pipesim::models {
 namespace {
@@ -41,6 +42,16 @@ TEST(Transformer, ActivationBytesMatchKorthikanti) {
       EXPECT_DOUBLE_EQ(layer_activation_bytes(m, b, Recompute::Full).value, 2 * sbh);
     }
   }
+}
+
+TEST(Transformer, ActivationInventoryCountsGroupedQueryAttentionAndSwiGLU) {
+  // Korthikanti's itemisation with K, V of width h_kv and three FFN-wide SwiGLU tensors.
+  const ModelSpec m = load_model("llama2-70b");
+  const double s = m.sequence, h = m.hidden, a = m.heads, f = m.ffn_hidden, kv = m.kv_hidden();
+  const double sb = s * 1;
+  const double linear = 7 * sb * h + 4 * sb * kv + 3 * sb * h + 6 * sb * f + 4 * sb * h;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, Recompute::Selective).value, linear);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, Recompute::None).value, linear + 5 * a * s * sb);
 }
 
 TEST(Transformer, RecomputeAddsTheRightForwardPart) {

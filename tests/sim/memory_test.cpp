@@ -2,11 +2,12 @@
 // 1F1B's min(N, D−s) live activation sets, and the invariants (never below the static level,
 // back to it at the end of a synchronous iteration).
 
+#include "pipesim/sim/memory.hpp"
+
 #include <gtest/gtest.h>
 
 #include "../support/hand_chimera.hpp"
 #include "../support/run_helpers.hpp"
-#include "pipesim/sim/memory.hpp"
 
 namespace pipesim::sim {
 namespace {

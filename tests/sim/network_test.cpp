@@ -1,11 +1,12 @@
 // The real-cost engine on hand-made graphs: max-min fair sharing against worked examples,
 // latency, interference, blocking p2p, eager vs flush gradient synchronisation.
 
+#include "pipesim/sim/network.hpp"
+
 #include <gtest/gtest.h>
 
 #include "../support/hand_chimera.hpp"
 #include "pipesim/sim/lowering.hpp"
-#include "pipesim/sim/network.hpp"
 
 namespace pipesim::sim {
 namespace {
@@ -29,8 +30,7 @@ class UniformNetwork final : public NetworkModel {
   UniformNetwork(double transfer, double reduce) : transfer_(transfer), reduce_(reduce) {}
   int num_resources() const override { return 1; }
   Flow flow(const TaskGraph& g, TaskId id) const override {
-    return g.task(id).kind == OpKind::Transfer ? Flow{0.0, transfer_, {}}
-                                               : Flow{0.0, reduce_, {}};
+    return g.task(id).kind == OpKind::Transfer ? Flow{0.0, transfer_, {}} : Flow{0.0, reduce_, {}};
   }
 
  private:
@@ -39,7 +39,8 @@ class UniformNetwork final : public NetworkModel {
 
 TaskGraph transfers(int count) {
   TaskGraphBuilder b(2);
-  for (int i = 0; i < count; ++i) b.add_task(Task{OpKind::Transfer, 0, 1, 0, 0, 0, i, -1});
+  for (int i = 0; i < count; ++i)
+    b.add_task(Task{OpKind::Transfer, 0, 1, 0, 0, 0, i, -1});
   return std::move(b).build();
 }
 
@@ -51,7 +52,8 @@ TEST(Network, TwoTransfersSharingOneLinkEachTakeTwiceAsLong) {
   const Trace shared = simulate_network(two, compute, TableNetwork(1, {f, f}), {});
   ASSERT_TRUE(alone.completed && shared.completed);
   EXPECT_DOUBLE_EQ(alone.timing[0].end, 1.5);
-  for (TaskId t : {0u, 1u}) EXPECT_DOUBLE_EQ(shared.timing[t].end, 2 * 1.5);
+  for (TaskId t : {0u, 1u})
+    EXPECT_DOUBLE_EQ(shared.timing[t].end, 2 * 1.5);
 }
 
 TEST(Network, LatencyIsNotSlowedBySharing) {
@@ -74,11 +76,11 @@ TEST(Network, MaxMinFairnessByProgressiveFilling) {
   // r0: f0, f1; r1: f1 and f2 (f2 uses 3× its share). Filling: r1 saturates at x = ¼
   // (x + 3x = 1), freezing f1 and f2 at ¼; f0 rises to ¾ (¼ + ¾ = 1 on r0).
   const UnitCostModel compute({1, 2, 0, 0});
-  const std::vector<Flow> flows{{0, 0.75, {{0, 1.0}}},
-                                {0, 0.25, {{0, 1.0}, {1, 1.0}}},
-                                {0, 0.25, {{1, 3.0}}}};
+  const std::vector<Flow> flows{
+      {0, 0.75, {{0, 1.0}}}, {0, 0.25, {{0, 1.0}, {1, 1.0}}}, {0, 0.25, {{1, 3.0}}}};
   const Trace t = simulate_network(transfers(3), compute, TableNetwork(2, flows), {});
-  for (TaskId i = 0; i < 3; ++i) EXPECT_NEAR(t.timing[i].end, 1.0, 1e-12) << i;
+  for (TaskId i = 0; i < 3; ++i)
+    EXPECT_NEAR(t.timing[i].end, 1.0, 1e-12) << i;
 }
 
 TEST(Network, CollectiveSlowsComputeByTheInterferenceFactor) {
@@ -116,10 +118,14 @@ TEST(Network, WithoutContentionItMatchesTheUnitEngine) {
 TEST(Network, BlockingP2PHoldsTheSendersStream) {
   Schedule s = make_linear_schedule("two", 2, 2);
   using K = OpKind;
-  s.program[0] = {{K::Forward, 0, 0, 0, 0}, {K::Forward, 0, 0, 0, 1},
-                  {K::Backward, 0, 0, 0, 0}, {K::Backward, 0, 0, 0, 1}};
-  s.program[1] = {{K::Forward, 0, 1, 0, 0}, {K::Backward, 0, 1, 0, 0},
-                  {K::Forward, 0, 1, 0, 1}, {K::Backward, 0, 1, 0, 1}};
+  s.program[0] = {{K::Forward, 0, 0, 0, 0},
+                  {K::Forward, 0, 0, 0, 1},
+                  {K::Backward, 0, 0, 0, 0},
+                  {K::Backward, 0, 0, 0, 1}};
+  s.program[1] = {{K::Forward, 0, 1, 0, 0},
+                  {K::Backward, 0, 1, 0, 0},
+                  {K::Forward, 0, 1, 0, 1},
+                  {K::Backward, 0, 1, 0, 1}};
   const TaskGraph g = build_task_graph(s);
   const UnitCostModel unit({1, 2, 0, 0});
   const UniformNetwork net(0.5, 0.0);
@@ -153,7 +159,8 @@ TEST(Network, FlushDelaysAllReducesUntilTheHoldersFinishComputing) {
     if (g.task(t).kind != OpKind::AllReduce) continue;
     for (int w : g.group_workers()[static_cast<size_t>(g.task(t).group)]) {
       EXPECT_GE(flushed.timing[t].start, last_compute[static_cast<size_t>(w)]);
-      some_eager_overlap = some_eager_overlap || eager.timing[t].start < last_compute[static_cast<size_t>(w)];
+      some_eager_overlap =
+          some_eager_overlap || eager.timing[t].start < last_compute[static_cast<size_t>(w)];
     }
   }
   EXPECT_TRUE(some_eager_overlap);  // eager sync overlaps the other pipeline's backwards

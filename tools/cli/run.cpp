@@ -46,10 +46,10 @@ void run_real(const RunSpec& spec, RunResult& r) {
   p.memory = sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory());
   p.time = sim::time_breakdown(r.graph, r.trace);
   const int gpus = r.schedule.workers * ps.setup.data_parallel;
-  // B̂ = B·N·W per iteration (DESIGN.md §2); an asynchronous schedule lists several.
+  // B̂ = B·N·W per iteration (DESIGN.md §2). iteration_time is per iteration (steady state for
+  // an asynchronous schedule, DESIGN.md §6), so throughput · iteration_time = B̂ always.
   p.samples_per_iteration = static_cast<double>(ps.setup.micro_batch_size) *
-                            r.schedule.micro_batches * ps.setup.data_parallel *
-                            r.schedule.iterations;
+                            r.schedule.micro_batches * ps.setup.data_parallel;
   p.model_params = models::model_params(p.model);
   p.model_flops_per_iteration =
       models::model_flops_per_iteration(p.model, p.samples_per_iteration).value;

@@ -17,9 +17,9 @@
 namespace pipesim::hardware {
 
 struct CommTime {
-  core::Seconds latency{0.0};   //!< α terms: not slowed by sharing
-  core::Seconds intra{0.0};     //!< bandwidth term on intra-node links, alone
-  core::Seconds inter{0.0};     //!< bandwidth term on inter-node links, alone
+  core::Seconds latency{0.0};  //!< α terms: not slowed by sharing
+  core::Seconds intra{0.0};    //!< bandwidth term on intra-node links, alone
+  core::Seconds inter{0.0};    //!< bandwidth term on inter-node links, alone
   core::Seconds total() const { return latency + intra + inter; }
 };
 

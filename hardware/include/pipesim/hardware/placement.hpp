@@ -9,8 +9,8 @@ enum class PlacementMode {
 };
 
 struct Placement {
-  int workers = 1;        //!< D
-  int replicas = 1;       //!< W
+  int workers = 1;   //!< D
+  int replicas = 1;  //!< W
   int gpus_per_node = 1;
   int nics_per_node = 1;
   PlacementMode mode = PlacementMode::PipelineMajor;
@@ -30,7 +30,8 @@ struct Placement {
   //! same messages at the same time).
   int replicas_on_nic(int worker) const {
     int count = 0;
-    for (int r = 0; r < replicas; ++r) count += nic(r, worker) == nic(0, worker) ? 1 : 0;
+    for (int r = 0; r < replicas; ++r)
+      count += nic(r, worker) == nic(0, worker) ? 1 : 0;
     return count;
   }
 };

@@ -4,7 +4,8 @@
 // all-reduces), and every stage into bytes of memory (DESIGN.md §4, §5).
 //
 // Compute time [DESIGN.md §4; efficiency tables as in Calculon, Isaev et al., SC'23]:
-//   t = Σ_gemm FLOPs / (peak · eff_gemm(FLOPs)) + bytes / (HBM · eff_hbm(bytes)) + launches · t_launch
+//   t = Σ_gemm FLOPs / (peak · eff_gemm(FLOPs)) + bytes / (HBM · eff_hbm(bytes)) + launches ·
+//   t_launch
 // Transfers: Hockney α + n/β on the tier the two GPUs share (collectives.hpp).
 // Gradient all-reduce of a stage: over its holders in one replica × W replicas (2f·W ranks for
 // Chimera), by the profile's algorithm.

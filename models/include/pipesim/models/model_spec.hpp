@@ -17,7 +17,7 @@ double precision_bytes(Precision p);
 enum class Norm { LayerNorm, RMSNorm };
 
 struct ModelSpec {
-  std::string name;                     //!< e.g. "gpt2-1.3b"
+  std::string name;  //!< e.g. "gpt2-1.3b"
   std::string description;
   std::vector<std::string> references;  //!< where the shape comes from
   std::string source;                   //!< the YAML file it was read from
@@ -31,8 +31,8 @@ struct ModelSpec {
   bool gated_mlp = false;               //!< SwiGLU-style MLP with three matrices (LLaMA)
   bool bias = true;                     //!< linear layers carry biases
   Norm norm = Norm::LayerNorm;
-  int position_embeddings = 0;          //!< rows of a learned position table; 0 for rotary
-  bool tied_embeddings = true;          //!< LM head shares the input embedding matrix
+  int position_embeddings = 0;  //!< rows of a learned position table; 0 for rotary
+  bool tied_embeddings = true;  //!< LM head shares the input embedding matrix
   Precision precision = Precision::BF16;
   //! Head parameters outside the generic formula (BERT pooler, MLM transform, NSP head);
   //! counted on the last stage.

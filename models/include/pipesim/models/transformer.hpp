@@ -29,9 +29,9 @@ struct Gemm {
 
 //! What one compute op costs before hardware is applied.
 struct OpWork {
-  std::vector<Gemm> gemms;       //!< matrix multiplications (time = FLOPs / (peak · eff))
-  core::Bytes memory{0.0};       //!< bytes moved by memory-bound kernels
-  double launches = 0.0;         //!< kernel launches
+  std::vector<Gemm> gemms;  //!< matrix multiplications (time = FLOPs / (peak · eff))
+  core::Bytes memory{0.0};  //!< bytes moved by memory-bound kernels
+  double launches = 0.0;    //!< kernel launches
 
   core::Flops gemm_flops() const;
   OpWork& operator+=(const OpWork& o);
@@ -68,7 +68,8 @@ OpWork head_backward_weight(const ModelSpec& m, int b);
 OpWork embedding_forward(const ModelSpec& m, int b);
 
 //! Activation bytes one layer keeps from its forward to its backward for one micro-batch [K22]:
-//! none sbh(34 + 5as/h); selective 34sbh; full 2sbh. Scaled by bytes/2 for non-16-bit models.
+//! none sbh(34 + 5as/h); selective 34sbh; full 2sbh for a GPT layer (itemised in the source
+//! for grouped-query attention, gated MLPs and other FFN sizes). Scaled by bytes/2 for fp32.
 core::Bytes layer_activation_bytes(const ModelSpec& m, int b, Recompute r);
 //! Extra activations of the first stage (embedding dropout mask, sbh bytes) and of the last
 //! (final norm and head inputs 4sbh, fp32 logits for the loss 4sbV) [K22 §4.3].

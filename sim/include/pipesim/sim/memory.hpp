@@ -14,14 +14,14 @@ namespace pipesim::sim {
 
 //! Bytes of one (virtual) stage; the same for every pipeline.
 struct StageMemory {
-  double weights = 0.0;      //!< one version of the stage's weights
+  double weights = 0.0;  //!< one version of the stage's weights
   double gradients = 0.0;
   double optimizer = 0.0;    //!< optimizer state (e.g. fp32 master weights, Adam m and v)
   double activations = 0.0;  //!< kept per micro-batch from F start to B (or W) end
   //! Recomputed activations held while a backward recomputes: from R start (or, for a schedule
   //! without R ops, the backward's start) to the backward's end. Counted as activations.
   double recompute = 0.0;
-  double workspace = 0.0;    //!< held while any compute op of the stage runs ("other")
+  double workspace = 0.0;  //!< held while any compute op of the stage runs ("other")
 };
 
 struct MemoryBreakdown {
