@@ -85,6 +85,33 @@ TEST(RealCost, DoneWhenConfigurationIsCompleteAndConsistent) {
   }
 }
 
+TEST(RealCost, DoneWhenWithTheRegisteredChimera) {
+  // The issue's done-when verbatim, once schedules/chimera is registered (issue 3).
+  if (schedules::find_schedule("chimera") == nullptr) GTEST_SKIP() << "chimera not registered";
+  const CliResult r =
+      invoke({"simulate", "--schedule", "chimera", "--stages", "32", "--micro-batches", "32",
+              "--micro-batch-size", "1", "--data-parallel", "16", "--model", "gpt2-1.3b",
+              "--hardware", "p100-daint", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("pipelines"), 2);
+  EXPECT_NEAR(j.at("throughput").get<double>() * j.at("iteration_time").get<double>(), 512.0, 1e-9);
+  EXPECT_TRUE(j.at("fits_memory").get<bool>());
+  // Chimera's worker 0 holds stage 0 and stage D−1: twice 1F1B's worker-0 weights and more.
+  const CliResult one = invoke({"simulate", "--schedule", "1f1b", "--stages", "32",
+                                "--micro-batches", "32", "--data-parallel", "16", "--model",
+                                "gpt2-1.3b", "--hardware", "p100-daint", "--format", "json"});
+  const auto k = nlohmann::json::parse(one.out);
+  double chimera_weights = 0, one_weights = 0;
+  for (const auto& w : j.at("per_worker"))
+    chimera_weights += w.at("memory").at("weights").get<double>();
+  for (const auto& w : k.at("per_worker"))
+    one_weights += w.at("memory").at("weights").get<double>();
+  EXPECT_DOUBLE_EQ(chimera_weights, 2 * one_weights);
+  // Bidirectional pipelines fill the bubbles 1F1B leaves at D = N = 32.
+  EXPECT_GT(j.at("throughput").get<double>(), k.at("throughput").get<double>());
+}
+
 TEST(RealCost, FullRecomputationCutsActivationMemoryAndAddsTime) {
   RunSpec s = spec("1f1b", 8, 16, "gpt2-32l", "a100-dgx", 4, 1);
   const RunResult none = run(s);
