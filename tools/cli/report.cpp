@@ -49,7 +49,10 @@ void add_perf_header(nlohmann::ordered_json& j, const RunSpec& spec, const RunRe
   j["data_parallel"] = setup.data_parallel;
   j["gpus"] = run.schedule.workers * setup.data_parallel;
   j["mini_batch"] = p.samples_per_iteration;
-  j["recompute"] = recompute_name(setup.recompute);
+  // A schedule with R ops recomputes even under --recompute none (TrainingCostModel: full).
+  j["recompute"] = run.schedule.recompute && setup.recompute == models::Recompute::None
+                       ? "full"
+                       : recompute_name(setup.recompute);
   j["partition"] = setup.partition == models::PartitionMode::Uniform ? "uniform" : "balanced";
   j["placement"] =
       setup.placement == hardware::PlacementMode::PipelineMajor ? "pipeline-major" : "data-major";
