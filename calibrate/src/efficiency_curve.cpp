@@ -5,29 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "pipesim/core/assert.hpp"
-
 namespace pipesim::calibrate {
-
-EfficiencyCurve::EfficiencyCurve(std::vector<Point> points) : points_(std::move(points)) {
-  for (size_t i = 0; i < points_.size(); ++i) {
-    PIPESIM_ASSERT(points_[i].first > 0, "efficiency curve sizes must be positive");
-    PIPESIM_ASSERT(i == 0 || points_[i - 1].first < points_[i].first,
-                   "efficiency curve sizes must increase");
-  }
-}
-
-double EfficiencyCurve::at(double size) const {
-  PIPESIM_ASSERT(!points_.empty(), "efficiency curve is empty");
-  if (size <= points_.front().first) return points_.front().second;
-  if (size >= points_.back().first) return points_.back().second;
-  const auto hi = std::upper_bound(points_.begin(), points_.end(), size,
-                                   [](double s, const Point& p) { return s < p.first; });
-  const auto lo = hi - 1;
-  const double x0 = std::log10(lo->first), x1 = std::log10(hi->first);
-  const double w = (std::log10(size) - x0) / (x1 - x0);
-  return lo->second + w * (hi->second - lo->second);
-}
 
 namespace {
 
@@ -89,7 +67,7 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
 
   CurveFit fit;
   fit.samples = size_efficiency.size();
-  std::vector<EfficiencyCurve::Point> points;
+  std::vector<std::pair<double, double>> points;
   for (size_t j = 0; j < knots.size(); ++j) {
     double v = values(static_cast<Eigen::Index>(j));
     if (v < kMinEfficiency || v > 1.0) {
@@ -98,7 +76,7 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
     }
     points.emplace_back(std::pow(10.0, knots[j]), v);
   }
-  fit.curve = EfficiencyCurve(std::move(points));
+  fit.curve = EfficiencyCurve{std::move(points)};
   double sq = 0.0;
   for (const auto& [size, eff] : size_efficiency)
     sq += std::pow(fit.curve.at(size) - eff, 2);

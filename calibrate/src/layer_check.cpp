@@ -22,7 +22,8 @@ double predict_kernel_seconds(const ComputeParameters& p, const LayerKernel& ker
   if (kernel.is_gemm) {
     const auto peak = p.peak_flops.find(dtype);
     const auto eff = p.gemm_efficiency.find(dtype);
-    if (peak == p.peak_flops.end() || eff == p.gemm_efficiency.end() || eff->second.empty()) {
+    if (peak == p.peak_flops.end() || eff == p.gemm_efficiency.end() ||
+        eff->second.points.empty()) {
       throw core::ConfigError("profile", fmt::format("gpu.gemm_efficiency.{}", dtype),
                               "needed by the layer check but missing");
     }

@@ -7,7 +7,7 @@ namespace {
 
 nlohmann::json curve_json(const EfficiencyCurve& c) {
   nlohmann::json points = nlohmann::json::array();
-  for (const auto& [size, eff] : c.points())
+  for (const auto& [size, eff] : c.points)
     points.push_back({size, eff});
   return points;
 }
@@ -33,7 +33,7 @@ nlohmann::json throughput_json(const ThroughputFit& t, const char* achieved_key)
 
 }  // namespace
 
-nlohmann::json fit_to_json(const CalibrationFit& fit, const Provenance& provenance,
+nlohmann::json fit_to_json(const CalibrationFit& fit, const hardware::Provenance& provenance,
                            const std::string& samples_source) {
   nlohmann::json j;
   j["schema_version"] = 1;
@@ -61,7 +61,7 @@ nlohmann::json fit_to_json(const CalibrationFit& fit, const Provenance& provenan
   return j;
 }
 
-std::string fit_to_text(const CalibrationFit& fit, const Provenance& provenance) {
+std::string fit_to_text(const CalibrationFit& fit, const hardware::Provenance& provenance) {
   std::string s = fmt::format("calibration of {} (driver {}, CUDA {}, {})\n", provenance.gpu,
                               provenance.driver, provenance.cuda, provenance.date);
   if (fit.kernel_launch)

@@ -58,30 +58,40 @@ TEST(CalibrateCli, WritesAProfileThatLoadsBackWithTheFittedValues) {
 
   // The samples travel with the profile, byte for byte.
   EXPECT_EQ(slurp(dir / "h200-cal.samples.csv"), slurp(kSamples));
-  const BaseProfile loaded = load_base_profile(out);
+  const hardware::HardwareProfile loaded = load_base_profile(out.string());
   EXPECT_EQ(loaded.name, "h200-sxm-calibrated");
-  const std::string text = slurp(out);
-  EXPECT_NE(text.find("source: calibration"), std::string::npos);
-  EXPECT_NE(text.find("gpu: synthetic (not measured)"), std::string::npos);
-  EXPECT_NE(text.find("samples: h200-cal.samples.csv"), std::string::npos);
-  EXPECT_NE(text.find("inter_node: {alpha: 5.0e-6, beta: 45.0e9}"), std::string::npos)
-      << "values not measured are copied from the base";
+  EXPECT_EQ(loaded.provenance.source, "calibration");
+  EXPECT_EQ(loaded.provenance.gpu, "synthetic (not measured)");
+  EXPECT_EQ(loaded.provenance.date, "2026-11-30");
+  EXPECT_EQ(loaded.provenance.tool_version, "pipesim 0.1.0");
+  EXPECT_EQ(loaded.samples, "h200-cal.samples.csv");
 
   // Round trip: what was written is what was fitted (6 significant digits).
-  const BaseProfile base = load_base_profile(kBase);
-  const CalibrationFit fit = fit_samples(read_samples(kSamples), base.compute);
-  EXPECT_NEAR(loaded.compute.kernel_launch / *fit.kernel_launch, 1.0, 1e-5);
+  const hardware::HardwareProfile base = load_base_profile(kBase);
+  const CalibrationFit fit = fit_samples(read_samples(kSamples), base.gpu);
+  EXPECT_NEAR(loaded.gpu.kernel_launch / *fit.kernel_launch, 1.0, 1e-5);
   for (const auto& [dtype, t] : fit.gemm) {
-    const auto& got = loaded.compute.gemm_efficiency.at(dtype).points();
-    const auto& want = t.fit.curve.points();
+    const auto& got = loaded.gpu.gemm_efficiency.at(dtype).points;
+    const auto& want = t.fit.curve.points;
     ASSERT_EQ(got.size(), want.size()) << dtype;
     for (size_t i = 0; i < got.size(); ++i) {
       EXPECT_NEAR(got[i].first / want[i].first, 1.0, 1e-5);
       EXPECT_NEAR(got[i].second / want[i].second, 1.0, 1e-5);
     }
   }
-  EXPECT_EQ(loaded.compute.peak_flops, base.compute.peak_flops);
-  EXPECT_EQ(loaded.compute.hbm_efficiency.points().size(), fit.hbm->fit.curve.points().size());
+  // Not measured: copied from the base.
+  EXPECT_EQ(loaded.gpu.peak_flops, base.gpu.peak_flops);
+  EXPECT_EQ(loaded.gpu.memory_bytes, base.gpu.memory_bytes);
+  EXPECT_EQ(loaded.inter_node.alpha, base.inter_node.alpha);
+  EXPECT_EQ(loaded.inter_node.beta, base.inter_node.beta);
+  EXPECT_EQ(loaded.gpus_per_node, base.gpus_per_node);
+  // Measured: the fitted link and collectives (α + n/β form).
+  EXPECT_NEAR(loaded.intra_node.beta / fit.intra_node->profile_beta(), 1.0, 1e-5);
+  EXPECT_NEAR(loaded.fitted.at("all_reduce").at("intra_node").beta /
+                  fit.collectives.at("all_reduce").profile_beta(),
+              1.0, 1e-5);
+  EXPECT_EQ(loaded.fitted.size(), 3u);
+  EXPECT_EQ(loaded.gpu.hbm_efficiency.points.size(), fit.hbm->fit.curve.points.size());
 
   // Calibrating again from the calibrated profile and its copied samples is a fixed point.
   const fs::path again = dir / "again.yaml";
@@ -89,9 +99,9 @@ TEST(CalibrateCli, WritesAProfileThatLoadsBackWithTheFittedValues) {
                     "--base", out.string(), "-o", again.string(), "--name", "h200-sxm-calibrated"})
                 .code,
             0);
-  const BaseProfile twice = load_base_profile(again);
-  EXPECT_EQ(twice.compute.gemm_efficiency.at("bf16").points(),
-            loaded.compute.gemm_efficiency.at("bf16").points());
+  const hardware::HardwareProfile twice = load_base_profile(again.string());
+  EXPECT_EQ(twice.gpu.gemm_efficiency.at("bf16").points,
+            loaded.gpu.gemm_efficiency.at("bf16").points);
 }
 
 TEST(CalibrateCli, OutputIsByteIdenticalAcrossRuns) {
@@ -187,23 +197,46 @@ TEST(CalibrateCli, BadBaseProfileIsOneLine) {
                                               "hbm_bandwidth: -1");
   const CliResult r = invoke({"calibrate", "--from-samples", kSamples, "--base", base.string()});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err,
-            "pipesim: error: " + base.string() + ": gpu.hbm_bandwidth: must be > 0, got -1\n");
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("pipesim: error: " + base.string() + ": ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("hbm_bandwidth"), std::string::npos) << r.err;
+}
+
+TEST(CalibrateCli, CalibratedProfileDrivesSimulate) {
+  const fs::path dir = testing::scratch_dir();
+  const fs::path out = dir / "cal.yaml";
+  ASSERT_EQ(
+      invoke({"calibrate", "--from-samples", kSamples, "--base", kBase, "-o", out.string()}).code,
+      0);
+  const auto simulate = [](const std::string& hardware) {
+    const CliResult r = invoke({"simulate", "--schedule", "1f1b", "-D", "4", "-N", "8", "--model",
+                                "gpt2-32l", "--hardware", hardware, "--format", "json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.code == 0 ? r.out : "{}");
+  };
+  const auto calibrated = simulate(out.string());
+  const auto datasheet = simulate("h200-sxm");  // the shipped datasheet profile
+  ASSERT_TRUE(calibrated.contains("iteration_time"));
+  EXPECT_EQ(calibrated.at("hardware"), "h200-sxm-calibrated");
+  const double t = calibrated.at("iteration_time").get<double>();
+  EXPECT_GT(t, 0.0);
+  EXPECT_LT(calibrated.at("mfu").get<double>(), 1.0);
+  // The fitted efficiencies change the prediction.
+  EXPECT_NE(t, datasheet.at("iteration_time").get<double>());
 }
 
 TEST(CalibrateCli, LayerCheckPrintsMeasuredBesidePredicted) {
   const fs::path dir = testing::scratch_dir();
-  const BaseProfile base = load_base_profile(kBase);
+  const hardware::HardwareProfile base = load_base_profile(kBase);
   const LayerShape shape{2, 1024, 2048, 16, 2};
   // SYNTHETIC layer times: the base profile's own prediction × 1.1 (so the error is −9.1 %).
   std::ofstream(dir / "layer.csv")
       << "b,s,h,heads,dtype,direction,kernel,seconds\n"
-      << fmt::format(
-             "2,1024,2048,16,bf16,forward,total,{:.17g}\n",
-             1.1 * predict_layer_seconds(base.compute, shape, LayerDirection::forward, "bf16"))
+      << fmt::format("2,1024,2048,16,bf16,forward,total,{:.17g}\n",
+                     1.1 * predict_layer_seconds(base.gpu, shape, LayerDirection::forward, "bf16"))
       << fmt::format(
              "2,1024,2048,16,bf16,backward,total,{:.17g}\n",
-             1.1 * predict_layer_seconds(base.compute, shape, LayerDirection::backward, "bf16"));
+             1.1 * predict_layer_seconds(base.gpu, shape, LayerDirection::backward, "bf16"));
   const CliResult text = invoke({"calibrate", "layer-check", "--layer-times",
                                  (dir / "layer.csv").string(), "--profile", kBase});
   ASSERT_EQ(text.code, 0) << text.err;
@@ -239,7 +272,7 @@ TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
   EXPECT_EQ(slurp(dir / "args.txt"),
             "--quick --out " + (dir / "node-run" / "samples.csv").string() + "\n");
   EXPECT_EQ(slurp(dir / "node.samples.csv"), slurp(kSamples));
-  EXPECT_EQ(load_base_profile(out).name, "h200-sxm-calibrated");
+  EXPECT_EQ(load_base_profile(out.string()).name, "h200-sxm-calibrated");
 
   std::ofstream(bench) << "#!/bin/sh\nexit 3\n";
   const CliResult failed = invoke({"calibrate", "--bench-dir", bench.parent_path().string(),

@@ -23,14 +23,14 @@ nlohmann::json truth() {
 }
 
 EfficiencyCurve curve_of(const nlohmann::json& table) {
-  std::vector<EfficiencyCurve::Point> points;
+  EfficiencyCurve curve;
   for (const auto& p : table)
-    points.emplace_back(p[0].get<double>(), p[1].get<double>());
-  return EfficiencyCurve(points);
+    curve.points.emplace_back(p[0].get<double>(), p[1].get<double>());
+  return curve;
 }
 
 TEST(EfficiencyCurve, InterpolatesInLog10AndClampsAtTheEnds) {
-  const EfficiencyCurve c({{1e6, 0.2}, {1e8, 0.8}});
+  const EfficiencyCurve c{{{1e6, 0.2}, {1e8, 0.8}}};
   EXPECT_DOUBLE_EQ(c.at(1e3), 0.2);
   EXPECT_DOUBLE_EQ(c.at(1e6), 0.2);
   EXPECT_NEAR(c.at(1e7), 0.5, 1e-12);  // halfway in log10, not in size
@@ -39,13 +39,13 @@ TEST(EfficiencyCurve, InterpolatesInLog10AndClampsAtTheEnds) {
 }
 
 TEST(EfficiencyFit, RecoversAPiecewiseLinearCurveExactlyWithoutNoise) {
-  const EfficiencyCurve truth_curve({{1e6, 0.1}, {1e7, 0.4}, {1e8, 0.7}, {1e9, 0.75}});
+  const EfficiencyCurve truth_curve{{{1e6, 0.1}, {1e7, 0.4}, {1e8, 0.7}, {1e9, 0.75}}};
   std::vector<std::pair<double, double>> points;
   for (double lx = 6.0; lx <= 9.0 + 1e-9; lx += 0.25) {
     points.emplace_back(std::pow(10.0, lx), truth_curve.at(std::pow(10.0, lx)));
   }
   const CurveFit fit = fit_efficiency_curve(points);
-  ASSERT_EQ(fit.curve.points().size(), 4u);
+  ASSERT_EQ(fit.curve.points.size(), 4u);
   for (double lx = 6.0; lx <= 9.0; lx += 0.1) {
     EXPECT_NEAR(fit.curve.at(std::pow(10.0, lx)), truth_curve.at(std::pow(10.0, lx)), 1e-9);
   }
@@ -56,7 +56,7 @@ TEST(EfficiencyFit, RecoversAPiecewiseLinearCurveExactlyWithoutNoise) {
 TEST(EfficiencyFit, ClampsIntoTheValidRangeAndSaysSo) {
   const CurveFit fit = fit_efficiency_curve({{1e6, 0.5}, {1e8, 1.3}});
   EXPECT_TRUE(fit.clamped);
-  EXPECT_DOUBLE_EQ(fit.curve.points().back().second, 1.0);
+  EXPECT_DOUBLE_EQ(fit.curve.points.back().second, 1.0);
 }
 
 TEST(EfficiencyFit, NeedsTwoDistinctSizes) {
@@ -106,12 +106,12 @@ class SyntheticSamples : public ::testing::Test {
  protected:
   void SetUp() override {
     samples_ = read_samples(testing::data_dir() / "synthetic_samples.csv");
-    base_ = load_base_profile(testing::data_dir() / "base-h200-sxm.yaml");
-    fit_ = fit_samples(samples_, base_.compute);
+    base_ = load_base_profile((testing::data_dir() / "base-h200-sxm.yaml").string());
+    fit_ = fit_samples(samples_, base_.gpu);
     truth_ = truth();
   }
   SampleSet samples_;
-  BaseProfile base_;
+  hardware::HardwareProfile base_;
   CalibrationFit fit_;
   nlohmann::json truth_;
 };
@@ -148,7 +148,7 @@ TEST_F(SyntheticSamples, RecoverGemmEfficiencyCurvesWithin1PointPlus5Percent) {
   for (const auto& [dtype, t] : fit_.gemm) {
     SCOPED_TRACE(dtype);
     const EfficiencyCurve expected = curve_of(truth_["gemm_efficiency"][dtype]);
-    const double lo = t.fit.curve.points().front().first, hi = t.fit.curve.points().back().first;
+    const double lo = t.fit.curve.points.front().first, hi = t.fit.curve.points.back().first;
     // Checked across the measured range, at every quarter decade (not only at the knots).
     for (double lx = std::log10(lo); lx <= std::log10(hi); lx += 0.25) {
       const double x = std::pow(10.0, lx);
@@ -163,7 +163,7 @@ TEST_F(SyntheticSamples, RecoverGemmEfficiencyCurvesWithin1PointPlus5Percent) {
 TEST_F(SyntheticSamples, RecoverHbmEfficiencyWithin0p03) {
   ASSERT_TRUE(fit_.hbm.has_value());
   const EfficiencyCurve expected = curve_of(truth_["hbm_efficiency"]);
-  for (const auto& [size, eff] : fit_.hbm->fit.curve.points()) {
+  for (const auto& [size, eff] : fit_.hbm->fit.curve.points) {
     EXPECT_NEAR(eff, expected.at(size), 0.03) << "at " << size << " bytes";
   }
   EXPECT_LT(fit_.hbm->max_achieved, 4.8e12);
@@ -182,8 +182,9 @@ TEST(FitSamples, OneGpuNodeKeepsLinksFromTheBaseAndSaysWhy) {
       "all_reduce,fp32,0,0,0,0,1,NA\n"
       "send_recv,fp32,0,0,0,0,1,NA\n",
       "one-gpu.csv");
-  const BaseProfile base = load_base_profile(testing::data_dir() / "base-h200-sxm.yaml");
-  const CalibrationFit fit = fit_samples(set, base.compute);
+  const hardware::HardwareProfile base =
+      load_base_profile((testing::data_dir() / "base-h200-sxm.yaml").string());
+  const CalibrationFit fit = fit_samples(set, base.gpu);
   EXPECT_FALSE(fit.intra_node.has_value());
   EXPECT_TRUE(fit.collectives.empty());
   const auto has = [&](const std::string& s) {
@@ -193,18 +194,18 @@ TEST(FitSamples, OneGpuNodeKeepsLinksFromTheBaseAndSaysWhy) {
   EXPECT_TRUE(has("collectives.fitted.all_reduce: not measurable (one GPU)"));
   EXPECT_TRUE(has("collectives.fitted.all_gather: no samples"));
   EXPECT_TRUE(has("gpu.gemm_efficiency: no gemm samples"));
-  const ComputeParameters applied = apply_fit(base.compute, fit);
+  const ComputeParameters applied = apply_fit(base.gpu, fit);
   EXPECT_DOUBLE_EQ(applied.kernel_launch, 3e-6);
-  EXPECT_EQ(applied.gemm_efficiency.at("bf16").points(),
-            base.compute.gemm_efficiency.at("bf16").points());
+  EXPECT_EQ(applied.gemm_efficiency.at("bf16").points, base.gpu.gemm_efficiency.at("bf16").points);
 }
 
 TEST(FitSamples, UnfittableSamplesNameTheFile) {
   const SampleSet set = parse_samples(
       "benchmark,dtype,m,n,k,bytes,gpus,seconds\nh2d,,0,0,0,4096,1,1e-5\n", "one-size.csv");
-  const BaseProfile base = load_base_profile(testing::data_dir() / "base-h200-sxm.yaml");
+  const hardware::HardwareProfile base =
+      load_base_profile((testing::data_dir() / "base-h200-sxm.yaml").string());
   try {
-    fit_samples(set, base.compute);
+    fit_samples(set, base.gpu);
     FAIL() << "expected a ConfigError";
   } catch (const core::ConfigError& e) {
     EXPECT_STREQ(e.what(),

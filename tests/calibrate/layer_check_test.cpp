@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "pipesim/calibrate/efficiency_curve.hpp"
 #include "pipesim/core/config_error.hpp"
 
 namespace pipesim::calibrate {
@@ -16,9 +17,9 @@ namespace {
 ComputeParameters simple_profile() {
   ComputeParameters p;
   p.peak_flops["bf16"] = 1e15;
-  p.gemm_efficiency["bf16"] = EfficiencyCurve({{1e9, 0.5}, {1e11, 0.8}});
+  p.gemm_efficiency["bf16"] = EfficiencyCurve{{{1e9, 0.5}, {1e11, 0.8}}};
   p.hbm_bandwidth = 4e12;
-  p.hbm_efficiency = EfficiencyCurve({{1e6, 0.4}, {1e8, 0.9}});
+  p.hbm_efficiency = EfficiencyCurve{{{1e6, 0.4}, {1e8, 0.9}}};
   p.kernel_launch = 3e-6;
   return p;
 }

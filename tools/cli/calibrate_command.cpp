@@ -15,14 +15,11 @@
 #include "pipesim/calibrate/profile_yaml.hpp"
 #include "pipesim/calibrate/report.hpp"
 #include "pipesim/calibrate/samples.hpp"
-#include "pipesim/core/atomic_write.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/hardware/profile.hpp"
 
 #ifndef PIPESIM_CUDA_BENCH_DIR
 #define PIPESIM_CUDA_BENCH_DIR ""
-#endif
-#ifndef PIPESIM_DEFAULT_BASE_PROFILE
-#define PIPESIM_DEFAULT_BASE_PROFILE ""
 #endif
 
 namespace pipesim::cli {
@@ -32,7 +29,7 @@ namespace fs = std::filesystem;
 
 struct CalibrateOptions {
   std::string from_samples;
-  std::string base;
+  std::string base = "h200-sxm";
   std::string output;
   std::string name;
   std::string format = "text";
@@ -83,24 +80,13 @@ fs::path run_benchmarks(const CalibrateOptions& o) {
   return samples;
 }
 
-std::string base_profile_path(const std::string& given) {
-  if (!given.empty()) return given;
-  const std::string fallback = PIPESIM_DEFAULT_BASE_PROFILE;
-  if (fallback.empty() || !fs::exists(fallback)) {
-    throw core::ConfigError("command line", "--base",
-                            "is required (the profile whose datasheet peaks and unmeasured values "
-                            "the calibration starts from)");
-  }
-  return fallback;
-}
-
 int run_calibrate(const CalibrateOptions& o) {
   const fs::path samples_path =
       o.from_samples.empty() ? run_benchmarks(o) : fs::path(o.from_samples);
   const calibrate::SampleSet samples = calibrate::read_samples(samples_path);
-  const calibrate::BaseProfile base = calibrate::load_base_profile(base_profile_path(o.base));
-  const calibrate::CalibrationFit fit = calibrate::fit_samples(samples, base.compute);
-  const calibrate::Provenance provenance = calibrate::provenance_from(samples);
+  const hardware::HardwareProfile base = calibrate::load_base_profile(o.base);
+  const calibrate::CalibrationFit fit = calibrate::fit_samples(samples, base.gpu);
+  const hardware::Provenance provenance = calibrate::provenance_from(samples, base.name);
 
   if (!o.output.empty()) {
     // The raw samples travel with the profile: copied beside it, named after it.
@@ -115,8 +101,8 @@ int run_calibrate(const CalibrateOptions& o) {
                                 "cannot be written: " + ec.message());
     }
     const std::string name = o.name.empty() ? base.name + "-calibrated" : o.name;
-    core::write_file_atomically(
-        out, calibrate::calibrated_profile_yaml(base, fit, provenance, name, samples_name));
+    hardware::save_profile(calibrate::calibrated_profile(base, fit, provenance, name, samples_name),
+                           out.string());
   }
   emit("", o.format == "json"
                ? calibrate::fit_to_json(fit, provenance, samples_path.string()).dump(2) + "\n"
@@ -126,8 +112,8 @@ int run_calibrate(const CalibrateOptions& o) {
 
 int run_layer_check(const LayerCheckOptions& o) {
   const auto measured = calibrate::read_layer_times(o.layer_times);
-  const calibrate::BaseProfile profile = calibrate::load_base_profile(o.profile);
-  const calibrate::LayerCheck check = calibrate::check_layers(profile.compute, measured, o.kernels);
+  const hardware::HardwareProfile profile = calibrate::load_base_profile(o.profile);
+  const calibrate::LayerCheck check = calibrate::check_layers(profile.gpu, measured, o.kernels);
   std::string text;
   if (o.format == "json") {
     text = calibrate::layer_check_to_json(check).dump(2) + "\n";
@@ -149,7 +135,9 @@ Action add_calibrate_command(CLI::App& app) {
       "calibrate", "Fit a hardware profile from CUDA benchmark samples (or run them first)");
   cmd->add_option("--from-samples", o->from_samples,
                   "Samples CSV from calibrate/bench (fit only; works on any machine)");
-  cmd->add_option("--base", o->base, "Profile the fit starts from (peaks, unmeasured values)");
+  cmd->add_option("--base", o->base,
+                  "Profile the fit starts from (peaks, unmeasured values): shipped name or YAML")
+      ->capture_default_str();
   cmd->add_option("--output,-o", o->output,
                   "Write the calibrated profile YAML here (samples copied beside it)");
   cmd->add_option("--name", o->name, "Profile name (default: <base name>-calibrated)");
@@ -166,7 +154,10 @@ Action add_calibrate_command(CLI::App& app) {
       "layer-check", "Measured transformer-layer times beside the cost model's predictions");
   layer->add_option("--layer-times", l->layer_times, "Layer CSV from pipesim-layer-bench")
       ->required();
-  layer->add_option("--profile", l->profile, "Hardware profile to predict with")->required();
+  layer
+      ->add_option("--profile", l->profile,
+                   "Hardware profile to predict with: shipped name or YAML")
+      ->required();
   layer->add_flag("--kernels", l->kernels, "Also compare every kernel, not only layer totals");
   layer->add_option("--format", l->format, "Output format")
       ->check(CLI::IsMember({"text", "csv", "json"}))

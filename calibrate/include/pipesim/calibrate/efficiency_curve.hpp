@@ -1,5 +1,5 @@
 #pragma once
-// A fraction-of-peak table against work size, as the hardware profile stores it
+// Fitting a fraction-of-peak table against work size, as the hardware profile stores it
 // (gpu.gemm_efficiency per dtype against GEMM FLOPs, gpu.hbm_efficiency against bytes moved):
 // piecewise-linear in log10(size), clamped at both ends. Calculon keeps the same kind of step
 // tables (matrix and HBM efficiency vs op size); a measured curve beats a single scalar.
@@ -8,24 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "pipesim/hardware/profile.hpp"
+
 namespace pipesim::calibrate {
 
-class EfficiencyCurve {
- public:
-  using Point = std::pair<double, double>;  //!< (size > 0, efficiency in (0, 1])
-
-  EfficiencyCurve() = default;
-  //! Points sorted by size, sizes strictly increasing and > 0 (asserted: callers validate).
-  explicit EfficiencyCurve(std::vector<Point> points);
-
-  //! Efficiency at `size`: interpolated in log10(size), clamped outside the table.
-  double at(double size) const;
-  const std::vector<Point>& points() const { return points_; }
-  bool empty() const { return points_.empty(); }
-
- private:
-  std::vector<Point> points_;
-};
+//! hardware/'s table (points + at()); calibrate/ only fits it.
+using EfficiencyCurve = hardware::EfficiencyCurve;
 
 //! A least-squares fit of an efficiency curve to measured (size, efficiency) pairs.
 struct CurveFit {

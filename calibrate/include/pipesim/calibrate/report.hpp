@@ -11,9 +11,9 @@
 
 namespace pipesim::calibrate {
 
-nlohmann::json fit_to_json(const CalibrationFit& fit, const Provenance& provenance,
+nlohmann::json fit_to_json(const CalibrationFit& fit, const hardware::Provenance& provenance,
                            const std::string& samples_source);
-std::string fit_to_text(const CalibrationFit& fit, const Provenance& provenance);
+std::string fit_to_text(const CalibrationFit& fit, const hardware::Provenance& provenance);
 
 nlohmann::json layer_check_to_json(const LayerCheck& check);
 std::string layer_check_to_text(const LayerCheck& check);
