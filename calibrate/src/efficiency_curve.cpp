@@ -29,12 +29,13 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
   if (size_efficiency.size() < 2) {
     throw std::invalid_argument("needs at least 2 samples to fit an efficiency curve");
   }
-  double lo = INFINITY, hi = -INFINITY;
+  double min_size = INFINITY, max_size = -INFINITY;
   for (const auto& [size, eff] : size_efficiency) {
     if (!(size > 0) || !std::isfinite(eff)) throw std::invalid_argument("sizes must be > 0");
-    lo = std::min(lo, std::log10(size));
-    hi = std::max(hi, std::log10(size));
+    min_size = std::min(min_size, size);
+    max_size = std::max(max_size, size);
   }
+  const double lo = std::log10(min_size), hi = std::log10(max_size);
   if (hi - lo < 1e-9) throw std::invalid_argument("needs samples at 2 distinct sizes");
   // Knots at the smallest and largest measured size and at every whole decade between them
   // (none closer than a quarter decade to an end): the table never extrapolates beyond data.
@@ -74,7 +75,12 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
       fit.clamped = true;
       v = std::clamp(v, kMinEfficiency, 1.0);
     }
-    points.emplace_back(std::pow(10.0, knots[j]), v);
+    // The end knots are the smallest and largest measured sizes, exactly (10^log10 would not
+    // give them back bit for bit); the inner ones whole decades.
+    const double size = knots[j] == lo   ? min_size
+                        : knots[j] == hi ? max_size
+                                         : std::pow(10.0, knots[j]);
+    points.emplace_back(size, v);
   }
   fit.curve = EfficiencyCurve{std::move(points)};
   double sq = 0.0;
