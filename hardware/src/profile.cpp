@@ -8,6 +8,7 @@
 
 #include "pipesim/core/atomic_write.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/shipped_files.hpp"
 #include "pipesim/core/yaml_reader.hpp"
 
 namespace pipesim::hardware {
@@ -206,31 +207,11 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
   return p;
 }
 
-std::vector<std::string> shipped_profiles() {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(PIPESIM_HARDWARE_DIR)) {
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> shipped_profiles() { return core::shipped_names(PIPESIM_HARDWARE_DIR); }
 
 HardwareProfile load_profile(const std::string& name_or_path) {
-  std::string path = name_or_path;
-  const bool is_path = name_or_path.find('/') != std::string::npos ||
-                       name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
-  if (!is_path) {
-    path = fmt::format("{}/{}.yaml", PIPESIM_HARDWARE_DIR, name_or_path);
-    if (!std::filesystem::exists(path)) {
-      std::string known;
-      for (const auto& n : shipped_profiles())
-        known += (known.empty() ? "" : ", ") + n;
-      throw core::ConfigError("command line", "--hardware",
-                              fmt::format("unknown hardware profile '{}' (shipped: {}; or a "
-                                          "path to a YAML file)",
-                                          name_or_path, known));
-    }
-  }
+  const std::string path = core::resolve_shipped_yaml(name_or_path, PIPESIM_HARDWARE_DIR,
+                                                      "--hardware", "hardware profile");
   return parse_profile(YAML::Dump(core::load_yaml_file(path)), path);
 }
 

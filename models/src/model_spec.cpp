@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/shipped_files.hpp"
 #include "pipesim/core/yaml_reader.hpp"
 
 namespace pipesim::models {
@@ -17,10 +18,6 @@ Precision parse_precision(const std::string& s) {
   if (s == "fp16") return Precision::FP16;
   if (s == "bf16") return Precision::BF16;
   return Precision::FP32;
-}
-
-bool is_path(const std::string& s) {
-  return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml");
 }
 
 }  // namespace
@@ -88,31 +85,12 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   return m;
 }
 
-std::vector<std::string> shipped_models() {
-  std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(PIPESIM_MODELS_DIR)) {
-    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> shipped_models() { return core::shipped_names(PIPESIM_MODELS_DIR); }
 
 ModelSpec load_model(const std::string& name_or_path) {
-  std::string path = name_or_path;
-  if (!is_path(name_or_path)) {
-    path = fmt::format("{}/{}.yaml", PIPESIM_MODELS_DIR, name_or_path);
-    if (!std::filesystem::exists(path)) {
-      std::string known;
-      for (const auto& n : shipped_models())
-        known += (known.empty() ? "" : ", ") + n;
-      throw core::ConfigError("command line", "--model",
-                              fmt::format("unknown model '{}' (shipped: {}; or a path to a "
-                                          "YAML file)",
-                                          name_or_path, known));
-    }
-  }
-  const YAML::Node root = core::load_yaml_file(path);
-  return parse_model(YAML::Dump(root), path);
+  const std::string path =
+      core::resolve_shipped_yaml(name_or_path, PIPESIM_MODELS_DIR, "--model", "model");
+  return parse_model(YAML::Dump(core::load_yaml_file(path)), path);
 }
 
 }  // namespace pipesim::models
