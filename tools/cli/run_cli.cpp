@@ -15,6 +15,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   actions[app.get_subcommand("simulate")] = simulate;
   const Action list = add_list_command(app);
   actions[app.get_subcommand("list")] = list;
+  const Action sweep = add_sweep_command(app);
+  actions[app.get_subcommand("sweep")] = sweep;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,7 +25,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return 2;
   }
   try {
-    for (const CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
+    for (const CLI::App* sub : app.get_subcommands())
+      return actions.at(sub)();
   } catch (const core::ConfigError& e) {
     err << "pipesim: error: " << e.what() << "\n";
     return 2;
