@@ -17,6 +17,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   actions[app.get_subcommand("list")] = list;
   const Action sweep = add_sweep_command(app);
   actions[app.get_subcommand("sweep")] = sweep;
+  const Action compare = add_compare_command(app);
+  actions[app.get_subcommand("compare")] = compare;
+  const Action plot = add_plot_command(app);
+  actions[app.get_subcommand("plot")] = plot;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
