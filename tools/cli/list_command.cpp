@@ -11,7 +11,9 @@ namespace pipesim::cli {
 Action add_list_command(CLI::App& app) {
   auto what = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand("list", "List what pipesim knows");
-  cmd->add_option("what", *what, "What to list")->required()->check(CLI::IsMember({"schedules"}));
+  cmd->add_option("what", *what, "What to list")
+      ->required()
+      ->check(CLI::IsMember({"schedules"}));
   return [what] {
     for (const auto& e : schedules::all_schedules()) {
       std::cout << fmt::format("{:<14} {}  [{}]\n", e.name, e.description, e.citation);

@@ -12,7 +12,7 @@
 namespace pipesim::cli {
 
 struct RunOption {
-  std::string names;  //!< CLI11 names, e.g. "--stages,-D"
+  std::string names;          //!< CLI11 names, e.g. "--stages,-D"
   std::string help;
   std::string default_value;  //!< as the user would type it
   //! Parses `text` into the spec; throws core::ConfigError naming the flag and allowed range.
