@@ -21,6 +21,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   actions[app.get_subcommand("compare")] = compare;
   const Action plot = add_plot_command(app);
   actions[app.get_subcommand("plot")] = plot;
+  const Action search = add_search_command(app);
+  actions[app.get_subcommand("search")] = search;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
