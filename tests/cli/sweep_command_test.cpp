@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/csv.hpp"
 #include "../support/cli_invoke.hpp"
+#include "cli/csv.hpp"
 
 namespace pipesim::cli {
 namespace {
@@ -27,8 +27,8 @@ TEST(SweepCommand, HeaderIsExactlyTheDocumentedSchema) {
 }
 
 TEST(SweepCommand, OneRowPerConfigurationWithClosedFormValues) {
-  const auto r = invoke_cli({"sweep", "--schedule", "gpipe,1f1b", "--stages", "4",
-                             "--micro-batches", "4:8:x2"});
+  const auto r = invoke_cli(
+      {"sweep", "--schedule", "gpipe,1f1b", "--stages", "4", "--micro-batches", "4:8:x2"});
   ASSERT_EQ(r.code, 0) << r.err;
   const CsvTable t = parse_csv("out", r.out);
   ASSERT_EQ(t.rows.size(), 4u);
@@ -48,10 +48,9 @@ TEST(SweepCommand, OneRowPerConfigurationWithClosedFormValues) {
 }
 
 TEST(SweepCommand, ByteIdenticalAcrossRunsAndThreadCounts) {
-  const std::vector<std::string> args{"sweep",         "--schedule",   "gpipe,1f1b",
-                                      "--stages",      "2:16:x2",      "--micro-batches",
-                                      "1,3,8:32:x2",   "--t-comm",     "0,0.25",
-                                      "--t-weight",    "0,1,5"};
+  const std::vector<std::string> args{"sweep",   "--schedule",      "gpipe,1f1b",  "--stages",
+                                      "2:16:x2", "--micro-batches", "1,3,8:32:x2", "--t-comm",
+                                      "0,0.25",  "--t-weight",      "0,1,5"};
   auto with_jobs = [&](const std::string& jobs) {
     auto a = args;
     a.insert(a.end(), {"--jobs", jobs});
@@ -84,7 +83,9 @@ TEST(SweepCommand, InvalidConfigurationsAreRowsWithTheReasonQuoted) {
 TEST(SweepCommand, UnknownScheduleIsAnInvalidRowNotAnAbort) {
   const auto r = invoke_cli({"sweep", "--schedule", "gpipe,zigzag"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("invalid: command line: --schedule: unknown schedule 'zigzag'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("invalid: command line: --schedule: unknown schedule 'zigzag'"),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(SweepCommand, WritesTheFileAtomicallyAndPrintsNothing) {
@@ -121,7 +122,8 @@ TEST_P(SweepCommandBad, OneClearLineAndExitCode2) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, SweepCommandBad,
     ::testing::Values(
-        BadArgs{{"sweep", "--stages", "4,0"}, "command line: --stages: must be in [1, 4096], got 0"},
+        BadArgs{{"sweep", "--stages", "4,0"},
+                "command line: --stages: must be in [1, 4096], got 0"},
         BadArgs{{"sweep", "--stages", "4,,8"},
                 "command line: --stages: empty item in list '4,,8' (write values as a,b,c)"},
         BadArgs{{"sweep", "--micro-batches", "64:8:x2"},

@@ -14,9 +14,9 @@ using testing::ScratchDir;
 
 TEST(SweepFile, ScalarsListsAndRangesAreSwept) {
   const ScratchDir dir;
-  const std::string file = dir.write(
-      "sweep.yaml",
-      "schedule: [gpipe, 1f1b]\nstages: 2,4\nmicro_batches: \"4:8:x2\"\nt-comm: 0.5\n");
+  const std::string file =
+      dir.write("sweep.yaml",
+                "schedule: [gpipe, 1f1b]\nstages: 2,4\nmicro_batches: \"4:8:x2\"\nt-comm: 0.5\n");
   const auto r = invoke_cli({"sweep", "--file", file, "--jobs", "1"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(count_lines(r.out), 1u + 2 * 2 * 2);
@@ -50,11 +50,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"t-comm: 0:1:x1\n", "t-comm: range '0:1:x1': factor must be > 1"},
         BadFile{"stages: {a: 1}\n", "stages: expected a scalar"},
         BadFile{"stages: [[1, 2]]\n", "stages: expected a scalar"},
-        BadFile{"stages: []\n", "stages: empty list"},
-        BadFile{"stages:\n", "stages: has no value"},
+        BadFile{"stages: []\n", "stages: empty list"}, BadFile{"stages:\n", "stages: has no value"},
         BadFile{"stages: 4\nmicro_batches: 2\nmicro-batches: 3\n", "micro-batches: given twice"},
-        BadFile{"- 4\n- 8\n", "top level: expected a map"},
-        BadFile{"stages: [4, 8\n", "line "}));
+        BadFile{"- 4\n- 8\n", "top level: expected a map"}, BadFile{"stages: [4, 8\n", "line "}));
 
 TEST(SweepFile, MissingFileIsOneLine) {
   const auto r = invoke_cli({"sweep", "--file", "/nonexistent/sweep.yaml"});

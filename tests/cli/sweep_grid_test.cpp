@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cli_invoke.hpp"
 #include "cli/run_options.hpp"
 #include "pipesim/core/config_error.hpp"
-#include "../support/cli_invoke.hpp"
 
 namespace pipesim::cli {
 namespace {
@@ -41,7 +41,8 @@ TEST(SweepGrid, OptionsNotGivenTakeTheirDefault) {
   ASSERT_EQ(grid.size(), 1u);
   const Point p = grid.point(0);
   const auto& options = run_options();
-  for (size_t i = 0; i < options.size(); ++i) EXPECT_EQ(p[i], options[i].default_value);
+  for (size_t i = 0; i < options.size(); ++i)
+    EXPECT_EQ(p[i], options[i].default_value);
 }
 
 TEST(SweepGrid, CommandLineWinsOverTheFile) {
@@ -49,8 +50,7 @@ TEST(SweepGrid, CommandLineWinsOverTheFile) {
   const std::string file = dir.write("s.yaml", "stages: [2, 3]\nmicro-batches: 4:16:x2\n");
   const SweepGrid grid = make_grid({{"--stages", "5"}}, file);
   EXPECT_EQ(grid.values()[index_of("--stages")], std::vector<std::string>{"5"});
-  EXPECT_EQ(grid.values()[index_of("--micro-batches")],
-            (std::vector<std::string>{"4", "8", "16"}));
+  EXPECT_EQ(grid.values()[index_of("--micro-batches")], (std::vector<std::string>{"4", "8", "16"}));
   EXPECT_EQ(grid.size(), 3u);
 }
 
@@ -64,10 +64,9 @@ TEST(SweepGrid, EveryValueIsCheckedBeforeAnythingRuns) {
 }
 
 TEST(SweepGrid, TooManyConfigurationsIsAnError) {
-  EXPECT_THROW(make_grid({{"--stages", "1:1000"}, {"--micro-batches", "1:1000"},
-                          {"--t-comm", "0:100"}},
-                         ""),
-               core::ConfigError);
+  EXPECT_THROW(
+      make_grid({{"--stages", "1:1000"}, {"--micro-batches", "1:1000"}, {"--t-comm", "0:100"}}, ""),
+      core::ConfigError);
 }
 
 }  // namespace

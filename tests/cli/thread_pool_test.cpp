@@ -19,7 +19,8 @@ TEST(ThreadPool, EveryIndexOnceForAnyJobCount) {
           EXPECT_GE(done, last_progress);
           last_progress = done;
         });
-    for (size_t i = 0; i < hits.size(); ++i) EXPECT_EQ(hits[i].load(), 1) << i << " jobs " << jobs;
+    for (size_t i = 0; i < hits.size(); ++i)
+      EXPECT_EQ(hits[i].load(), 1) << i << " jobs " << jobs;
     EXPECT_EQ(last_progress, hits.size());
   }
 }

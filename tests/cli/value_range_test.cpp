@@ -12,7 +12,9 @@ namespace {
 
 using Values = std::vector<std::string>;
 
-Values expand(const std::string& text) { return expand_values("command line", "--x", text); }
+Values expand(const std::string& text) {
+  return expand_values("command line", "--x", text);
+}
 
 TEST(ValueRange, SingleValueAndCommaList) {
   EXPECT_EQ(expand("4"), Values{"4"});

@@ -24,7 +24,8 @@ struct CliResult {
 inline CliResult invoke_cli(std::vector<std::string> args) {
   args.insert(args.begin(), "pipesim");
   std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
+  for (auto& a : args)
+    argv.push_back(a.data());
   std::ostringstream out, err;
   ::testing::internal::CaptureStdout();
   const int code = cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);

@@ -84,9 +84,11 @@ inline std::string xml_problem(std::string_view xml) {
       i = k + 1;
     } else if (rest.substr(0, 2) == "</") {
       size_t k = lt + 2;
-      while (k < xml.size() && name_char(xml[k])) ++k;
+      while (k < xml.size() && name_char(xml[k]))
+        ++k;
       const std::string name(xml.substr(lt + 2, k - lt - 2));
-      while (k < xml.size() && std::isspace(static_cast<unsigned char>(xml[k]))) ++k;
+      while (k < xml.size() && std::isspace(static_cast<unsigned char>(xml[k])))
+        ++k;
       if (k >= xml.size() || xml[k] != '>') return at(lt, "bad end tag");
       if (open.empty() || open.back() != name) {
         return at(lt, "end tag </" + name + "> does not match <" +
@@ -96,13 +98,15 @@ inline std::string xml_problem(std::string_view xml) {
       i = k + 1;
     } else {
       size_t k = lt + 1;
-      while (k < xml.size() && name_char(xml[k])) ++k;
+      while (k < xml.size() && name_char(xml[k]))
+        ++k;
       const std::string name(xml.substr(lt + 1, k - lt - 1));
       if (name.empty()) return at(lt, "'<' without a tag name");
       std::set<std::string> attributes;
       bool self_closing = false;
       while (true) {
-        while (k < xml.size() && std::isspace(static_cast<unsigned char>(xml[k]))) ++k;
+        while (k < xml.size() && std::isspace(static_cast<unsigned char>(xml[k])))
+          ++k;
         if (k >= xml.size()) return at(lt, "unterminated tag <" + name + ">");
         if (xml[k] == '>') break;
         if (xml.substr(k, 2) == "/>") {
@@ -111,16 +115,19 @@ inline std::string xml_problem(std::string_view xml) {
           break;
         }
         const size_t a = k;
-        while (k < xml.size() && name_char(xml[k])) ++k;
+        while (k < xml.size() && name_char(xml[k]))
+          ++k;
         const std::string attribute(xml.substr(a, k - a));
         if (attribute.empty()) return at(k, "bad attribute in <" + name + ">");
         if (!attributes.insert(attribute).second) {
           return at(a, "repeated attribute " + attribute);
         }
-        while (k < xml.size() && std::isspace(static_cast<unsigned char>(xml[k]))) ++k;
+        while (k < xml.size() && std::isspace(static_cast<unsigned char>(xml[k])))
+          ++k;
         if (k >= xml.size() || xml[k] != '=') return at(k, "attribute " + attribute + " has no =");
         ++k;
-        while (k < xml.size() && std::isspace(static_cast<unsigned char>(xml[k]))) ++k;
+        while (k < xml.size() && std::isspace(static_cast<unsigned char>(xml[k])))
+          ++k;
         if (k >= xml.size() || (xml[k] != '"' && xml[k] != '\'')) {
           return at(k, "unquoted attribute " + attribute);
         }
