@@ -8,23 +8,17 @@
 namespace pipesim::sim {
 namespace {
 
-struct ActivationEvent {
-  double time;
-  int delta;  // releases (−1) sort before allocations (+1) at the same instant
-  bool operator<(const ActivationEvent& o) const {
-    return time != o.time ? time < o.time : delta < o.delta;
-  }
-};
-
-int peak_of(std::vector<ActivationEvent>& events) {
-  std::sort(events.begin(), events.end());
-  int held = 0, peak = 0;
-  for (const auto& e : events) {
-    held += e.delta;
+// Activation sets held by one worker. Its compute ops run one at a time in program order, so
+// visiting them in that order sees allocations (F starts) and releases (B or W ends) in time
+// order, releases first at equal times: a running count gives the peak without sorting.
+struct ActivationCounter {
+  int held = 0;
+  int peak = 0;
+  void add(int delta) {
+    held += delta;
     peak = std::max(peak, held);
   }
-  return peak;
-}
+};
 
 }  // namespace
 
@@ -34,7 +28,7 @@ Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const 
   const auto workers = static_cast<size_t>(graph.workers());
   Metrics m;
   m.workers.resize(workers);
-  std::vector<std::vector<ActivationEvent>> activations(workers);
+  std::vector<ActivationCounter> activations(workers);
   const OpKind release = schedule.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
   for (size_t w = 0; w < workers; ++w) {
     m.workers[w].worker = static_cast<int>(w);
@@ -49,17 +43,20 @@ Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const 
     last = std::max(last, tt.end);
     if (!is_compute(task.kind)) continue;
     WorkerMetrics& wm = m.workers[static_cast<size_t>(task.worker)];
+    // Lowering numbers each worker's compute ops in program order, and its stream runs them in
+    // that order: ActivationCounter relies on it.
+    PIPESIM_ASSERT(wm.last_end <= tt.start, "compute ops not visited in execution order");
     wm.busy += tt.end - tt.start;
     wm.first_start = std::min(wm.first_start, tt.start);
     wm.last_end = std::max(wm.last_end, tt.end);
-    auto& events = activations[static_cast<size_t>(task.worker)];
-    if (task.kind == OpKind::Forward) events.push_back({tt.start, +1});
-    if (task.kind == release) events.push_back({tt.end, -1});
+    auto& counter = activations[static_cast<size_t>(task.worker)];
+    if (task.kind == OpKind::Forward) counter.add(+1);
+    if (task.kind == release) counter.add(-1);
   }
   double compute_first = kInf, compute_last = -kInf, busy = 0.0;
   for (size_t w = 0; w < workers; ++w) {
     WorkerMetrics& wm = m.workers[w];
-    wm.peak_activations = peak_of(activations[w]);
+    wm.peak_activations = activations[w].peak;
     if (wm.last_end < wm.first_start) {  // a worker with no compute op
       wm.first_start = wm.last_end = 0.0;
       continue;

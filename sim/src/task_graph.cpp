@@ -39,7 +39,7 @@ TaskGraph TaskGraphBuilder::build() && {
   // Counting sort by source; edges of one source keep the order they were added in.
   g.graph_ = TaskGraph::Graph(boost::edges_are_unsorted_multi_pass, edges_.begin(), edges_.end(),
                               edge_props_.begin(), static_cast<TaskId>(tasks_.size()));
-  for (TaskId v = 0; v < tasks_.size(); ++v) g.graph_[v] = tasks_[v];
+  g.tasks_ = std::move(tasks_);
   g.groups_ = std::move(groups_);
   tasks_.clear();
   edges_.clear();

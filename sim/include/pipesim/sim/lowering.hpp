@@ -17,7 +17,8 @@ std::string check_structure(const Schedule& schedule);
 //! Lowers a structurally valid schedule (asserted) to its task DAG:
 //!  - data edges F(s,m)→F(s+1,m), F(last,m)→B(last,m), B(s+1,m)→B(s,m) (I likewise), I→W,
 //!    F→R→B; an edge between two workers goes through a Transfer task;
-//!  - program-order edges between consecutive ops of each worker;
+//!  - program-order edges between consecutive ops of each worker; compute tasks are numbered
+//!    worker by worker in program order (metrics rely on it);
 //!  - one AllReduce per stage after that stage's last backward on every worker that holds it,
 //!    then one Optimizer per worker after all of its stages' all-reduces.
 TaskGraph build_task_graph(const Schedule& schedule);

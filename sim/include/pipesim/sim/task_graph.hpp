@@ -44,15 +44,17 @@ struct Edge {
 
 class TaskGraph {
  public:
-  using Graph = boost::compressed_sparse_row_graph<boost::directedS, Task, Edge,
+  //! Vertex i of the graph is task i; tasks live beside it so building moves them, not copies.
+  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, Edge,
                                                    boost::no_property, TaskId, TaskId>;
 
   TaskGraph() = default;
 
   int workers() const { return workers_; }
-  size_t num_tasks() const { return boost::num_vertices(graph_); }
+  size_t num_tasks() const { return tasks_.size(); }
   size_t num_edges() const { return boost::num_edges(graph_); }
-  const Task& task(TaskId id) const { return graph_[id]; }
+  const Task& task(TaskId id) const { return tasks_[id]; }
+  const std::vector<Task>& tasks() const { return tasks_; }
   const Graph& graph() const { return graph_; }
   //! Number of edges into each task (the CSR graph stores out-edges only).
   std::vector<TaskId> in_degrees() const;
@@ -65,6 +67,7 @@ class TaskGraph {
  private:
   friend class TaskGraphBuilder;
   int workers_ = 0;
+  std::vector<Task> tasks_;
   Graph graph_;
   std::vector<std::vector<int>> groups_;
 };
