@@ -18,4 +18,17 @@ void require_basic(std::string_view scheme, const ScheduleParams& p) {
   }
 }
 
+void reject(std::string_view scheme, std::string_view flag, std::string_view problem) {
+  throw core::ConfigError(fmt::format("schedule {}", scheme), flag, problem);
+}
+
+int async_iterations(std::string_view scheme, const ScheduleParams& p) {
+  if (p.iterations == 0) return 4;
+  if (p.iterations < 3 || p.iterations > 64) {
+    reject(scheme, "--iterations",
+           fmt::format("must be in [3, 64] for an asynchronous schedule, got {}", p.iterations));
+  }
+  return p.iterations;
+}
+
 }  // namespace pipesim::schedules

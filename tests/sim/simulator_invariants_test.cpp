@@ -3,27 +3,62 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <string_view>
 
 #include "../support/run_helpers.hpp"
 
 namespace pipesim {
 namespace {
 
+// Random parameters the scheme accepts: each generator's constraints (DESIGN.md §3) applied to
+// a random draw.
+schedules::ScheduleParams draw_valid(std::string_view name, std::mt19937& rng) {
+  std::uniform_int_distribution<int> stages(1, 24), micro(1, 48), small(1, 4);
+  schedules::ScheduleParams p;
+  p.stages = stages(rng);
+  p.micro_batches = micro(rng);
+  if (name == "chimera") {
+    p.stages = 2 * std::max(1, p.stages / 2);
+    std::vector<int> fs;
+    for (int f = 1; f <= p.stages / 2; ++f) {
+      if ((p.stages / 2) % f == 0) fs.push_back(f);
+    }
+    p.pipelines = 2 * fs[static_cast<size_t>(rng() % fs.size())];
+    const int k = small(rng);
+    p.micro_batches = k * p.stages;
+    const char* strategies[] = {"direct", "doubling", "halving"};
+    p.strategy = p.pipelines == 2 && k % 2 == 0 ? strategies[rng() % 3] : "direct";
+  } else if (name == "interleaved") {
+    p.chunks = small(rng);
+    p.micro_batches = small(rng) * p.stages;
+  } else if (name == "dualpipe") {
+    p.stages = 2 * std::max(1, p.stages / 2);
+    p.micro_batches = 2 * p.stages + 2 * (p.micro_batches % 8);
+  } else if (name == "dualpipev") {
+    p.micro_batches = 2 * p.stages + p.micro_batches % 8;
+  } else if (name == "pipedream" || name == "pipedream-2bw") {
+    p.iterations = 3 + small(rng) % 2;
+  }
+  return p;
+}
+
 TEST(SimulatorInvariants, HoldForRandomParameters) {
   std::mt19937 rng(20261130);
-  std::uniform_int_distribution<int> stages(1, 24), micro(1, 48), ticks(1, 8), comm(0, 4);
+  std::uniform_int_distribution<int> ticks(1, 8), comm(0, 4);
   for (int trial = 0; trial < 60; ++trial) {
     for (const auto& entry : schedules::all_schedules()) {
-      schedules::ScheduleParams p;
-      p.stages = stages(rng);
-      p.micro_batches = micro(rng);
+      const schedules::ScheduleParams p = draw_valid(entry.name, rng);
       sim::UnitCosts c;
       c.forward = ticks(rng) * 0.25;
       c.backward = ticks(rng) * 0.5;
+      c.weight = c.backward * (ticks(rng) - 1) / 8.0;
       c.comm = comm(rng) * 0.125;
       SCOPED_TRACE(::testing::Message() << entry.name << " D=" << p.stages
-                                        << " N=" << p.micro_batches);
+                                        << " N=" << p.micro_batches << " pipelines="
+                                        << p.pipelines << " chunks=" << p.chunks << " "
+                                        << p.strategy);
       const testing::UnitRun r = testing::run_unit(std::string(entry.name), p, c);
       testing::expect_engine_invariants(r, sim::UnitCostModel(c));
       if (::testing::Test::HasFatalFailure()) return;

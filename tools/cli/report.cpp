@@ -47,6 +47,9 @@ nlohmann::ordered_json to_json(const RunSpec& spec, const RunResult& run, bool o
   j["t_weight"] = spec.unit.weight;
   j["t_comm"] = spec.unit.comm;
   j["iteration_time"] = m.iteration_time;
+  j["iterations"] = run.schedule.iterations;
+  j["asynchronous"] = run.schedule.asynchronous;
+  j["total_time"] = m.total_time;
   j["span"] = m.span;
   j["bubble_ratio"] = m.bubble_ratio;
   j["peak_activations"] = max_peak_activations(m);
@@ -60,6 +63,9 @@ nlohmann::ordered_json to_json(const RunSpec& spec, const RunResult& run, bool o
     jw["first_start"] = w.first_start;
     jw["last_end"] = w.last_end;
     jw["peak_activations"] = w.peak_activations;
+    const auto wi = static_cast<size_t>(w.worker);
+    jw["weight_versions"] =
+        wi < run.schedule.weight_versions.size() ? run.schedule.weight_versions[wi] : 1;
     if (ops) {
       auto list = nlohmann::ordered_json::array();
       for (sim::TaskId t : worker_ops[static_cast<size_t>(w.worker)]) {

@@ -24,14 +24,20 @@ void check_unit_costs(const sim::UnitCosts& u) {
 
 RunResult run(const RunSpec& spec) {
   check_unit_costs(spec.unit);
+  return run_schedule(spec, schedules::make_schedule(spec.schedule, spec.params),
+                      fmt::format("schedule {}", spec.schedule));
+}
+
+RunResult run_schedule(const RunSpec& spec, sim::Schedule schedule, const std::string& source) {
+  check_unit_costs(spec.unit);
   RunResult r;
-  r.schedule = schedules::make_schedule(spec.schedule, spec.params);
+  r.schedule = std::move(schedule);
   if (std::string why = sim::check_structure(r.schedule); !why.empty()) {
-    throw core::ConfigError(fmt::format("schedule {}", spec.schedule), "generated order", why);
+    throw core::ConfigError(source, "generated order", why);
   }
   r.graph = sim::build_task_graph(r.schedule);
   if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
-    throw core::ConfigError(fmt::format("schedule {}", spec.schedule), "generated order", why);
+    throw core::ConfigError(source, "generated order", why);
   }
   r.trace = sim::simulate(r.graph, sim::UnitCostModel(spec.unit));
   r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);

@@ -28,4 +28,8 @@ struct RunResult {
 //! Throws core::ConfigError for bad parameters or an invalid schedule.
 RunResult run(const RunSpec& spec);
 
+//! Same, for a schedule that did not come from the registry (e.g. --schedule-file); `source`
+//! names it in errors.
+RunResult run_schedule(const RunSpec& spec, sim::Schedule schedule, const std::string& source);
+
 }  // namespace pipesim::cli

@@ -35,6 +35,21 @@ std::vector<RunOption> make_options() {
        [](RunSpec& s, const std::string& v) {
          s.params.micro_batches = parse_int("--micro-batches", v, 1, schedules::kMaxMicroBatches);
        }},
+      {"--pipelines", "chimera: 2f pipelines, f dividing D/2 (0 = 2)", "0",
+       [](RunSpec& s, const std::string& v) {
+         s.params.pipelines = parse_int("--pipelines", v, 0, schedules::kMaxStages);
+       }},
+      {"--chunks", "interleaved: model chunks v per worker (0 = 2)", "0",
+       [](RunSpec& s, const std::string& v) { s.params.chunks = parse_int("--chunks", v, 0, 64); }},
+      {"--strategy", "chimera with N = kD: direct|doubling|halving (empty = direct)", "",
+       [](RunSpec& s, const std::string& v) {
+         s.params.strategy =
+             v.empty() ? v : parse_choice("--strategy", v, {"direct", "doubling", "halving"});
+       }},
+      {"--iterations", "asynchronous schedules: iterations listed, 3..64 (0 = 4)", "0",
+       [](RunSpec& s, const std::string& v) {
+         s.params.iterations = parse_int("--iterations", v, 0, 64);
+       }},
       {"--t-forward", "Unit-cost mode: forward time t_F (> 0)", "1",
        [](RunSpec& s, const std::string& v) {
          s.unit.forward = parse_double("--t-forward", v, 0, kInf, false);

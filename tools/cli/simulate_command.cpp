@@ -1,11 +1,17 @@
+#include <fmt/format.h>
+
 #include <map>
 #include <memory>
 
+#include "chrome_trace.hpp"
 #include "commands.hpp"
 #include "output.hpp"
+#include "pipesim/core/atomic_write.hpp"
+#include "pipesim/schedules/schedule_file.hpp"
 #include "report.hpp"
 #include "run.hpp"
 #include "run_options.hpp"
+#include "svg_timeline.hpp"
 
 namespace pipesim::cli {
 
@@ -15,6 +21,10 @@ Action add_simulate_command(CLI::App& app) {
     std::string format = "text";
     bool ops = false;
     std::string output;
+    //! Pictures and exchange files (each written atomically when given).
+    struct Files {
+      std::string schedule_file, export_csv, timeline, trace;
+    } files;
     std::map<std::string, std::string> values;  //!< flag → text as given
   };
   auto o = std::make_shared<Options>();
@@ -30,6 +40,14 @@ Action add_simulate_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--ops", o->ops, "JSON: list each worker's ops with start and end times");
   cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout");
+  cmd->add_option("--schedule-file", o->files.schedule_file,
+                  "Replay a schedule from a file: pipesim's text format, or PyTorch's pipelining "
+                  "CSV actions (.csv); overrides --schedule");
+  cmd->add_option("--export-csv", o->files.export_csv,
+                  "Write the schedule in PyTorch's pipelining CSV action format");
+  cmd->add_option("--timeline", o->files.timeline, "Write an SVG timeline (a row per worker)");
+  cmd->add_option("--trace", o->files.trace,
+                  "Write Chrome trace events (JSON; opens in ui.perfetto.dev)");
   return [o] {
     for (const RunOption& option : run_options()) {
       const auto given = o->values.find(option.flag());
@@ -37,7 +55,26 @@ Action add_simulate_command(CLI::App& app) {
                                 ? given->second
                                 : option.default_value);
     }
-    const RunResult result = run(o->spec);
+    const auto& files = o->files;
+    RunResult result;
+    if (files.schedule_file.empty()) {
+      result = run(o->spec);
+    } else {
+      sim::Schedule schedule = schedules::load_schedule_file(files.schedule_file);
+      o->spec.schedule = "file:" + files.schedule_file;
+      result = run_schedule(o->spec, std::move(schedule), files.schedule_file);
+    }
+    const std::string title = fmt::format("{}  D={} N={}", o->spec.schedule,
+                                          result.schedule.workers, result.schedule.micro_batches);
+    if (!files.export_csv.empty()) {
+      core::write_file_atomically(files.export_csv, schedules::to_pytorch_csv(result.schedule));
+    }
+    if (!files.timeline.empty()) {
+      core::write_file_atomically(files.timeline, svg_timeline(result, title));
+    }
+    if (!files.trace.empty()) {
+      core::write_file_atomically(files.trace, chrome_trace(result, title).dump(1) + "\n");
+    }
     std::string text;
     if (o->format == "json") {
       text = to_json(o->spec, result, o->ops).dump(2) + "\n";

@@ -14,4 +14,10 @@ inline constexpr int kMaxMicroBatches = 1 << 20;
 //! D in [1, kMaxStages] and N in [1, kMaxMicroBatches].
 void require_basic(std::string_view scheme, const ScheduleParams& params);
 
+//! Throws core::ConfigError "schedule <scheme>: <flag>: <problem>".
+[[noreturn]] void reject(std::string_view scheme, std::string_view flag, std::string_view problem);
+
+//! Asynchronous schemes: iterations to list, default 4, at least 3 (steady state needs them).
+int async_iterations(std::string_view scheme, const ScheduleParams& params);
+
 }  // namespace pipesim::schedules

@@ -19,11 +19,21 @@ struct WorkerMetrics {
 };
 
 struct Metrics {
-  //! First task start → last task end, synchronisation and optimizer included.
+  //! First task start → last task end, synchronisation and optimizer included. For an
+  //! asynchronous schedule (no flush, several iterations listed) the steady state instead: the
+  //! mean time between consecutive iterations' completions over the middle iterations,
+  //! (c[I-2] - c[0]) / (I-2) for I >= 3 listed iterations (c[1] - c[0] for I = 2), where c[i] is
+  //! the end of the last backward (W when split) of iteration i's micro-batches. It leaves out
+  //! the fill before c[0] and the drain of the last iteration.
   double iteration_time = 0.0;
+  //! First task start → last task end of everything listed (= iteration_time when synchronous).
+  double total_time = 0.0;
+  //! c[i] above, one per listed iteration.
+  std::vector<double> iteration_completion;
   //! Pipeline span: earliest compute start → latest compute end over all workers.
   double span = 0.0;
-  //! 1 − Σ busy / (workers × span): the GPipe/Chimera convention.
+  //! 1 − Σ busy / (workers × span): the GPipe/Chimera convention. Asynchronous: 1 − (Σ busy /
+  //! iterations) / (workers × iteration_time), the idle share of a steady-state iteration.
   double bubble_ratio = 0.0;
   std::vector<WorkerMetrics> workers;
 };

@@ -1,0 +1,38 @@
+// DualPipeV (DeepSeek-AI, github.com/deepseek-ai/DualPipe, dualpipev.py; the "cut-in-half"
+// DualPipe proposed by Sea AI Lab): DualPipe folded onto D workers in a V shape. Each worker r
+// holds two chunks, virtual stage r (phase 0) and stage 2D-1-r (phase 1); every micro-batch
+// enters at worker 0, goes down chunk 0 and back up chunk 1. Backward split into I and W. The
+// per-rank order is DualPipe's eight steps with H = D ranks and h = r (detail::dualpipe_order);
+// needs N >= 2D. F&B overlap is modelled as serial ops (see dualpipe.cpp).
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "builders.hpp"
+#include "pipesim/schedules/generators.hpp"
+#include "pipesim/schedules/params_check.hpp"
+
+namespace pipesim::schedules {
+
+sim::Schedule make_dualpipev(const ScheduleParams& params) {
+  require_basic("dualpipev", params);
+  const int d = params.stages, n = params.micro_batches;
+  if (n < 2 * d) {
+    reject("dualpipev", "--micro-batches",
+           fmt::format("must be at least 2D = {}, got {}", 2 * d, n));
+  }
+  sim::Schedule s = sim::make_linear_schedule("dualpipev", d, n);
+  s.stages = 2 * d;
+  s.stage_worker[0] = detail::v_shape_map(d);
+  s.split_backward = true;
+  std::vector<int> all(static_cast<size_t>(n));
+  std::iota(all.begin(), all.end(), 0);
+  for (int r = 0; r < d; ++r) {
+    const detail::DualPipePhase phases[2] = {{0, r, 0, all}, {0, 2 * d - 1 - r, 1, all}};
+    s.program[static_cast<size_t>(r)] = detail::dualpipe_order(d, r, phases);
+  }
+  return s;
+}
+
+}  // namespace pipesim::schedules

@@ -1,0 +1,60 @@
+// Interleaved 1F1B, Megatron-LM's virtual pipeline (Narayanan et al., "Efficient Large-Scale
+// Language Model Training on GPU Clusters Using Megatron-LM", SC'21, §2.2.2; order as in
+// Megatron-LM's forward_backward_pipelining_with_interleaving). Each worker holds v model
+// chunks: virtual stage c·D + w runs on worker w. Micro-batches go in groups of D; the k-th
+// forward on a worker is chunk (k mod vD)/D of micro-batch (k / vD)·D + k mod D, backwards
+// mirror the chunks. Worker w runs 2(D-w-1) + (v-1)D warm-up forwards (all of them when N = D),
+// then 1F1B, then the remaining backwards. Needs N % D == 0. Bubble (D-1)/(vN+D-1).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "builders.hpp"
+#include "pipesim/schedules/generators.hpp"
+#include "pipesim/schedules/params_check.hpp"
+
+namespace pipesim::schedules {
+
+sim::Schedule make_interleaved(const ScheduleParams& params) {
+  require_basic("interleaved", params);
+  const int d = params.stages, n = params.micro_batches;
+  const int v = params.chunks == 0 ? 2 : params.chunks;
+  if (v < 1 || v > 64) {
+    reject("interleaved", "--chunks", fmt::format("must be in [1, 64], got {}", v));
+  }
+  if (n % d != 0) {
+    reject("interleaved", "--micro-batches",
+           fmt::format("must be a multiple of D = {} (Megatron groups micro-batches by D), got {}",
+                       d, n));
+  }
+  sim::Schedule s = sim::make_linear_schedule("interleaved", d, n);
+  s.stages = d * v;
+  s.stage_worker[0].resize(static_cast<size_t>(d * v));
+  for (int k = 0; k < d * v; ++k)
+    s.stage_worker[0][static_cast<size_t>(k)] = k % d;
+  const int total = n * v;
+  for (int w = 0; w < d; ++w) {
+    auto op = [&](int k, bool forward) {
+      const int in_group = k % (d * v);
+      int chunk = in_group / d;
+      if (!forward) chunk = v - 1 - chunk;
+      const int mb = (k / (d * v)) * d + in_group % d;
+      const int stage = chunk * d + w;
+      return forward ? detail::fwd(0, stage, mb, chunk) : detail::bwd(0, stage, mb, chunk);
+    };
+    const int warmup = n == d ? total : std::min(2 * (d - w - 1) + (v - 1) * d, total);
+    auto& prog = s.program[static_cast<size_t>(w)];
+    for (int k = 0; k < warmup; ++k)
+      prog.push_back(op(k, true));
+    for (int k = 0; k < total - warmup; ++k) {
+      prog.push_back(op(warmup + k, true));
+      prog.push_back(op(k, false));
+    }
+    for (int k = total - warmup; k < total; ++k)
+      prog.push_back(op(k, false));
+  }
+  return s;
+}
+
+}  // namespace pipesim::schedules

@@ -1,0 +1,50 @@
+// PipeDream (Narayanan et al., "PipeDream: Generalized Pipeline Parallelism for DNN Training",
+// SOSP 2019, §3.3 "1F1B" and weight stashing): asynchronous 1F1B with no pipeline flush. Stage s
+// injects D-s-1 warm-up forwards once; from then on it alternates one forward and one backward
+// across iteration boundaries, so the pipeline never drains. Each in-flight micro-batch uses
+// the weight version it saw in its forward (weight stashing): stage s keeps D-s versions.
+// pipesim lists `iterations` (default 4) iterations of N micro-batches (ids iteration-major)
+// and reports the steady state (sim/metrics.hpp).
+
+#include <algorithm>
+
+#include "pipesim/schedules/generators.hpp"
+#include "pipesim/schedules/params_check.hpp"
+
+namespace pipesim::schedules {
+
+sim::Schedule make_async_1f1b(std::string name, int stages, int micro_batches, int iterations) {
+  sim::Schedule s = sim::make_linear_schedule(std::move(name), stages, micro_batches * iterations);
+  s.micro_batches = micro_batches;
+  s.iterations = iterations;
+  s.asynchronous = true;
+  const int total = micro_batches * iterations;
+  for (int stage = 0; stage < stages; ++stage) {
+    auto& ops = s.program[static_cast<size_t>(stage)];
+    const int warmup = std::min(stages - stage - 1, total);
+    int f = 0, b = 0;
+    while (f < warmup)
+      ops.push_back({sim::OpKind::Forward, 0, stage, 0, f++});
+    while (f < total) {
+      ops.push_back({sim::OpKind::Forward, 0, stage, 0, f++});
+      ops.push_back({sim::OpKind::Backward, 0, stage, 0, b++});
+    }
+    while (b < total)
+      ops.push_back({sim::OpKind::Backward, 0, stage, 0, b++});
+  }
+  return s;
+}
+
+sim::Schedule make_pipedream(const ScheduleParams& params) {
+  require_basic("pipedream", params);
+  const int iterations = async_iterations("pipedream", params);
+  sim::Schedule s = make_async_1f1b("pipedream", params.stages, params.micro_batches, iterations);
+  s.weight_versions.resize(static_cast<size_t>(s.workers));
+  for (int w = 0; w < s.workers; ++w) {
+    s.weight_versions[static_cast<size_t>(w)] =
+        std::min(s.workers - w, params.micro_batches * iterations);
+  }
+  return s;
+}
+
+}  // namespace pipesim::schedules

@@ -1,0 +1,20 @@
+// PipeDream-2BW (Narayanan et al., "Memory-Efficient Pipeline-Parallel DNN Training", ICML 2021,
+// §3.1): the same asynchronous 1F1B order as PipeDream, but weights are double-buffered: a new
+// version is produced every N micro-batches (gradient coalescing) and only two versions are
+// ever kept, whatever the depth (weights 2·M_θ on every worker).
+
+#include "pipesim/schedules/generators.hpp"
+#include "pipesim/schedules/params_check.hpp"
+
+namespace pipesim::schedules {
+
+sim::Schedule make_pipedream_2bw(const ScheduleParams& params) {
+  require_basic("pipedream-2bw", params);
+  const int iterations = async_iterations("pipedream-2bw", params);
+  sim::Schedule s =
+      make_async_1f1b("pipedream-2bw", params.stages, params.micro_batches, iterations);
+  s.weight_versions.assign(static_cast<size_t>(s.workers), 2);
+  return s;
+}
+
+}  // namespace pipesim::schedules

@@ -1,0 +1,147 @@
+// The CLI's file outputs and inputs: --timeline (SVG), --trace (Chrome trace events),
+// --export-csv and --schedule-file round trip, and one clear line + exit code 2 for a bad file.
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.hpp"
+
+namespace pipesim::cli {
+namespace {
+
+struct CliResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CliResult invoke(std::vector<std::string> args) {
+  args.insert(args.begin(), "pipesim");
+  std::vector<char*> argv;
+  for (auto& a : args)
+    argv.push_back(a.data());
+  std::ostringstream out, err;
+  ::testing::internal::CaptureStdout();
+  const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  std::string captured = ::testing::internal::GetCapturedStdout();
+  return {code, captured + out.str(), err.str()};
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + 1))
+    ++n;
+  return n;
+}
+
+const std::string kDir = ::testing::TempDir();
+
+TEST(CliFiles, TimelineDrawsEveryOpInTwoShadesDeterministically) {
+  const std::string svg = kDir + "chimera.svg";
+  ASSERT_EQ(
+      invoke({"simulate", "--schedule", "chimera", "-D", "4", "-N", "8", "--timeline", svg}).code,
+      0);
+  const std::string a = slurp(svg);
+  EXPECT_EQ(a.rfind("<svg", 0), 0u);
+  for (const char* row : {">P0<", ">P1<", ">P2<", ">P3<"})
+    EXPECT_NE(a.find(row), std::string::npos);
+  EXPECT_EQ(count(a, "<title>F("), 32u);  // D·N forwards
+  EXPECT_EQ(count(a, "<title>B("), 32u);
+  EXPECT_NE(a.find("F forward (down)"), std::string::npos);
+  EXPECT_NE(a.find("F forward (up)"), std::string::npos);
+  EXPECT_NE(a.find("all-reduce launch"), std::string::npos);
+  EXPECT_NE(a.find(">time<"), std::string::npos);
+  ASSERT_EQ(
+      invoke({"simulate", "--schedule", "chimera", "-D", "4", "-N", "8", "--timeline", svg}).code,
+      0);
+  EXPECT_EQ(slurp(svg), a);
+}
+
+TEST(CliFiles, TraceHasOneCompleteEventPerOpOnEachWorkersComputeTrack) {
+  const std::string path = kDir + "trace.json";
+  ASSERT_EQ(invoke({"simulate", "--schedule", "zb-h1", "-D", "3", "-N", "4", "--t-weight", "1",
+                    "--t-comm", "0.5", "--trace", path})
+                .code,
+            0);
+  const auto j = nlohmann::json::parse(slurp(path));
+  size_t compute = 0, sends = 0, names = 0;
+  for (const auto& e : j.at("traceEvents")) {
+    if (e.at("ph") == "M") {
+      ++names;
+      continue;
+    }
+    ASSERT_EQ(e.at("ph"), "X");
+    EXPECT_GE(e.at("dur").get<double>(), 0.0);
+    EXPECT_LT(e.at("pid").get<int>(), 3);
+    if (e.at("cat") == "compute") ++compute;
+    if (e.at("cat") == "transfer") ++sends;
+  }
+  EXPECT_EQ(compute, 3u * 4u * 3u);  // F, I, W per stage and micro-batch
+  EXPECT_GT(sends, 0u);
+  EXPECT_EQ(names, 3u * 5u);  // process name, sort index, three thread names
+}
+
+TEST(CliFiles, ExportedCsvReplaysToTheSameRun) {
+  const std::string csv = kDir + "dualpipe.csv";
+  const auto generated = invoke({"simulate", "--schedule", "dualpipe", "-D", "4", "-N", "8",
+                                 "--t-weight", "1", "--format", "json", "--export-csv", csv});
+  ASSERT_EQ(generated.code, 0) << generated.err;
+  const auto replayed =
+      invoke({"simulate", "--schedule-file", csv, "--t-weight", "1", "--format", "json"});
+  ASSERT_EQ(replayed.code, 0) << replayed.err;
+  const auto a = nlohmann::json::parse(generated.out), b = nlohmann::json::parse(replayed.out);
+  for (const char* key : {"iteration_time", "bubble_ratio", "peak_activations", "workers",
+                          "micro_batches", "pipelines", "tasks"}) {
+    EXPECT_EQ(a.at(key), b.at(key)) << key;
+  }
+  EXPECT_EQ(a.at("per_worker"), b.at("per_worker"));
+}
+
+TEST(CliFiles, BadScheduleFileIsOneLineAndExitCode2) {
+  const std::string path = kDir + "bad.csv";
+  { std::ofstream(path) << "0F0,0B0\n1F0,1Z0\n"; }
+  const auto r = invoke({"simulate", "--schedule-file", path});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(count(r.err, "\n"), 1u) << r.err;
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("row 2 column 2"), std::string::npos) << r.err;
+  const auto missing = invoke({"simulate", "--schedule-file", kDir + "nope.txt"});
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("cannot open"), std::string::npos) << missing.err;
+}
+
+TEST(CliFiles, ChimeraBadParametersAreOneLine) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"simulate", "--schedule", "chimera", "-D", "5", "-N", "5"},
+        std::vector<std::string>{"simulate", "--schedule", "chimera", "-D", "4", "-N", "4",
+                                 "--pipelines", "6"},
+        std::vector<std::string>{"simulate", "--schedule", "chimera", "-D", "4", "-N", "6"}}) {
+    const auto r = invoke(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_EQ(count(r.err, "\n"), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("pipesim: error: schedule chimera: --", 0), 0u) << r.err;
+  }
+}
+
+TEST(CliFiles, ListShowsEveryScheme) {
+  const auto r = invoke({"list", "schedules"});
+  ASSERT_EQ(r.code, 0);
+  EXPECT_EQ(count(r.out, "\n"), 13u) << r.out;
+  for (const char* name : {"dapple", "pipedream-2bw", "gems", "chimera", "interleaved", "zb-h2",
+                           "zb-v", "dualpipev"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::cli

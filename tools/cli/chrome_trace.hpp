@@ -1,0 +1,14 @@
+#pragma once
+// Chrome trace events (the JSON that chrome://tracing and ui.perfetto.dev open): one process per
+// worker with one track per stream (compute, send, collective); every task is a complete ("X")
+// event. One time unit of the run is shown as one millisecond.
+
+#include <nlohmann/json.hpp>
+
+#include "run.hpp"
+
+namespace pipesim::cli {
+
+nlohmann::ordered_json chrome_trace(const RunResult& run, const std::string& title);
+
+}  // namespace pipesim::cli

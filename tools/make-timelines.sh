@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Regenerates every SVG under results/timelines/ (and nothing else): each schedule at D = 4,
+# N = 8 in unit-cost mode (t_F = 1, t_B = 2; split backwards as t_I = t_W = 1), plus Chimera's
+# variants. Usage: tools/make-timelines.sh [path/to/pipesim]  (default build/release/tools/pipesim)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pipesim="${1:-build/release/tools/pipesim}"
+out=results/timelines
+mkdir -p "$out"
+
+draw() {  # draw <file stem> <pipesim simulate arguments...>
+  local stem=$1
+  shift
+  "$pipesim" simulate "$@" --timeline "$out/$stem.svg" > /dev/null
+  echo "$out/$stem.svg"
+}
+
+costs=(--t-forward 1 --t-backward 2)
+split=(--t-forward 1 --t-backward 2 --t-weight 1)
+for s in gpipe 1f1b dapple gems; do draw "$s-d4-n8" --schedule "$s" -D 4 -N 8 "${costs[@]}"; done
+for s in pipedream pipedream-2bw; do
+  draw "$s-d4-n8" --schedule "$s" -D 4 -N 8 --iterations 3 "${costs[@]}"
+done
+draw interleaved-v2-d4-n8 --schedule interleaved -D 4 -N 8 --chunks 2 "${costs[@]}"
+for s in zb-h1 zb-h2 zb-v dualpipe dualpipev; do draw "$s-d4-n8" --schedule "$s" -D 4 -N 8 "${split[@]}"; done
+# Chimera: the basic unit at t_B = t_F (paper Fig. 3), N = 2D with each strategy at t_B = 2t_F
+# (Fig. 5), and D = 8 with four pipelines (Fig. 6).
+draw chimera-d4-n4-equal --schedule chimera -D 4 -N 4 --t-forward 1 --t-backward 1
+for strategy in direct doubling halving; do
+  draw "chimera-$strategy-d4-n8" --schedule chimera -D 4 -N 8 --strategy "$strategy" "${costs[@]}"
+done
+draw chimera-p4-d8-n8 --schedule chimera -D 8 -N 8 --pipelines 4 "${costs[@]}"
+draw chimera-p4-d8-n8-equal --schedule chimera -D 8 -N 8 --pipelines 4 --t-forward 1 --t-backward 1
