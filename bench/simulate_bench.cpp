@@ -4,9 +4,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include "pipesim/hardware/training_cost_model.hpp"
 #include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/metrics.hpp"
+#include "pipesim/sim/network.hpp"
 #include "pipesim/sim/simulator.hpp"
 
 namespace {
@@ -58,6 +60,22 @@ void BM_Validate1F1B(benchmark::State& state) {
   report_tasks(state, sim::build_task_graph(s).num_tasks());
 }
 BENCHMARK(BM_Validate1F1B)->Unit(benchmark::kMillisecond);
+
+// Real-cost mode's engine (max-min fair flows, interference) on the same graph: gpt3-175b
+// (96 layers on 64 stages) on h100-dgx, W = 4.
+void BM_SimulateRealCost1F1B(benchmark::State& state) {
+  const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
+  const sim::TaskGraph g = sim::build_task_graph(s);
+  hardware::TrainingSetup setup;
+  setup.data_parallel = 4;
+  const hardware::TrainingCostModel costs(models::load_model("gpt3-175b"),
+                                          hardware::load_profile("h100-dgx"), s, setup);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(sim::simulate_network(g, costs, costs, {}).completed);
+  }
+  report_tasks(state, g.num_tasks());
+}
+BENCHMARK(BM_SimulateRealCost1F1B)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "csv.hpp"
 #include "ranking.hpp"
+#include "run_options.hpp"
 #include "text_table.hpp"
 
 namespace pipesim::cli {
@@ -74,9 +77,22 @@ std::vector<std::string> present_metrics(const std::vector<SweepRow>& rows,
 std::string render_ranked(const std::vector<SweepRow>& rows, const std::vector<size_t>& order,
                           const RankedColumns& columns) {
   const auto inputs = input_columns();
+  const auto& options = run_options();
+  auto blank = [&](size_t c, const SweepRow& row) {
+    return std::find(columns.blank_if_default.begin(), columns.blank_if_default.end(), c) !=
+               columns.blank_if_default.end() &&
+           row.inputs[c] == options[c].default_value;
+  };
+  std::vector<size_t> shown;
+  for (size_t c : columns.inputs) {
+    if (std::any_of(order.begin(), order.end(), [&](size_t i) { return !blank(c, rows[i]); })) {
+      shown.push_back(c);
+    }
+  }
   std::vector<std::string> header{"rank"};
-  for (size_t c : columns.inputs)
+  for (size_t c : shown) {
     header.push_back(inputs[c]);
+  }
   for (const auto& m : columns.metrics)
     header.push_back(heading(m));
   if (columns.limited_by) header.push_back("limited by");
@@ -84,8 +100,9 @@ std::string render_ranked(const std::vector<SweepRow>& rows, const std::vector<s
   for (size_t r = 0; r < order.size(); ++r) {
     const SweepRow& row = rows[order[r]];
     std::vector<std::string> line{fmt::format("{}", r + 1)};
-    for (size_t c : columns.inputs)
-      line.push_back(row.inputs[c]);
+    for (size_t c : shown) {
+      line.push_back(blank(c, row) ? "" : row.inputs[c]);
+    }
     for (const auto& m : columns.metrics)
       line.push_back(cell(row, m));
     if (columns.limited_by) line.push_back(limiting_factor(row.metrics));

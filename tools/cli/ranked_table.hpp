@@ -12,6 +12,9 @@ struct RankedColumns {
   std::vector<size_t> inputs;        //!< indices into SweepRow::inputs (run_options() order)
   std::vector<std::string> metrics;  //!< metric columns
   bool limited_by = true;            //!< add a `limited by` column (ranking.hpp)
+  //! Input columns shown blank where the row keeps the option's default (a schedule's own
+  //! options on rows of other schedules), and left out when blank in every row.
+  std::vector<size_t> blank_if_default;
 };
 
 //! Input columns whose value differs between rows.

@@ -30,6 +30,80 @@ std::vector<std::vector<sim::TaskId>> compute_ops_by_worker(const RunResult& run
   return ops;
 }
 
+const char* recompute_name(models::Recompute r) {
+  switch (r) {
+    case models::Recompute::None: return "none";
+    case models::Recompute::Selective: return "selective";
+    case models::Recompute::Full: return "full";
+  }
+  return "?";
+}
+
+void add_perf_header(nlohmann::ordered_json& j, const RunSpec& spec, const RunResult& run) {
+  const PerfResult& p = *run.perf;
+  const hardware::TrainingSetup& setup = spec.perf.setup;
+  j["mode"] = "real-cost";
+  j["model"] = p.model.name;
+  j["hardware"] = p.hardware.name;
+  j["micro_batch_size"] = setup.micro_batch_size;
+  j["data_parallel"] = setup.data_parallel;
+  j["gpus"] = run.schedule.workers * setup.data_parallel;
+  j["mini_batch"] = p.samples_per_iteration;
+  // A schedule with R ops recomputes even under --recompute none (TrainingCostModel: full).
+  j["recompute"] = run.schedule.recompute && setup.recompute == models::Recompute::None
+                       ? "full"
+                       : recompute_name(setup.recompute);
+  j["partition"] = setup.partition == models::PartitionMode::Uniform ? "uniform" : "balanced";
+  j["placement"] =
+      setup.placement == hardware::PlacementMode::PipelineMajor ? "pipeline-major" : "data-major";
+  j["grad_sync"] = spec.perf.flush_grad_sync ? "flush" : "eager";
+  j["overlap_p2p"] = spec.perf.overlap_p2p ? "on" : "off";
+  j["all_reduce"] = hardware::algorithm_name(p.hardware.all_reduce);
+}
+
+void add_perf_metrics(nlohmann::ordered_json& j, const PerfResult& p) {
+  j["throughput"] = p.throughput;
+  j["tokens_per_second"] = p.tokens_per_second;
+  j["mfu"] = p.mfu;
+  j["fits_memory"] = p.fits_memory;
+  j["peak_memory"] = p.peak_memory;
+  j["memory_capacity"] = p.memory_capacity;
+  j["model_params"] = p.model_params;
+  j["model_flops_per_iteration"] = p.model_flops_per_iteration;
+  auto stages = nlohmann::ordered_json::array();
+  for (size_t s = 0; s < p.partition.size(); ++s) {
+    const hardware::StageTimes& t = p.stage_times[s];
+    stages.push_back({{"stage", s},
+                      {"first_layer", p.partition[s].first_layer},
+                      {"layers", p.partition[s].layers},
+                      {"embedding", p.partition[s].embedding},
+                      {"head", p.partition[s].head},
+                      {"t_forward", t.forward},
+                      {"t_backward_input", t.backward_input},
+                      {"t_backward_weight", t.backward_weight},
+                      {"t_recompute", t.recompute}});
+  }
+  j["stage_costs"] = std::move(stages);
+}
+
+nlohmann::ordered_json breakdown_json(const sim::MemoryBreakdown& b) {
+  return {{"weights", b.weights},
+          {"gradients", b.gradients},
+          {"optimizer", b.optimizer},
+          {"activations", b.activations},
+          {"other", b.other}};
+}
+
+void add_perf_worker(nlohmann::ordered_json& jw, const PerfResult& p, size_t w) {
+  const sim::WorkerMemory& m = p.memory[w];
+  jw["peak_memory"] = m.peak;
+  jw["memory"] = breakdown_json(m.at_peak);
+  jw["static_memory"] = m.static_memory.total();
+  jw["compute_time"] = p.time[w].compute;
+  jw["exposed_communication_time"] = p.time[w].exposed_communication;
+  jw["idle_time"] = p.time[w].idle;
+}
+
 }  // namespace
 
 nlohmann::ordered_json to_json(const RunSpec& spec, const RunResult& run, bool ops) {
@@ -41,11 +115,15 @@ nlohmann::ordered_json to_json(const RunSpec& spec, const RunResult& run, bool o
   j["micro_batches"] = run.schedule.micro_batches;
   j["pipelines"] = run.schedule.pipelines;
   j["workers"] = run.schedule.workers;
-  j["mode"] = "unit-cost";
-  j["t_forward"] = spec.unit.forward;
-  j["t_backward"] = spec.unit.backward;
-  j["t_weight"] = spec.unit.weight;
-  j["t_comm"] = spec.unit.comm;
+  if (run.perf) {
+    add_perf_header(j, spec, run);
+  } else {
+    j["mode"] = "unit-cost";
+    j["t_forward"] = spec.unit.forward;
+    j["t_backward"] = spec.unit.backward;
+    j["t_weight"] = spec.unit.weight;
+    j["t_comm"] = spec.unit.comm;
+  }
   j["iteration_time"] = m.iteration_time;
   j["iterations"] = run.schedule.iterations;
   j["asynchronous"] = run.schedule.asynchronous;
@@ -53,6 +131,7 @@ nlohmann::ordered_json to_json(const RunSpec& spec, const RunResult& run, bool o
   j["span"] = m.span;
   j["bubble_ratio"] = m.bubble_ratio;
   j["peak_activations"] = max_peak_activations(m);
+  if (run.perf) add_perf_metrics(j, *run.perf);
   j["tasks"] = run.graph.num_tasks();
   const auto worker_ops = ops ? compute_ops_by_worker(run) : decltype(compute_ops_by_worker(run)){};
   auto per_worker = nlohmann::ordered_json::array();
@@ -66,6 +145,7 @@ nlohmann::ordered_json to_json(const RunSpec& spec, const RunResult& run, bool o
     const auto wi = static_cast<size_t>(w.worker);
     jw["weight_versions"] =
         wi < run.schedule.weight_versions.size() ? run.schedule.weight_versions[wi] : 1;
+    if (run.perf) add_perf_worker(jw, *run.perf, wi);
     if (ops) {
       auto list = nlohmann::ordered_json::array();
       for (sim::TaskId t : worker_ops[static_cast<size_t>(w.worker)]) {
@@ -88,6 +168,37 @@ nlohmann::ordered_json to_json(const RunSpec& spec, const RunResult& run, bool o
 
 std::string to_csv(const RunSpec& spec, const RunResult& run) {
   const sim::Metrics& m = run.metrics;
+  if (run.perf) {
+    const PerfResult& p = *run.perf;
+    double compute = 0, exposed = 0, idle = 0;
+    for (const sim::WorkerTime& t : p.time) {
+      compute = std::max(compute, t.compute);
+      exposed = std::max(exposed, t.exposed_communication);
+      idle = std::max(idle, t.idle);
+    }
+    std::string out =
+        "schedule,stages,micro_batches,pipelines,workers,model,hardware,micro_batch_size,"
+        "data_parallel,gpus,mini_batch,recompute,partition,placement,grad_sync,overlap_p2p,"
+        "iteration_time,span,bubble_ratio,peak_activations,throughput,tokens_per_second,mfu,"
+        "fits_memory,peak_memory,memory_capacity,model_params,model_flops_per_iteration,"
+        "max_compute_time,max_exposed_communication_time,max_idle_time\n";
+    const hardware::TrainingSetup& setup = spec.perf.setup;
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+        "{}\n",
+        spec.schedule, run.schedule.stages, run.schedule.micro_batches, run.schedule.pipelines,
+        run.schedule.workers, p.model.name, p.hardware.name, setup.micro_batch_size,
+        setup.data_parallel, run.schedule.workers * setup.data_parallel,
+        p.samples_per_iteration, recompute_name(setup.recompute),
+        setup.partition == models::PartitionMode::Uniform ? "uniform" : "balanced",
+        setup.placement == hardware::PlacementMode::PipelineMajor ? "pipeline-major"
+                                                                  : "data-major",
+        spec.perf.flush_grad_sync ? "flush" : "eager", spec.perf.overlap_p2p ? "on" : "off",
+        m.iteration_time, m.span, m.bubble_ratio, max_peak_activations(m), p.throughput,
+        p.tokens_per_second, p.mfu, p.fits_memory ? "true" : "false", p.peak_memory,
+        p.memory_capacity, p.model_params, p.model_flops_per_iteration, compute, exposed, idle);
+    return out;
+  }
   std::string out =
       "schedule,stages,micro_batches,pipelines,workers,t_forward,t_backward,t_weight,t_comm,"
       "iteration_time,span,bubble_ratio,peak_activations\n";
@@ -150,8 +261,33 @@ std::string to_text(const RunSpec& spec, const RunResult& run) {
   out += fmt::format("stages (D)       {}\n", run.schedule.stages);
   out += fmt::format("micro-batches(N) {}\n", run.schedule.micro_batches);
   out += fmt::format("workers          {}\n", run.schedule.workers);
-  out += fmt::format("costs            t_F={} t_B={} t_W={} t_comm={} (unit-cost mode)\n",
-                     spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm);
+  if (!run.perf) {
+    out += fmt::format("costs            t_F={} t_B={} t_W={} t_comm={} (unit-cost mode)\n",
+                       spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm);
+  } else {
+    const PerfResult& p = *run.perf;
+    const hardware::TrainingSetup& setup = spec.perf.setup;
+    out += fmt::format("model            {} ({:.0f} parameters)\n", p.model.name, p.model_params);
+    out += fmt::format("hardware         {} ({} GPUs = D {} x W {})\n", p.hardware.name,
+                       run.schedule.workers * setup.data_parallel, run.schedule.workers,
+                       setup.data_parallel);
+    out += fmt::format("mini-batch       {} (B {} x N {} x W {})\n", p.samples_per_iteration,
+                       setup.micro_batch_size, run.schedule.micro_batches, setup.data_parallel);
+    out += fmt::format("options          recompute={} partition={} placement={} grad-sync={} "
+                       "overlap-p2p={}\n",
+                       recompute_name(setup.recompute),
+                       setup.partition == models::PartitionMode::Uniform ? "uniform" : "balanced",
+                       setup.placement == hardware::PlacementMode::PipelineMajor
+                           ? "pipeline-major"
+                           : "data-major",
+                       spec.perf.flush_grad_sync ? "flush" : "eager",
+                       spec.perf.overlap_p2p ? "on" : "off");
+    out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
+                       p.tokens_per_second);
+    out += fmt::format("mfu              {:.4f}\n", p.mfu);
+    out += fmt::format("peak_memory      {:.4g} GB of {:.4g} GB ({})\n", p.peak_memory / 1e9,
+                       p.memory_capacity / 1e9, p.fits_memory ? "fits" : "DOES NOT FIT");
+  }
   out += fmt::format("iteration_time   {}\n", m.iteration_time);
   out += fmt::format("bubble_ratio     {:.6f}\n", m.bubble_ratio);
   out += fmt::format("peak_activations {}\n\n", max_peak_activations(m));
@@ -160,6 +296,20 @@ std::string to_text(const RunSpec& spec, const RunResult& run) {
   for (const auto& w : m.workers) {
     out += fmt::format("{:>6} {:>12} {:>12} {:>12} {:>16}\n", w.worker, w.busy, w.first_start,
                        w.last_end, w.peak_activations);
+  }
+  if (run.perf) {
+    const PerfResult& p = *run.perf;
+    out += fmt::format("\n{:>6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+                       "worker", "compute_s", "exposed_s", "idle_s", "peak_GB", "weights_GB",
+                       "grads_GB", "optim_GB", "activ_GB");
+    for (size_t w = 0; w < p.memory.size(); ++w) {
+      const sim::MemoryBreakdown& b = p.memory[w].at_peak;
+      out += fmt::format("{:>6} {:>11.5g} {:>11.5g} {:>11.5g} {:>11.4g} {:>11.4g} {:>11.4g} "
+                         "{:>11.4g} {:>11.4g}\n",
+                         w, p.time[w].compute, p.time[w].exposed_communication, p.time[w].idle,
+                         p.memory[w].peak / 1e9, b.weights / 1e9, b.gradients / 1e9,
+                         b.optimizer / 1e9, b.activations / 1e9);
+    }
   }
   if (const std::string timeline = ascii_timeline(run); !timeline.empty()) {
     out += "\ntimeline (F forward, B backward, I/W split backward, R recompute, - continues, . idle)\n";

@@ -64,6 +64,58 @@ std::vector<RunOption> make_options() {
        }},
       {"--t-comm", "Unit-cost mode: delay on every edge between two workers (>= 0)", "0",
        [](RunSpec& s, const std::string& v) { s.unit.comm = parse_double("--t-comm", v, 0, kInf); }},
+      // Real-cost mode (with --model and --hardware; DESIGN.md §4–§6).
+      {"--model", "Real-cost mode: model name (`pipesim list models`) or YAML path", "",
+       [](RunSpec& s, const std::string& v) { s.perf.model = v; }},
+      {"--hardware", "Real-cost mode: hardware profile name (`pipesim list hardware`) or YAML path",
+       "", [](RunSpec& s, const std::string& v) { s.perf.hardware = v; }},
+      {"--micro-batch-size,-B", "Real-cost mode: samples per micro-batch B", "1",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.micro_batch_size = parse_int("--micro-batch-size", v, 1, 1 << 16);
+       }},
+      {"--data-parallel,-W", "Real-cost mode: pipeline replicas W (GPUs = D·W)", "1",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.data_parallel = parse_int("--data-parallel", v, 1, 1 << 16);
+       }},
+      {"--recompute", "Real-cost mode: activation recomputation none|selective|full", "none",
+       [](RunSpec& s, const std::string& v) {
+         const std::string c = parse_choice("--recompute", v, {"none", "selective", "full"});
+         s.perf.setup.recompute = c == "none"        ? models::Recompute::None
+                                  : c == "selective" ? models::Recompute::Selective
+                                                     : models::Recompute::Full;
+       }},
+      {"--partition", "Real-cost mode: layers to stages, uniform|balanced", "uniform",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.partition = parse_choice("--partition", v, {"uniform", "balanced"}) ==
+                                          "uniform"
+                                      ? models::PartitionMode::Uniform
+                                      : models::PartitionMode::Balanced;
+       }},
+      {"--placement", "Real-cost mode: workers on GPUs, pipeline-major|data-major",
+       "pipeline-major",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.placement =
+             parse_choice("--placement", v, {"pipeline-major", "data-major"}) == "pipeline-major"
+                 ? hardware::PlacementMode::PipelineMajor
+                 : hardware::PlacementMode::DataMajor;
+       }},
+      {"--grad-sync", "Real-cost mode: gradient all-reduce eager (after a stage's last backward) "
+                      "or flush (after all compute)",
+       "eager",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.flush_grad_sync = parse_choice("--grad-sync", v, {"eager", "flush"}) == "flush";
+       }},
+      {"--overlap-p2p", "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)",
+       "on",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.overlap_p2p = parse_choice("--overlap-p2p", v, {"on", "off"}) == "on";
+       }},
+      {"--bytes-per-param", "Real-cost mode: static bytes per parameter, weights + gradients + "
+                            "optimizer (mixed-precision Adam: 16)",
+       "16",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.bytes_per_param = parse_double("--bytes-per-param", v, 0, 1024, false);
+       }},
   };
 }
 

@@ -136,6 +136,11 @@ Action add_search_command(CLI::App& app) {
                              "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
       if (column_of(name) < input_columns().size()) columns.inputs.push_back(column_of(name));
     }
+    for (const char* name : {"pipelines", "chunks", "strategy"}) {
+      if (column_of(name) < input_columns().size()) {
+        columns.blank_if_default.push_back(column_of(name));
+      }
+    }
     columns.metrics = present_metrics(rows, winners,
                                       {"throughput", "iteration_time", "mfu", "bubble_ratio",
                                        "exposed_comm_ratio", "peak_memory_max", "memory_headroom"});

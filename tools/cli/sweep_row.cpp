@@ -23,9 +23,29 @@ RowMetrics extract_metrics(const RunSpec& /*spec*/, const RunResult& result) {
     row.peak_activations_min = lo->peak_activations;
     row.peak_activations_max = hi->peak_activations;
   }
-  // Unit-cost mode has no samples, FLOPs or bytes: throughput, tokens_per_second, mfu,
-  // exposed_comm_ratio, peak_memory_*, memory_headroom and fits_memory stay empty. The
-  // performance model fills them here.
+  // Unit-cost mode has no samples, FLOPs or bytes: the rest stays empty.
+  if (!result.perf) return row;
+  const PerfResult& p = *result.perf;
+  row.throughput = p.throughput;
+  row.tokens_per_second = p.tokens_per_second;
+  row.mfu = p.mfu;
+  row.fits_memory = p.fits_memory;
+  if (!p.memory.empty()) {
+    const auto [lo, hi] = std::minmax_element(
+        p.memory.begin(), p.memory.end(),
+        [](const sim::WorkerMemory& a, const sim::WorkerMemory& b) { return a.peak < b.peak; });
+    row.peak_memory_min = lo->peak;
+    row.peak_memory_max = hi->peak;
+    if (p.memory_capacity > 0) row.memory_headroom = 1.0 - hi->peak / p.memory_capacity;
+  }
+  // Exposed communication: the mean over workers of the time a worker waits on transfers and
+  // all-reduces it cannot hide behind compute, as a share of the iteration.
+  if (!p.time.empty() && m.iteration_time > 0) {
+    double exposed = 0;
+    for (const sim::WorkerTime& t : p.time)
+      exposed += t.exposed_communication;
+    row.exposed_comm_ratio = exposed / (static_cast<double>(p.time.size()) * m.iteration_time);
+  }
   return row;
 }
 

@@ -1,0 +1,39 @@
+#pragma once
+// Which GPU (and node) runs worker w of pipeline replica r: decides each transfer's link tier.
+
+namespace pipesim::hardware {
+
+enum class PlacementMode {
+  PipelineMajor,  //!< a replica's D workers on consecutive GPUs: gpu = r·D + w
+  DataMajor,      //!< a stage's W replicas on consecutive GPUs: gpu = w·W + r
+};
+
+struct Placement {
+  int workers = 1;   //!< D
+  int replicas = 1;  //!< W
+  int gpus_per_node = 1;
+  int nics_per_node = 1;
+  PlacementMode mode = PlacementMode::PipelineMajor;
+
+  int gpu(int replica, int worker) const {
+    return mode == PlacementMode::PipelineMajor ? replica * workers + worker
+                                                : worker * replicas + replica;
+  }
+  int node(int replica, int worker) const { return gpu(replica, worker) / gpus_per_node; }
+  //! The inter-node NIC the GPU uses: its node's NIC number (local GPU / GPUs per NIC).
+  int nic(int replica, int worker) const {
+    const int g = gpu(replica, worker);
+    return node(replica, worker) * nics_per_node +
+           (g % gpus_per_node) / (gpus_per_node / nics_per_node);
+  }
+  //! How many replicas' copies of `worker` share replica 0's NIC of that worker (they send the
+  //! same messages at the same time).
+  int replicas_on_nic(int worker) const {
+    int count = 0;
+    for (int r = 0; r < replicas; ++r)
+      count += nic(r, worker) == nic(0, worker) ? 1 : 0;
+    return count;
+  }
+};
+
+}  // namespace pipesim::hardware

@@ -1,0 +1,77 @@
+#pragma once
+// A hardware profile (DESIGN.md §8): one GPU type, its node and network, as YAML
+// schema_version 1 — the contract with calibrate/ (hardware/README.md documents every field).
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pipesim::hardware {
+
+//! A fraction-of-peak curve: piecewise linear in log10(size), clamped at both ends.
+struct EfficiencyCurve {
+  std::vector<std::pair<double, double>> points;  //!< (size, fraction), sizes increasing
+
+  //! The fraction at `size` (> 0).
+  double at(double size) const;
+};
+
+//! Hockney's model of one link tier: t(n) = alpha + n / beta (Hockney, Parallel Computing 20,
+//! 1994).
+struct Hockney {
+  double alpha = 0.0;  //!< seconds
+  double beta = 0.0;   //!< bytes per second
+};
+
+struct Provenance {
+  std::string source;  //!< datasheet | calibration
+  std::vector<std::string> references;
+  std::string gpu, driver, cuda, date, tool_version;
+};
+
+struct GpuSpec {
+  double memory_bytes = 0.0;
+  std::map<std::string, double> peak_flops;                //!< dtype → dense FLOP/s
+  std::map<std::string, EfficiencyCurve> gemm_efficiency;  //!< dtype → fraction vs GEMM FLOPs
+  double hbm_bandwidth = 0.0;                              //!< bytes/s
+  EfficiencyCurve hbm_efficiency;                          //!< fraction vs bytes moved
+  double kernel_launch = 0.0;                              //!< seconds per launch
+};
+
+enum class AllReduceAlgorithm { Ring, Rabenseifner, Hierarchical };
+const char* algorithm_name(AllReduceAlgorithm a);
+
+struct HardwareProfile {
+  int schema_version = 1;
+  std::string name;  //!< [a-z0-9-]+
+  std::string description;
+  Provenance provenance;
+  GpuSpec gpu;
+  int gpus_per_node = 1;
+  //! Extension of schema 1 (optional, default 1): inter-node NICs per node, each serving
+  //! gpus_per_node / nics_per_node GPUs (DGX A100/H100: one per GPU; Piz Daint: one).
+  int nics_per_node = 1;
+  Hockney intra_node, inter_node;
+  AllReduceAlgorithm all_reduce = AllReduceAlgorithm::Ring;
+  //! Measured Hockney fits that override the link-based formula: collective → tier → fit
+  //! (collectives: all_reduce, all_gather, reduce_scatter; tiers: intra_node, inter_node).
+  std::map<std::string, std::map<std::string, Hockney>> fitted;
+  double interference = 0.0;  //!< fraction compute slows while a collective runs, [0, 1)
+  std::string samples;        //!< optional calibration samples file, relative to the YAML
+  std::string source;         //!< the file it was read from (not written back)
+};
+
+//! Parses a profile document; strict (unknown keys, missing fields, wrong types, sizes ≤ 0 →
+//! core::ConfigError(source, field, problem)).
+HardwareProfile parse_profile(const std::string& yaml_text, const std::string& source);
+//! A shipped profile name (hardware/<name>.yaml) or a path.
+HardwareProfile load_profile(const std::string& name_or_path);
+//! The YAML document (schema_version 1); parse_profile(to_yaml(p)) == p.
+std::string to_yaml(const HardwareProfile& p);
+//! Writes to_yaml(p) atomically.
+void save_profile(const HardwareProfile& p, const std::string& path);
+
+std::vector<std::string> shipped_profiles();
+
+}  // namespace pipesim::hardware

@@ -1,0 +1,286 @@
+#include "pipesim/hardware/profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "pipesim/core/atomic_write.hpp"
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/core/yaml_reader.hpp"
+
+namespace pipesim::hardware {
+namespace {
+
+const std::vector<std::string> kDtypes{"fp32", "tf32", "bf16", "fp16"};
+const std::vector<std::string> kCollectives{"all_reduce", "all_gather", "reduce_scatter"};
+const std::vector<std::string> kTiers{"intra_node", "inter_node"};
+
+bool valid_name(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+std::string optional_string(core::YamlMap& y, const std::string& key) {
+  return y.has(key) ? y.string(key) : std::string();
+}
+
+Hockney parse_hockney(core::YamlMap y) {
+  Hockney h;
+  h.alpha = y.number("alpha");
+  if (h.alpha < 0) y.fail("alpha", fmt::format("must be >= 0 seconds, got {}", h.alpha));
+  h.beta = y.positive("beta");
+  y.finish();
+  return h;
+}
+
+GpuSpec parse_gpu(core::YamlMap y) {
+  GpuSpec g;
+  g.memory_bytes = y.positive("memory_bytes");
+  core::YamlMap peak = y.map("peak_flops");
+  for (const std::string& dtype : peak.keys()) {
+    if (std::find(kDtypes.begin(), kDtypes.end(), dtype) == kDtypes.end()) {
+      peak.fail(dtype, "unknown dtype (allowed: fp32, tf32, bf16, fp16)");
+    }
+    g.peak_flops[dtype] = peak.positive(dtype);
+  }
+  if (g.peak_flops.empty()) y.fail("peak_flops", "must list at least one dtype");
+  core::YamlMap eff = y.map("gemm_efficiency");
+  for (const std::string& dtype : eff.keys()) {
+    if (!g.peak_flops.contains(dtype)) {
+      eff.fail(dtype, "has no gpu.peak_flops entry (efficiency is a fraction of that peak)");
+    }
+    g.gemm_efficiency[dtype] = EfficiencyCurve{eff.curve(dtype)};
+  }
+  g.hbm_bandwidth = y.positive("hbm_bandwidth");
+  g.hbm_efficiency = EfficiencyCurve{y.curve("hbm_efficiency")};
+  g.kernel_launch = y.number("kernel_launch");
+  if (g.kernel_launch < 0) {
+    y.fail("kernel_launch", fmt::format("must be >= 0 seconds, got {}", g.kernel_launch));
+  }
+  peak.finish();
+  eff.finish();
+  y.finish();
+  return g;
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(double v) {
+  return fmt::format("{}", v);
+}
+
+std::string curve_yaml(const EfficiencyCurve& c) {
+  std::string out = "[";
+  for (size_t i = 0; i < c.points.size(); ++i) {
+    out +=
+        fmt::format("{}[{}, {}]", i ? ", " : "", num(c.points[i].first), num(c.points[i].second));
+  }
+  return out + "]";
+}
+
+std::string hockney_yaml(const Hockney& h) {
+  return fmt::format("{{alpha: {}, beta: {}}}", num(h.alpha), num(h.beta));
+}
+
+}  // namespace
+
+double EfficiencyCurve::at(double size) const {
+  if (points.empty()) return 1.0;
+  if (size <= points.front().first) return points.front().second;
+  if (size >= points.back().first) return points.back().second;
+  // Calculon-style efficiency tables, interpolated linearly in log10(size) (profile schema).
+  for (size_t i = 1; i < points.size(); ++i) {
+    if (size <= points[i].first) {
+      const double x0 = std::log10(points[i - 1].first), x1 = std::log10(points[i].first);
+      const double t = (std::log10(size) - x0) / (x1 - x0);
+      return points[i - 1].second + t * (points[i].second - points[i - 1].second);
+    }
+  }
+  return points.back().second;
+}
+
+const char* algorithm_name(AllReduceAlgorithm a) {
+  switch (a) {
+    case AllReduceAlgorithm::Ring:
+      return "ring";
+    case AllReduceAlgorithm::Rabenseifner:
+      return "rabenseifner";
+    case AllReduceAlgorithm::Hierarchical:
+      return "hierarchical";
+  }
+  return "?";
+}
+
+HardwareProfile parse_profile(const std::string& yaml_text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    throw core::ConfigError(source, "yaml", what);
+  }
+  if (!root.IsMap()) throw core::ConfigError(source, "document", "must be a YAML mapping");
+  core::YamlMap y(root, source, "");
+  HardwareProfile p;
+  p.source = source;
+  p.schema_version = static_cast<int>(y.integer("schema_version", 1, 1));
+  p.name = y.string("name");
+  if (!valid_name(p.name)) {
+    y.fail("name", fmt::format("must match [a-z0-9-]+, got '{}'", p.name));
+  }
+  p.description = y.string("description");
+  {
+    core::YamlMap pv = y.map("provenance");
+    p.provenance.source = pv.choice("source", {"datasheet", "calibration"});
+    p.provenance.references = pv.string_list("references");
+    p.provenance.gpu = optional_string(pv, "gpu");
+    p.provenance.driver = optional_string(pv, "driver");
+    p.provenance.cuda = optional_string(pv, "cuda");
+    p.provenance.date = optional_string(pv, "date");
+    p.provenance.tool_version = optional_string(pv, "tool_version");
+    pv.finish();
+  }
+  p.gpu = parse_gpu(y.map("gpu"));
+  {
+    core::YamlMap node = y.map("node");
+    p.gpus_per_node = static_cast<int>(node.integer("gpus_per_node", 1, 1024));
+    if (node.has("nics_per_node")) {
+      p.nics_per_node = static_cast<int>(node.integer("nics_per_node", 1, p.gpus_per_node));
+      if (p.gpus_per_node % p.nics_per_node != 0) {
+        node.fail("nics_per_node", fmt::format("must divide gpus_per_node = {}, got {}",
+                                               p.gpus_per_node, p.nics_per_node));
+      }
+    }
+    node.finish();
+  }
+  {
+    core::YamlMap links = y.map("links");
+    p.intra_node = parse_hockney(links.map("intra_node"));
+    p.inter_node = parse_hockney(links.map("inter_node"));
+    links.finish();
+  }
+  {
+    core::YamlMap coll = y.map("collectives");
+    core::YamlMap ar = coll.map("all_reduce");
+    const std::string algo = ar.choice("algorithm", {"ring", "rabenseifner", "hierarchical"});
+    p.all_reduce = algo == "ring"           ? AllReduceAlgorithm::Ring
+                   : algo == "rabenseifner" ? AllReduceAlgorithm::Rabenseifner
+                                            : AllReduceAlgorithm::Hierarchical;
+    ar.finish();
+    if (coll.has("fitted")) {
+      core::YamlMap fitted = coll.map("fitted");
+      for (const std::string& c : fitted.keys()) {
+        if (std::find(kCollectives.begin(), kCollectives.end(), c) == kCollectives.end()) {
+          fitted.fail(c, "unknown collective (allowed: all_reduce, all_gather, reduce_scatter)");
+        }
+        core::YamlMap tiers = fitted.map(c);
+        for (const std::string& t : tiers.keys()) {
+          if (std::find(kTiers.begin(), kTiers.end(), t) == kTiers.end()) {
+            tiers.fail(t, "unknown tier (allowed: intra_node, inter_node)");
+          }
+          p.fitted[c][t] = parse_hockney(tiers.map(t));
+        }
+        tiers.finish();
+      }
+      fitted.finish();
+    }
+    coll.finish();
+  }
+  p.interference = y.number("interference");
+  if (!(p.interference >= 0.0 && p.interference < 1.0)) {
+    y.fail("interference", fmt::format("must be in [0, 1), got {}", p.interference));
+  }
+  p.samples = optional_string(y, "samples");
+  y.finish();
+  return p;
+}
+
+std::vector<std::string> shipped_profiles() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(PIPESIM_HARDWARE_DIR)) {
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+HardwareProfile load_profile(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  const bool is_path = name_or_path.find('/') != std::string::npos ||
+                       name_or_path.ends_with(".yaml") || name_or_path.ends_with(".yml");
+  if (!is_path) {
+    path = fmt::format("{}/{}.yaml", PIPESIM_HARDWARE_DIR, name_or_path);
+    if (!std::filesystem::exists(path)) {
+      std::string known;
+      for (const auto& n : shipped_profiles())
+        known += (known.empty() ? "" : ", ") + n;
+      throw core::ConfigError("command line", "--hardware",
+                              fmt::format("unknown hardware profile '{}' (shipped: {}; or a "
+                                          "path to a YAML file)",
+                                          name_or_path, known));
+    }
+  }
+  return parse_profile(YAML::Dump(core::load_yaml_file(path)), path);
+}
+
+std::string to_yaml(const HardwareProfile& p) {
+  std::string o;
+  o += fmt::format("schema_version: {}\n", p.schema_version);
+  o += fmt::format("name: {}\n", p.name);
+  o += fmt::format("description: {}\n", quote(p.description));
+  o += "provenance:\n";
+  o += fmt::format("  source: {}\n", p.provenance.source);
+  o += "  references:\n";
+  for (const auto& r : p.provenance.references)
+    o += fmt::format("    - {}\n", quote(r));
+  if (p.provenance.references.empty()) o.replace(o.size() - 1, 1, " []\n");
+  o += fmt::format("  gpu: {}\n  driver: {}\n  cuda: {}\n  date: {}\n  tool_version: {}\n",
+                   quote(p.provenance.gpu), quote(p.provenance.driver), quote(p.provenance.cuda),
+                   quote(p.provenance.date), quote(p.provenance.tool_version));
+  o += "gpu:\n";
+  o += fmt::format("  memory_bytes: {}\n", num(p.gpu.memory_bytes));
+  std::string peaks;
+  for (const auto& [k, v] : p.gpu.peak_flops)
+    peaks += fmt::format("{}{}: {}", peaks.empty() ? "" : ", ", k, num(v));
+  o += fmt::format("  peak_flops: {{{}}}\n", peaks);
+  o += "  gemm_efficiency:\n";
+  for (const auto& [k, c] : p.gpu.gemm_efficiency)
+    o += fmt::format("    {}: {}\n", k, curve_yaml(c));
+  if (p.gpu.gemm_efficiency.empty()) o.replace(o.size() - 1, 1, " {}\n");
+  o += fmt::format("  hbm_bandwidth: {}\n", num(p.gpu.hbm_bandwidth));
+  o += fmt::format("  hbm_efficiency: {}\n", curve_yaml(p.gpu.hbm_efficiency));
+  o += fmt::format("  kernel_launch: {}\n", num(p.gpu.kernel_launch));
+  o += fmt::format("node:\n  gpus_per_node: {}\n", p.gpus_per_node);
+  if (p.nics_per_node != 1) o += fmt::format("  nics_per_node: {}\n", p.nics_per_node);
+  o += fmt::format("links:\n  intra_node: {}\n  inter_node: {}\n", hockney_yaml(p.intra_node),
+                   hockney_yaml(p.inter_node));
+  o += fmt::format("collectives:\n  all_reduce: {{algorithm: {}}}\n", algorithm_name(p.all_reduce));
+  if (!p.fitted.empty()) {
+    o += "  fitted:\n";
+    for (const auto& [c, tiers] : p.fitted) {
+      o += fmt::format("    {}:\n", c);
+      for (const auto& [t, h] : tiers)
+        o += fmt::format("      {}: {}\n", t, hockney_yaml(h));
+    }
+  }
+  o += fmt::format("interference: {}\n", num(p.interference));
+  if (!p.samples.empty()) o += fmt::format("samples: {}\n", quote(p.samples));
+  return o;
+}
+
+void save_profile(const HardwareProfile& p, const std::string& path) {
+  core::write_file_atomically(path, to_yaml(p));
+}
+
+}  // namespace pipesim::hardware

@@ -1,0 +1,118 @@
+#include "pipesim/models/model_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/core/yaml_reader.hpp"
+
+namespace pipesim::models {
+namespace {
+
+constexpr long kMaxDim = 1L << 24;
+
+Precision parse_precision(const std::string& s) {
+  if (s == "fp16") return Precision::FP16;
+  if (s == "bf16") return Precision::BF16;
+  return Precision::FP32;
+}
+
+bool is_path(const std::string& s) {
+  return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml");
+}
+
+}  // namespace
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::FP16:
+      return "fp16";
+    case Precision::BF16:
+      return "bf16";
+    case Precision::FP32:
+      return "fp32";
+  }
+  return "?";
+}
+
+double precision_bytes(Precision p) {
+  return p == Precision::FP32 ? 4.0 : 2.0;
+}
+
+ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    throw core::ConfigError(source, "yaml", what);
+  }
+  if (!root.IsMap()) throw core::ConfigError(source, "document", "must be a YAML mapping");
+  core::YamlMap y(root, source, "");
+  ModelSpec m;
+  m.source = source;
+  m.name = y.string("name");
+  if (y.has("description")) m.description = y.string("description");
+  if (y.has("references")) m.references = y.string_list("references");
+  m.layers = static_cast<int>(y.integer("layers", 1, kMaxDim));
+  m.hidden = static_cast<int>(y.integer("hidden", 1, kMaxDim));
+  m.heads = static_cast<int>(y.integer("heads", 1, m.hidden));
+  if (m.hidden % m.heads != 0) {
+    y.fail("heads", fmt::format("must divide hidden = {}, got {}", m.hidden, m.heads));
+  }
+  m.kv_heads = y.has("kv_heads") ? static_cast<int>(y.integer("kv_heads", 1, m.heads)) : m.heads;
+  if (m.heads % m.kv_heads != 0) {
+    y.fail("kv_heads", fmt::format("must divide heads = {}, got {}", m.heads, m.kv_heads));
+  }
+  m.sequence = static_cast<int>(y.integer("sequence", 1, kMaxDim));
+  m.vocabulary = static_cast<int>(y.integer("vocabulary", 1, kMaxDim));
+  m.ffn_hidden = static_cast<int>(y.integer("ffn_hidden", 1, kMaxDim));
+  if (y.has("gated_mlp")) m.gated_mlp = y.boolean("gated_mlp");
+  if (y.has("bias")) m.bias = y.boolean("bias");
+  if (y.has("norm")) {
+    m.norm =
+        y.choice("norm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? Norm::RMSNorm : Norm::LayerNorm;
+  }
+  if (y.has("position_embeddings")) {
+    m.position_embeddings = static_cast<int>(y.integer("position_embeddings", 0, kMaxDim));
+  }
+  m.tied_embeddings = y.boolean("tied_embeddings");
+  m.precision = parse_precision(y.choice("precision", {"fp16", "bf16", "fp32"}));
+  if (y.has("extra_parameters")) {
+    m.extra_parameters = static_cast<double>(y.integer("extra_parameters", 0, 1L << 50));
+  }
+  y.finish();
+  return m;
+}
+
+std::vector<std::string> shipped_models() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(PIPESIM_MODELS_DIR)) {
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+ModelSpec load_model(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  if (!is_path(name_or_path)) {
+    path = fmt::format("{}/{}.yaml", PIPESIM_MODELS_DIR, name_or_path);
+    if (!std::filesystem::exists(path)) {
+      std::string known;
+      for (const auto& n : shipped_models())
+        known += (known.empty() ? "" : ", ") + n;
+      throw core::ConfigError("command line", "--model",
+                              fmt::format("unknown model '{}' (shipped: {}; or a path to a "
+                                          "YAML file)",
+                                          name_or_path, known));
+    }
+  }
+  const YAML::Node root = core::load_yaml_file(path);
+  return parse_model(YAML::Dump(root), path);
+}
+
+}  // namespace pipesim::models

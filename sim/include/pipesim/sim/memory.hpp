@@ -1,0 +1,45 @@
+#pragma once
+// Memory per worker over time (DESIGN.md §5): static bytes (weights × versions, gradients,
+// optimizer state of every (pipeline, stage) the worker holds) plus activations allocated when
+// a forward starts and freed when its backward ends (W for a split backward), recomputation
+// buffers while a backward recomputes, and a workspace while any compute op runs.
+
+#include <vector>
+
+#include "pipesim/sim/schedule.hpp"
+#include "pipesim/sim/simulator.hpp"
+#include "pipesim/sim/task_graph.hpp"
+
+namespace pipesim::sim {
+
+//! Bytes of one (virtual) stage; the same for every pipeline.
+struct StageMemory {
+  double weights = 0.0;  //!< one version of the stage's weights
+  double gradients = 0.0;
+  double optimizer = 0.0;    //!< optimizer state (e.g. fp32 master weights, Adam m and v)
+  double activations = 0.0;  //!< kept per micro-batch from F start to B (or W) end
+  //! Recomputed activations held while a backward recomputes: from R start (or, for a schedule
+  //! without R ops, the backward's start) to the backward's end. Counted as activations.
+  double recompute = 0.0;
+  double workspace = 0.0;  //!< held while any compute op of the stage runs ("other")
+};
+
+struct MemoryBreakdown {
+  double weights = 0.0, gradients = 0.0, optimizer = 0.0, activations = 0.0, other = 0.0;
+  double total() const { return weights + gradients + optimizer + activations + other; }
+};
+
+struct WorkerMemory {
+  MemoryBreakdown static_memory;  //!< weights × versions + gradients + optimizer
+  MemoryBreakdown at_peak;        //!< the breakdown when the total peaked (first time)
+  double peak = 0.0;
+  double peak_time = 0.0;
+  double minimum = 0.0;  //!< lowest total over the run (never below static when sound)
+  double final = 0.0;    //!< total after the last event
+};
+
+//! `stages[s]`: bytes of virtual stage s (size schedule.stages).
+std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph& graph,
+                                       const Trace& trace, const std::vector<StageMemory>& stages);
+
+}  // namespace pipesim::sim

@@ -1,0 +1,58 @@
+#pragma once
+// Real-cost mode's event engine (DESIGN.md §5): compute streams as in simulate(), plus
+// communication that contends for shared resources.
+//
+// Every Transfer and AllReduce task is a flow: a latency (α terms, never slowed), then `work`
+// seconds of data movement at full speed. Flows use resources — a worker's send and receive
+// engines (its link ports), a node's NIC — each of capacity 1. While several flows share a
+// resource their speeds are max-min fair (progressive filling, Bertsekas & Gallager, "Data
+// Networks", 2nd ed., §6.5.2): every flow runs as fast as it can unless a resource it uses is
+// saturated, and a saturated resource is split evenly among flows not limited elsewhere. So two
+// equal transfers on one link each take twice as long as alone, and p2p contends with
+// all-reduce. A flow's `share` of a resource is the fraction of it the flow uses at full speed.
+//
+// Compute tasks (and the optimizer step) keep their CostModel duration, slowed by the
+// interference factor while a collective runs on their worker (the rate 1 − interference).
+
+#include <vector>
+
+#include "pipesim/sim/cost_model.hpp"
+#include "pipesim/sim/simulator.hpp"
+#include "pipesim/sim/task_graph.hpp"
+
+namespace pipesim::sim {
+
+struct ResourceUse {
+  int resource = 0;    //!< index in [0, NetworkModel::num_resources())
+  double share = 1.0;  //!< fraction of the resource's capacity used at full speed, (0, ∞)
+};
+
+struct Flow {
+  double latency = 0.0;  //!< seconds before data moves
+  double work = 0.0;     //!< seconds of data movement when alone at full speed
+  std::vector<ResourceUse> uses;
+};
+
+class NetworkModel {
+ public:
+  virtual ~NetworkModel() = default;
+  virtual int num_resources() const = 0;
+  //! The flow of a Transfer or AllReduce task.
+  virtual Flow flow(const TaskGraph& graph, TaskId id) const = 0;
+};
+
+struct EngineOptions {
+  //! false: a transfer also holds its sender's compute stream (blocking send).
+  bool overlap_p2p = true;
+  //! true: a stage's all-reduce waits until every worker holding the stage has finished all
+  //! its compute ops (synchronise after the flush); false: eagerly after its last backward.
+  bool flush_grad_sync = false;
+  //! Compute runs at 1 − interference while a collective is in progress on its worker.
+  double interference = 0.0;
+};
+
+//! Runs every task; compute durations from `compute`, communication from `network`.
+Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
+                       const NetworkModel& network, const EngineOptions& options);
+
+}  // namespace pipesim::sim

@@ -1,0 +1,80 @@
+#include "pipesim/sim/time_breakdown.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+
+namespace pipesim::sim {
+namespace {
+
+using Intervals = std::vector<std::pair<double, double>>;
+
+Intervals merged(Intervals v) {
+  std::sort(v.begin(), v.end());
+  Intervals out;
+  for (const auto& [a, b] : v) {
+    if (b <= a) continue;
+    if (!out.empty() && a <= out.back().second) {
+      out.back().second = std::max(out.back().second, b);
+    } else {
+      out.emplace_back(a, b);
+    }
+  }
+  return out;
+}
+
+double measure(const Intervals& v) {
+  double m = 0;
+  for (const auto& [a, b] : v)
+    m += b - a;
+  return m;
+}
+
+// |A ∩ B| for two merged interval lists.
+double overlap(const Intervals& a, const Intervals& b) {
+  double m = 0;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const double lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (hi > lo) m += hi - lo;
+    (a[i].second < b[j].second ? i : j)++;
+  }
+  return m;
+}
+
+}  // namespace
+
+std::vector<WorkerTime> time_breakdown(const TaskGraph& graph, const Trace& trace) {
+  const auto workers = static_cast<size_t>(graph.workers());
+  std::vector<Intervals> compute(workers), comm(workers);
+  double first = std::numeric_limits<double>::infinity(), last = -first;
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    const Task& task = graph.task(t);
+    const TaskTiming& tt = trace.timing[t];
+    first = std::min(first, tt.start);
+    last = std::max(last, tt.end);
+    const std::pair<double, double> span{tt.start, tt.end};
+    if (is_compute(task.kind) || task.kind == OpKind::Optimizer) {
+      compute[static_cast<size_t>(task.worker)].push_back(span);
+    } else if (task.kind == OpKind::Transfer) {
+      comm[static_cast<size_t>(task.worker)].push_back(span);
+      comm[static_cast<size_t>(task.peer)].push_back(span);
+    } else if (task.kind == OpKind::AllReduce) {
+      for (int w : graph.group_workers()[static_cast<size_t>(task.group)]) {
+        comm[static_cast<size_t>(w)].push_back(span);
+      }
+    }
+  }
+  const double window = graph.num_tasks() == 0 ? 0.0 : last - first;
+  std::vector<WorkerTime> out(workers);
+  for (size_t w = 0; w < workers; ++w) {
+    const Intervals busy = merged(std::move(compute[w]));
+    const Intervals talk = merged(std::move(comm[w]));
+    out[w].compute = measure(busy);
+    out[w].exposed_communication = measure(talk) - overlap(talk, busy);
+    out[w].idle = std::max(0.0, window - out[w].compute - out[w].exposed_communication);
+  }
+  return out;
+}
+
+}  // namespace pipesim::sim

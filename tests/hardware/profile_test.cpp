@@ -1,0 +1,111 @@
+// Hardware profiles: shipped files load, save/load round-trips, bad YAML names file and field.
+
+#include "pipesim/hardware/profile.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "pipesim/core/config_error.hpp"
+
+namespace pipesim::hardware {
+namespace {
+
+TEST(Profile, EveryShippedProfileLoadsWithSources) {
+  const auto names = shipped_profiles();
+  for (const char* expected : {"p100-daint", "v100-dgx1", "a100-dgx", "h100-dgx", "h200-sxm"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+  }
+  for (const auto& name : names) {
+    const HardwareProfile p = load_profile(name);
+    EXPECT_EQ(p.name, name);
+    EXPECT_FALSE(p.provenance.references.empty()) << name;
+    EXPECT_GT(p.gpu.memory_bytes, 0.0);
+  }
+  const HardwareProfile daint = load_profile("p100-daint");
+  EXPECT_EQ(daint.gpus_per_node, 1);
+  EXPECT_DOUBLE_EQ(daint.inter_node.beta, 8.77e9);
+}
+
+TEST(Profile, SaveThenLoadGivesTheSameProfile) {
+  for (const auto& name : shipped_profiles()) {
+    const HardwareProfile p = load_profile(name);
+    const std::string text = to_yaml(p);
+    const HardwareProfile q = parse_profile(text, "copy.yaml");
+    EXPECT_EQ(to_yaml(q), text) << name;
+    EXPECT_EQ(q.gpu.peak_flops, p.gpu.peak_flops);
+    EXPECT_EQ(q.gpu.hbm_efficiency.points, p.gpu.hbm_efficiency.points);
+    EXPECT_EQ(q.nics_per_node, p.nics_per_node);
+  }
+  HardwareProfile p = load_profile("h200-sxm");
+  p.fitted["all_reduce"]["intra_node"] = {1e-5, 2e11};
+  p.provenance.source = "calibration";
+  const auto path = std::filesystem::temp_directory_path() / "pipesim_profile_test.yaml";
+  save_profile(p, path.string());
+  const HardwareProfile q = load_profile(path.string());
+  EXPECT_DOUBLE_EQ(q.fitted.at("all_reduce").at("intra_node").beta, 2e11);
+  EXPECT_EQ(q.provenance.source, "calibration");
+  std::filesystem::remove(path);
+}
+
+TEST(Profile, EfficiencyIsPiecewiseLinearInLogSizeAndClamped) {
+  const EfficiencyCurve c{{{1e6, 0.3}, {1e8, 0.8}, {1e10, 0.9}}};
+  EXPECT_DOUBLE_EQ(c.at(1.0), 0.3);
+  EXPECT_DOUBLE_EQ(c.at(1e6), 0.3);
+  EXPECT_NEAR(c.at(1e7), 0.55, 1e-12);
+  EXPECT_NEAR(c.at(1e9), 0.85, 1e-12);
+  EXPECT_DOUBLE_EQ(c.at(1e12), 0.9);
+}
+
+std::string shipped_text() {
+  const char* root = std::getenv("PIPESIM_SOURCE_DIR");  // set by pipesim_add_test
+  std::ifstream in(std::string(root ? root : ".") + "/hardware/h200-sxm.yaml");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+  return text;
+}
+
+void expect_error(const std::string& yaml, const std::string& field) {
+  try {
+    parse_profile(yaml, "bad.yaml");
+    ADD_FAILURE() << "accepted; expected an error naming " << field;
+  } catch (const core::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("bad.yaml: " + field + ": ", 0), 0u) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(Profile, BadDocumentsNameFileAndField) {
+  const std::string ok = shipped_text();
+  EXPECT_NO_THROW(parse_profile(ok, "ok.yaml"));
+  expect_error(replace(ok, "  hbm_bandwidth: 4.8e12\n", ""), "gpu.hbm_bandwidth");
+  expect_error(replace(ok, "gpus_per_node: 8", "gpus_per_node: eight"), "node.gpus_per_node");
+  expect_error(replace(ok, "memory_bytes: 141.0e9", "memory_bytes: -1"), "gpu.memory_bytes");
+  expect_error(replace(ok, "beta: 45.0e9", "beta: 0"), "links.inter_node.beta");
+  expect_error(replace(ok, "interference: 0.0", "interference: 1.5"), "interference");
+  expect_error(replace(ok, "interference: 0.0", "interference: 0.0\ninterferance: 0.1"),
+               "interferance");
+  expect_error(replace(ok, "{algorithm: ring}", "{algorithm: tree}"),
+               "collectives.all_reduce.algorithm");
+  expect_error(replace(ok, "schema_version: 1", "schema_version: 2"), "schema_version");
+  expect_error(replace(ok, "name: h200-sxm", "name: H200_SXM"), "name");
+  expect_error(replace(ok, "[1.0e9, 0.25], [1.0e11, 0.65]", "[1.0e11, 0.25], [1.0e9, 0.65]"),
+               "gpu.gemm_efficiency.bf16[1]");
+  expect_error(replace(ok, "peak_flops: {", "peak_flops: {fp8: 1.0e15, "), "gpu.peak_flops.fp8");
+}
+
+TEST(Profile, UnknownNameIsAnError) {
+  EXPECT_THROW(load_profile("tpu-v9"), core::ConfigError);
+  EXPECT_THROW(load_profile("/no/such/profile.yaml"), core::ConfigError);
+}
+
+}  // namespace
+}  // namespace pipesim::hardware

@@ -1,0 +1,105 @@
+// Model specs: shipped YAML files load, parameter counts match the papers, bad YAML is named.
+
+#include "pipesim/models/model_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/models/transformer.hpp"
+
+namespace pipesim::models {
+namespace {
+
+TEST(ModelSpec, EveryShippedModelLoadsAndCitesASource) {
+  const auto names = shipped_models();
+  for (const char* expected :
+       {"bert-48", "gpt2-1.3b", "gpt2-32l", "gpt3-175b", "llama2-7b", "llama2-70b"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+  }
+  for (const auto& name : names) {
+    const ModelSpec m = load_model(name);
+    EXPECT_EQ(m.name, name);
+    EXPECT_FALSE(m.references.empty()) << name;
+  }
+}
+
+TEST(ModelSpec, Gpt3HasWithinOnePercentOf175BParameters) {
+  const double p = model_params(load_model("gpt3-175b"));
+  EXPECT_NEAR(p / 175e9, 1.0, 0.01) << p;
+}
+
+TEST(ModelSpec, LayerParametersAre12hSquaredPlus13h) {
+  const ModelSpec m = load_model("gpt3-175b");
+  const double h = m.hidden;
+  EXPECT_DOUBLE_EQ(layer_params(m), 12 * h * h + 13 * h);  // Narayanan et al. SC'21
+}
+
+TEST(ModelSpec, ChimeraPaperParameterCountsExactly) {
+  // Li & Hoefler SC'21 §5: GPT-2 1,389,327,360 and Bert-48 669,790,012 parameters.
+  EXPECT_DOUBLE_EQ(model_params(load_model("gpt2-1.3b")), 1389327360.0);
+  EXPECT_DOUBLE_EQ(model_params(load_model("bert-48")), 669790012.0);
+}
+
+TEST(ModelSpec, LlamaParameterCounts) {
+  EXPECT_DOUBLE_EQ(model_params(load_model("llama2-7b")), 6738415616.0);    // HF config
+  EXPECT_DOUBLE_EQ(model_params(load_model("llama2-70b")), 68976648192.0);  // HF config
+}
+
+const char* kValid = R"(name: tiny
+layers: 4
+hidden: 64
+heads: 4
+sequence: 32
+vocabulary: 100
+ffn_hidden: 256
+tied_embeddings: true
+precision: bf16
+)";
+
+std::string replace(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
+void expect_error(const std::string& yaml, const std::string& field) {
+  try {
+    parse_model(yaml, "tiny.yaml");
+    ADD_FAILURE() << "accepted; expected an error naming " << field;
+  } catch (const core::ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind("tiny.yaml: " + field + ": ", 0), 0u) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(ModelSpec, ParsesAMinimalDocumentWithDefaults) {
+  const ModelSpec m = parse_model(kValid, "tiny.yaml");
+  EXPECT_EQ(m.layers, 4);
+  EXPECT_EQ(m.kv_heads, 4);
+  EXPECT_TRUE(m.bias);
+  EXPECT_EQ(m.position_embeddings, 0);
+}
+
+TEST(ModelSpec, BadDocumentsNameTheField) {
+  expect_error(replace(kValid, "hidden: 64\n", ""), "hidden");                 // missing
+  expect_error(replace(kValid, "hidden: 64", "hidden: wide"), "hidden");       // wrong type
+  expect_error(replace(kValid, "layers: 4", "layers: 0"), "layers");           // zero
+  expect_error(replace(kValid, "sequence: 32", "sequence: -32"), "sequence");  // negative
+  expect_error(replace(kValid, "layers: 4", "layers: 4\nlayer: 5"), "layer");  // unknown key
+  expect_error(replace(kValid, "precision: bf16", "precision: fp8"), "precision");
+  expect_error(replace(kValid, "heads: 4", "heads: 5"), "heads");  // 64 % 5 ≠ 0
+  expect_error(replace(kValid, "tied_embeddings: true", "tied_embeddings: 3"), "tied_embeddings");
+}
+
+TEST(ModelSpec, UnknownNameListsTheShippedOnes) {
+  try {
+    load_model("gpt-5");
+    ADD_FAILURE();
+  } catch (const core::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown model 'gpt-5'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("gpt2-1.3b"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::models

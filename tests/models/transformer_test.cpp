@@ -1,0 +1,104 @@
+// Transformer FLOPs and activations against the closed forms of Narayanan et al. (SC'21),
+// Korthikanti et al. (2022) and Qi et al. (zero bubble); layer partitioning.
+
+#include "pipesim/models/transformer.hpp"
+
+#include <gtest/gtest.h>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/models/model_spec.hpp"
+#include "pipesim/models/partition.hpp"
+
+namespace pipesim::models {
+namespace {
+
+TEST(Transformer, IterationFlopsMatchNarayanan) {
+  for (const char* name : {"gpt3-175b", "gpt2-1.3b", "gpt2-32l", "bert-48"}) {
+    const ModelSpec m = load_model(name);
+    const double B = 1536, s = m.sequence, L = m.layers, h = m.hidden, V = m.vocabulary;
+    // 72·B̂·s·L·h²(1 + s/6h + V/12Lh), no recomputation.
+    const double expected = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+    EXPECT_NEAR(model_flops_per_iteration(m, B).value / expected, 1.0, 1e-12) << name;
+  }
+}
+
+TEST(Transformer, PerLayerSplitMatchesZeroBubble) {
+  const ModelSpec m = load_model("gpt3-175b");
+  const int b = 2;
+  const double s = m.sequence, h = m.hidden, sbh = s * b * h;
+  EXPECT_DOUBLE_EQ(layer_forward(m, b).gemm_flops().value, sbh * (24 * h + 4 * s));
+  EXPECT_DOUBLE_EQ(layer_backward_input(m, b).gemm_flops().value, sbh * (24 * h + 8 * s));
+  EXPECT_DOUBLE_EQ(layer_backward_weight(m, b).gemm_flops().value, 24 * sbh * h);
+}
+
+TEST(Transformer, ActivationBytesMatchKorthikanti) {
+  for (const char* name : {"gpt3-175b", "gpt2-1.3b", "bert-48"}) {
+    const ModelSpec m = load_model(name);
+    for (int b : {1, 4}) {
+      const double s = m.sequence, h = m.hidden, a = m.heads, sbh = s * b * h;
+      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, b, Recompute::None).value,
+                       sbh * (34 + 5 * a * s / h));
+      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, b, Recompute::Selective).value, 34 * sbh);
+      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, b, Recompute::Full).value, 2 * sbh);
+    }
+  }
+}
+
+TEST(Transformer, ActivationInventoryCountsGroupedQueryAttentionAndSwiGLU) {
+  // Korthikanti's itemisation with K, V of width h_kv and three FFN-wide SwiGLU tensors.
+  const ModelSpec m = load_model("llama2-70b");
+  const double s = m.sequence, h = m.hidden, a = m.heads, f = m.ffn_hidden, kv = m.kv_hidden();
+  const double sb = s * 1;
+  const double linear = 7 * sb * h + 4 * sb * kv + 3 * sb * h + 6 * sb * f + 4 * sb * h;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, Recompute::Selective).value, linear);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, Recompute::None).value, linear + 5 * a * s * sb);
+}
+
+TEST(Transformer, RecomputeAddsTheRightForwardPart) {
+  const ModelSpec m = load_model("gpt2-1.3b");
+  EXPECT_EQ(layer_recompute(m, 1, Recompute::None).gemm_flops().value, 0.0);
+  EXPECT_DOUBLE_EQ(layer_recompute(m, 1, Recompute::Full).gemm_flops().value,
+                   layer_forward(m, 1).gemm_flops().value);
+  const double s = m.sequence, h = m.hidden;
+  EXPECT_DOUBLE_EQ(layer_recompute(m, 1, Recompute::Selective).gemm_flops().value, 4 * s * s * h);
+}
+
+TEST(Partition, UniformSplitsEvenlyWithEmbeddingFirstAndHeadLast) {
+  const ModelSpec m = load_model("gpt2-1.3b");
+  const auto p = partition_layers(m, 32, PartitionMode::Uniform, 1);
+  ASSERT_EQ(p.size(), 32u);
+  int next = 0;
+  for (size_t s = 0; s < p.size(); ++s) {
+    EXPECT_EQ(p[s].first_layer, next);
+    EXPECT_EQ(p[s].layers, 2);
+    EXPECT_EQ(p[s].embedding, s == 0);
+    EXPECT_EQ(p[s].head, s + 1 == p.size());
+    next += p[s].layers;
+  }
+}
+
+TEST(Partition, BalancedCoversAllLayersAndLightensTheHeadStage) {
+  const ModelSpec m = load_model("gpt2-32l");
+  for (int d : {2, 3, 4, 7, 8, 16}) {
+    const auto p = partition_layers(m, d, PartitionMode::Balanced, 1);
+    ASSERT_EQ(static_cast<int>(p.size()), d);
+    int total = 0;
+    for (const auto& st : p) {
+      EXPECT_GE(st.layers, 1);
+      EXPECT_EQ(st.first_layer, total);
+      total += st.layers;
+    }
+    EXPECT_EQ(total, m.layers);
+    // The head's logits cost about 1.5 layers here, so the last stage gets fewer layers.
+    EXPECT_LE(p.back().layers, p.front().layers) << "D=" << d;
+  }
+}
+
+TEST(Partition, MoreStagesThanLayersIsAnError) {
+  const ModelSpec m = load_model("gpt2-32l");
+  EXPECT_THROW(partition_layers(m, 33, PartitionMode::Uniform, 1), core::ConfigError);
+  EXPECT_NO_THROW(partition_layers(m, 32, PartitionMode::Balanced, 1));
+}
+
+}  // namespace
+}  // namespace pipesim::models

@@ -1,0 +1,113 @@
+// Memory over time against closed forms: static bytes per held stage copy and weight version,
+// 1F1B's min(N, D−s) live activation sets, and the invariants (never below the static level,
+// back to it at the end of a synchronous iteration).
+
+#include "pipesim/sim/memory.hpp"
+
+#include <gtest/gtest.h>
+
+#include "../support/hand_chimera.hpp"
+#include "../support/run_helpers.hpp"
+
+namespace pipesim::sim {
+namespace {
+
+std::vector<StageMemory> stages(int d, double workspace = 0.0) {
+  std::vector<StageMemory> out(static_cast<size_t>(d));
+  for (int s = 0; s < d; ++s) {
+    out[static_cast<size_t>(s)] = {100.0, 100.0, 600.0, 10.0 + s, 0.0, workspace};
+  }
+  return out;
+}
+
+std::vector<WorkerMemory> run(const Schedule& s, const std::vector<StageMemory>& m) {
+  const TaskGraph g = build_task_graph(s);
+  const Trace t = simulate(g, UnitCostModel({1, 2, 0, 0.25}));
+  return track_memory(s, g, t, m);
+}
+
+TEST(Memory, OneFOneBHoldsMinNDMinusSActivationSets) {
+  for (int d : {1, 2, 4, 7}) {
+    for (int n : {1, 3, 8, 16}) {
+      schedules::ScheduleParams p;
+      p.stages = d;
+      p.micro_batches = n;
+      const Schedule s = schedules::make_schedule("1f1b", p);
+      const auto m = stages(d);
+      const auto mem = run(s, m);
+      for (int w = 0; w < d; ++w) {
+        const auto& wm = mem[static_cast<size_t>(w)];
+        const StageMemory& st = m[static_cast<size_t>(w)];
+        EXPECT_DOUBLE_EQ(wm.static_memory.total(), 800.0);
+        EXPECT_DOUBLE_EQ(wm.peak, 800.0 + std::min(n, d - w) * st.activations)
+            << "D=" << d << " N=" << n << " w=" << w;
+        EXPECT_DOUBLE_EQ(wm.at_peak.activations, std::min(n, d - w) * st.activations);
+      }
+    }
+  }
+}
+
+TEST(Memory, NeverBelowStaticAndBackToItAfterTheIteration) {
+  for (const char* name : {"gpipe", "1f1b"}) {
+    for (int d : {2, 5, 8}) {
+      schedules::ScheduleParams p;
+      p.stages = d;
+      p.micro_batches = 2 * d + 1;
+      const Schedule s = schedules::make_schedule(name, p);
+      for (const WorkerMemory& wm : run(s, stages(d, 7.0))) {
+        EXPECT_GE(wm.minimum, 0.0);
+        EXPECT_GE(wm.minimum, wm.static_memory.total() - 1e-9);
+        EXPECT_NEAR(wm.final, wm.static_memory.total(), 1e-9);
+        EXPECT_GE(wm.peak, wm.static_memory.total() + 7.0);  // workspace while computing
+      }
+    }
+  }
+  const Schedule c = testing::hand_chimera(8);
+  for (const WorkerMemory& wm : run(c, stages(8, 7.0))) {
+    EXPECT_GE(wm.minimum, wm.static_memory.total() - 1e-9);
+    EXPECT_NEAR(wm.final, wm.static_memory.total(), 1e-9);
+  }
+}
+
+TEST(Memory, ChimeraHoldsTwiceOneFOneBsWeights) {
+  for (int d : {2, 4, 8, 16}) {
+    schedules::ScheduleParams p;
+    p.stages = d;
+    p.micro_batches = d;
+    const auto one = run(schedules::make_schedule("1f1b", p), stages(d));
+    const auto chimera = run(testing::hand_chimera(d), stages(d));
+    for (int w = 0; w < d; ++w) {
+      const auto i = static_cast<size_t>(w);
+      EXPECT_DOUBLE_EQ(chimera[i].static_memory.weights, 2 * one[i].static_memory.weights);
+      EXPECT_DOUBLE_EQ(chimera[i].static_memory.gradients, 2 * one[i].static_memory.gradients);
+      EXPECT_DOUBLE_EQ(chimera[i].static_memory.optimizer, 2 * one[i].static_memory.optimizer);
+    }
+  }
+}
+
+TEST(Memory, WeightVersionsMultiplyOnlyTheWeights) {
+  schedules::ScheduleParams p;
+  p.stages = 4;
+  p.micro_batches = 4;
+  Schedule s = schedules::make_schedule("1f1b", p);
+  s.weight_versions = {4, 3, 2, 1};  // PipeDream-style stashing: D − s versions
+  const auto mem = run(s, stages(4));
+  for (int w = 0; w < 4; ++w) {
+    EXPECT_DOUBLE_EQ(mem[static_cast<size_t>(w)].static_memory.weights, 100.0 * (4 - w));
+    EXPECT_DOUBLE_EQ(mem[static_cast<size_t>(w)].static_memory.gradients, 100.0);
+  }
+}
+
+TEST(Memory, RecomputeBufferIsHeldDuringTheBackward) {
+  schedules::ScheduleParams p;
+  p.stages = 1;
+  p.micro_batches = 1;
+  const Schedule s = schedules::make_schedule("1f1b", p);
+  std::vector<StageMemory> m(1, StageMemory{0, 0, 0, 2.0, 30.0, 0});
+  const auto mem = run(s, m);
+  EXPECT_DOUBLE_EQ(mem[0].peak, 32.0);
+  EXPECT_DOUBLE_EQ(mem[0].final, 0.0);
+}
+
+}  // namespace
+}  // namespace pipesim::sim
