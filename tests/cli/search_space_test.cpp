@@ -85,6 +85,23 @@ TEST(SearchSpace, ChimeraTriesPipelinesAndStrategiesInterleavedTriesChunks) {
             (std::set<std::string>{"2direct", "2doubling", "2halving", "4direct", "4doubling",
                                    "4halving", "8direct", "8doubling", "8halving"}));
   EXPECT_EQ(interleaved, (std::set<std::string>{"2", "4"}));
+  size_t too_deep = 0;  // D = 8 (2 chunks × 8 = 16 fits) has chunks; none above 8 here
+  for (const Candidate& c : cs) {
+    if (c.options.at("--schedule") == "interleaved" &&
+        c.pruned.find("chunks") != std::string::npos) {
+      ++too_deep;
+    }
+  }
+  EXPECT_EQ(too_deep, 0u);
+  r.limits.layers = 6;  // D = 4: 2 chunks × 4 = 8 > 6 layers, D = 8 > 6 layers
+  std::set<std::string> reasons;
+  for (const Candidate& c : enumerate_candidates(r, all_options)) {
+    if (c.options.at("--schedule") == "interleaved" && !c.pruned.empty()) {
+      reasons.insert(c.options.at("--stages") + " " + c.pruned);
+    }
+  }
+  EXPECT_EQ(reasons, (std::set<std::string>{"4 pruned: 2 chunks × D = 8 > 6 layers",
+                                            "8 pruned: D = 8 > 6 layers"}));
 }
 
 TEST(SearchSpace, ScheduleOptionsThisBuildLacksAreNotVaried) {

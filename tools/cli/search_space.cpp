@@ -9,6 +9,9 @@ std::string text(long v) {
   return fmt::format("{}", v);
 }
 
+// A variant entry that is not an option: why the variant cannot run.
+constexpr const char* kPrunedKey = "pruned";
+
 double gib(double bytes) {
   return bytes / (1024.0 * 1024.0 * 1024.0);
 }
@@ -37,6 +40,11 @@ std::vector<std::map<std::string, std::string>> schedule_variants(
     for (int chunks = 2; chunks <= 8; chunks *= 2) {
       if (limits.layers > 0 && chunks * stages > limits.layers) break;
       variants.push_back({{"--chunks", text(chunks)}});
+    }
+    if (variants.empty()) {  // not even two chunks per worker fit the layers
+      variants.push_back({{"--chunks", "2"},
+                          {kPrunedKey, fmt::format("pruned: 2 chunks × D = {} > {} layers",
+                                                   2 * stages, limits.layers)}});
     }
   }
   if (variants.empty()) variants.emplace_back();
@@ -92,9 +100,13 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request,
             if (auto p = variant.find("--pipelines"); p != variant.end()) {
               copies = std::stoi(p->second);
             }
+            if (auto p = variant.find(kPrunedKey); p != variant.end()) {
+              c.pruned = p->second;
+              variant.erase(p);
+            }
             c.options.merge(variant);
             const double lower_bound = limits.static_bytes / stages * copies;
-            if (limits.capacity > 0 && lower_bound > limits.capacity) {
+            if (c.pruned.empty() && limits.capacity > 0 && lower_bound > limits.capacity) {
               c.pruned = fmt::format(
                   "pruned: weights, gradients and optimizer state alone need {:.1f} GiB per GPU "
                   "> {:.1f} GiB",

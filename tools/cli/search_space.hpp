@@ -7,8 +7,9 @@
 //   dividing D/2) and strategies (direct; doubling and halving when N > D), interleaved's
 //   chunks (2, 4, 8 while chunks·D ≤ layers).
 // A configuration that cannot run is not simulated but kept, with a status that says why:
-//   D > layers, W not dividing B̂, or weights alone above the GPU's memory (a lower bound on
-//   every worker's peak: the fullest stage holds at least 1/D of the model) → `pruned: ...`.
+//   D > layers (for interleaved: 2·D > layers), W not dividing B̂, or weights alone above the GPU's
+//   memory (a lower bound on every worker's peak: the fullest stage holds at least 1/D of the
+//   model) → `pruned: ...`.
 // Order: schedules as given, then D ascending, B ascending, recomputation modes as given, then
 // the schedule's options; so rows come out the same on every run.
 
