@@ -69,6 +69,23 @@ TEST(PlotCommand, BarsOfPeakActivationsPerWorkerFromSimulateJson) {
             "# worker peak_activations\n0 4\n1 3\n2 2\n3 1\n");
 }
 
+TEST(PlotCommand, RealCostBarsAreInGibWithTheGpuMemoryLine) {
+  const ScratchDir dir;
+  const std::string json = dir.file("run.json");
+  ASSERT_EQ(invoke_cli({"simulate", "--model", "gpt2-32l", "--hardware", "p100-daint", "--schedule",
+                        "1f1b", "-D", "4", "-N", "8", "--format", "json", "-o", json})
+                .code,
+            0);
+  const auto r = invoke_cli({"plot", json, "--kind", "bars", "-o", dir.file("mem.svg")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(xml_problem(ScratchDir::read(dir.file("mem.svg"))), "");
+  const std::string data = ScratchDir::read(dir.file("mem.dat"));
+  EXPECT_EQ(data.rfind("# worker peak_memory (GiB)\n0 ", 0), 0u) << data;
+  EXPECT_EQ(testing::count_lines(data), 5u);
+  // p100-daint: 16 GiB per GPU.
+  EXPECT_NE(ScratchDir::read(dir.file("mem.gp")).find(", 16 with lines"), std::string::npos);
+}
+
 TEST(PlotCommand, MissingGnuplotIsOneLineAndKeepsTheScript) {
   const ScratchDir dir;
   const std::string csv = sweep_csv(dir);

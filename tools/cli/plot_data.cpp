@@ -147,18 +147,21 @@ GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source
   if (field.empty()) {
     field = workers.front().contains("peak_memory") ? "peak_memory" : "peak_activations";
   }
+  // Bytes are drawn in GiB, with the GPU's capacity as a line when the run names it.
+  const bool bytes = field == "peak_memory" || field == "static_memory";
+  const double scale = bytes ? 1.0 / (1024.0 * 1024.0 * 1024.0) : 1.0;
   GnuplotFigure fig;
-  fig.data = fmt::format("# worker {}\n", field);
+  fig.data = fmt::format("# worker {}{}\n", field, bytes ? " (GiB)" : "");
   for (size_t i = 0; i < workers.size(); ++i) {
     const auto& w = workers[i];
     if (!w.contains(field) || !w.at(field).is_number()) {
       throw core::ConfigError(source, field,
                               fmt::format("per_worker[{}] has no number '{}'", i, field));
     }
-    fig.data +=
-        fmt::format("{} {}\n", w.value("worker", static_cast<int>(i)), w.at(field).get<double>());
+    fig.data += fmt::format("{} {}\n", w.value("worker", static_cast<int>(i)),
+                            w.at(field).get<double>() * scale);
   }
-  const std::string what = field == "peak_memory" ? "peak memory (bytes)"
+  const std::string what = field == "peak_memory" ? "peak memory (GiB)"
                            : field == "peak_activations"
                                ? "peak activations (micro-batch-stage units)"
                                : label(field);
@@ -172,7 +175,16 @@ GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source
   fig.body += "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset grid ytics\n";
   fig.body += "set yrange [0:*]\nunset key\n";
   if (workers.size() <= 32) fig.body += "set xtics 1\n";
-  fig.body += "plot datafile using 1:2 with boxes linecolor rgb '#4477aa'\n";
+  std::string capacity;
+  if (bytes && run.contains("memory_capacity") && run.at("memory_capacity").is_number()) {
+    capacity = fmt::format(
+        ", {} with lines linewidth 2 dashtype 2 linecolor rgb '#cc3311' title \"GPU memory\"",
+        run.at("memory_capacity").get<double>() * scale);
+    fig.body += fmt::format("set key top right\nset yrange [0:{}]\n",
+                            run.at("memory_capacity").get<double>() * scale * 1.15);
+  }
+  fig.body +=
+      "plot datafile using 1:2 with boxes linecolor rgb '#4477aa' notitle" + capacity + "\n";
   return fig;
 }
 
