@@ -31,8 +31,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return 2;
   }
   try {
-    for (const CLI::App* sub : app.get_subcommands())
-      return actions.at(sub)();
+    for (const CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
   } catch (const core::ConfigError& e) {
     err << "pipesim: error: " << e.what() << "\n";
     return 2;
