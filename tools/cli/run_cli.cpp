@@ -23,6 +23,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   actions[app.get_subcommand("plot")] = plot;
   const Action search = add_search_command(app);
   actions[app.get_subcommand("search")] = search;
+  actions[app.get_subcommand("calibrate")] = add_calibrate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,22 @@
+#pragma once
+// How `pipesim calibrate` shows its results: the fitted parameters (JSON, text) and the layer
+// check (text table, CSV, JSON). Every format carries schema_version and is deterministic.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "pipesim/calibrate/calibration_fit.hpp"
+#include "pipesim/calibrate/layer_check.hpp"
+#include "pipesim/calibrate/profile_yaml.hpp"
+
+namespace pipesim::calibrate {
+
+nlohmann::json fit_to_json(const CalibrationFit& fit, const hardware::Provenance& provenance,
+                           const std::string& samples_source);
+std::string fit_to_text(const CalibrationFit& fit, const hardware::Provenance& provenance);
+
+nlohmann::json layer_check_to_json(const LayerCheck& check);
+std::string layer_check_to_text(const LayerCheck& check);
+std::string layer_check_to_csv(const LayerCheck& check);
+
+}  // namespace pipesim::calibrate

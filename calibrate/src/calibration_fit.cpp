@@ -1,0 +1,144 @@
+#include "pipesim/calibrate/calibration_fit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "pipesim/core/config_error.hpp"
+
+namespace pipesim::calibrate {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// The work-only part of a measured kernel time: the cost model adds one kernel_launch per
+// kernel, so that much is taken off before inverting for efficiency (never more than 95 %).
+double work_seconds(double seconds, double launch) {
+  return std::max(seconds - launch, 0.05 * seconds);
+}
+
+template <class Fn>
+auto fit_or_explain(const SampleSet& samples, const std::string& what, Fn fn) {
+  try {
+    return fn();
+  } catch (const std::invalid_argument& e) {
+    throw core::ConfigError(samples.source, what, fmt::format("cannot be fitted: {}", e.what()));
+  }
+}
+
+std::optional<LinkFit> fit_link(const SampleSet& samples, const std::string& benchmark) {
+  const std::vector<Sample> rows = samples.measured(benchmark);
+  if (rows.empty()) return std::nullopt;
+  std::vector<HockneyPoint> points;
+  LinkFit link;
+  link.benchmark = benchmark;
+  for (const Sample& s : rows) {
+    points.push_back({s.bytes, *s.seconds, bus_factor(benchmark, s.gpus)});
+    link.gpus = std::max(link.gpus, s.gpus);
+  }
+  link.hockney = fit_or_explain(samples, benchmark, [&] { return fit_hockney(points); });
+  return link;
+}
+
+bool has_unmeasurable(const SampleSet& samples, const std::string& benchmark) {
+  return std::any_of(samples.rows.begin(), samples.rows.end(),
+                     [&](const Sample& s) { return s.benchmark == benchmark && !s.seconds; });
+}
+
+}  // namespace
+
+CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& base) {
+  CalibrationFit fit;
+  std::vector<double> launches;
+  for (const Sample& s : samples.measured("launch"))
+    launches.push_back(*s.seconds);
+  if (!launches.empty()) {
+    fit.kernel_launch = median(launches);
+  } else {
+    fit.not_measured.push_back("gpu.kernel_launch: no launch samples");
+  }
+  const double launch = fit.kernel_launch.value_or(base.kernel_launch);
+
+  std::vector<std::string> dtypes;
+  for (const Sample& s : samples.measured("gemm")) {
+    if (std::find(dtypes.begin(), dtypes.end(), s.dtype) == dtypes.end()) dtypes.push_back(s.dtype);
+  }
+  std::sort(dtypes.begin(), dtypes.end());
+  for (const std::string& dtype : dtypes) {
+    const auto peak = base.peak_flops.find(dtype);
+    if (peak == base.peak_flops.end()) {
+      fit.not_measured.push_back(fmt::format(
+          "gpu.gemm_efficiency.{}: the base profile has no peak_flops.{}", dtype, dtype));
+      continue;
+    }
+    ThroughputFit t;
+    std::vector<std::pair<double, double>> points;
+    for (const Sample& s : samples.measured("gemm", dtype)) {
+      const double flops = s.gemm_flops();
+      t.max_achieved = std::max(t.max_achieved, flops / *s.seconds);
+      points.emplace_back(flops, flops / (peak->second * work_seconds(*s.seconds, launch)));
+    }
+    t.fit = fit_or_explain(samples, "gemm " + dtype, [&] { return fit_efficiency_curve(points); });
+    fit.gemm[dtype] = std::move(t);
+  }
+  if (dtypes.empty()) fit.not_measured.push_back("gpu.gemm_efficiency: no gemm samples");
+
+  std::vector<std::pair<double, double>> memory;
+  double best_bandwidth = 0.0;
+  for (const char* bench : {"copy", "triad"}) {
+    for (const Sample& s : samples.measured(bench)) {
+      best_bandwidth = std::max(best_bandwidth, s.bytes / *s.seconds);
+      memory.emplace_back(s.bytes,
+                          s.bytes / (base.hbm_bandwidth * work_seconds(*s.seconds, launch)));
+    }
+  }
+  if (!memory.empty()) {
+    ThroughputFit t;
+    t.fit = fit_or_explain(samples, "copy/triad", [&] { return fit_efficiency_curve(memory); });
+    t.max_achieved = best_bandwidth;
+    fit.hbm = std::move(t);
+  } else {
+    fit.not_measured.push_back("gpu.hbm_efficiency: no copy or triad samples");
+  }
+
+  // Point-to-point link inside the node: NCCL send/recv is what pipeline stages use; raw peer
+  // copies stand in when NCCL was not measured.
+  fit.intra_node = fit_link(samples, "send_recv");
+  if (!fit.intra_node) fit.intra_node = fit_link(samples, "peer_copy");
+  if (!fit.intra_node) {
+    fit.not_measured.push_back(has_unmeasurable(samples, "send_recv") ||
+                                       has_unmeasurable(samples, "peer_copy")
+                                   ? "links.intra_node: not measurable (one GPU)"
+                                   : "links.intra_node: no send_recv or peer_copy samples");
+  }
+  fit.not_measured.push_back("links.inter_node: not measurable inside one node");
+  for (const char* coll : {"all_gather", "all_reduce", "reduce_scatter"}) {
+    if (auto link = fit_link(samples, coll)) {
+      fit.collectives[coll] = *link;
+    } else {
+      fit.not_measured.push_back(
+          fmt::format("collectives.fitted.{}: {}", coll,
+                      has_unmeasurable(samples, coll) ? "not measurable (one GPU)" : "no samples"));
+    }
+  }
+  for (const char* dir : {"d2h", "h2d"}) {
+    if (auto link = fit_link(samples, dir)) fit.host[dir] = *link;
+  }
+  return fit;
+}
+
+ComputeParameters apply_fit(const ComputeParameters& base, const CalibrationFit& fit) {
+  ComputeParameters out = base;
+  if (fit.kernel_launch) out.kernel_launch = *fit.kernel_launch;
+  for (const auto& [dtype, t] : fit.gemm)
+    out.gemm_efficiency[dtype] = t.fit.curve;
+  if (fit.hbm) out.hbm_efficiency = fit.hbm->fit.curve;
+  return out;
+}
+
+}  // namespace pipesim::calibrate

@@ -1,0 +1,161 @@
+#include "pipesim/calibrate/layer_check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "csv_cells.hpp"
+#include "pipesim/core/config_error.hpp"
+
+namespace pipesim::calibrate {
+
+std::string direction_name(LayerDirection d) {
+  return d == LayerDirection::forward ? "forward" : "backward";
+}
+
+double predict_kernel_seconds(const ComputeParameters& p, const LayerKernel& kernel,
+                              const std::string& dtype) {
+  if (kernel.is_gemm) {
+    const auto peak = p.peak_flops.find(dtype);
+    const auto eff = p.gemm_efficiency.find(dtype);
+    if (peak == p.peak_flops.end() || eff == p.gemm_efficiency.end() ||
+        eff->second.points.empty()) {
+      throw core::ConfigError("profile", fmt::format("gpu.gemm_efficiency.{}", dtype),
+                              "needed by the layer check but missing");
+    }
+    const double flops = kernel.flops();
+    return flops / (peak->second * eff->second.at(flops)) + p.kernel_launch;
+  }
+  const double bytes = static_cast<double>(kernel.bytes);
+  return bytes / (p.hbm_bandwidth * p.hbm_efficiency.at(bytes)) + p.kernel_launch;
+}
+
+double predict_layer_seconds(const ComputeParameters& p, const LayerShape& shape,
+                             LayerDirection direction, const std::string& dtype) {
+  // As the performance model prices an op (hardware/ TrainingCostModel::compute_time): each
+  // GEMM at the efficiency of its own size, the memory-bound traffic summed and priced at the
+  // efficiency of the total, one launch per kernel.
+  double total = 0.0, memory_bytes = 0.0;
+  int launches = 0;
+  for (const LayerKernel& k : layer_kernels(shape, direction)) {
+    ++launches;
+    if (k.is_gemm) {
+      total += predict_kernel_seconds(p, k, dtype) - p.kernel_launch;
+    } else {
+      memory_bytes += static_cast<double>(k.bytes);
+    }
+  }
+  if (memory_bytes > 0)
+    total += memory_bytes / (p.hbm_bandwidth * p.hbm_efficiency.at(memory_bytes));
+  return total + launches * p.kernel_launch;
+}
+
+std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std::string& source) {
+  constexpr std::array<std::string_view, 8> kColumns = {"b",     "s",         "h",      "heads",
+                                                        "dtype", "direction", "kernel", "seconds"};
+  std::vector<LayerMeasurement> out;
+  std::vector<std::string_view> header;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t nl = text.find('\n', pos);
+    const std::string_view line =
+        csv::trim(text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos));
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    const csv::RowContext ctx{source, line_no};
+    if (header.empty()) {
+      header = csv::split(line);
+      for (size_t c = 0; c < kColumns.size(); ++c) {
+        if (c >= header.size() || header[c] != kColumns[c]) {
+          throw core::ConfigError(
+              source, fmt::format("line {}, header", line_no),
+              fmt::format("missing column '{}' at position {} (the header must "
+                          "start with b,s,h,heads,dtype,direction,kernel,seconds)",
+                          kColumns[c], c + 1));
+        }
+      }
+      continue;
+    }
+    const auto cells = csv::split(line);
+    if (cells.size() != header.size()) {
+      ctx.fail(cells.size() < header.size() ? header[cells.size()] : "(extra)",
+               fmt::format("row has {} cells, the header has {}", cells.size(), header.size()));
+    }
+    LayerMeasurement m;
+    m.line = line_no;
+    m.shape.batch = csv::parse_count(ctx, "b", cells[0]);
+    m.shape.seq = csv::parse_count(ctx, "s", cells[1]);
+    m.shape.hidden = csv::parse_count(ctx, "h", cells[2]);
+    m.shape.heads = csv::parse_count(ctx, "heads", cells[3]);
+    if (m.shape.batch < 1 || m.shape.seq < 1 || m.shape.heads < 1 ||
+        m.shape.hidden % m.shape.heads != 0) {
+      ctx.fail("heads", "b, s, heads must be >= 1 and heads must divide h");
+    }
+    m.dtype = std::string(cells[4]);
+    if (cells[5] == "forward") {
+      m.direction = LayerDirection::forward;
+    } else if (cells[5] == "backward") {
+      m.direction = LayerDirection::backward;
+    } else {
+      ctx.fail("direction", fmt::format("must be forward or backward, got '{}'", cells[5]));
+    }
+    m.kernel = std::string(cells[6]);
+    m.seconds = csv::parse_real(ctx, "seconds", cells[7]);
+    if (m.seconds <= 0) ctx.fail("seconds", fmt::format("must be > 0, got {}", cells[7]));
+    out.push_back(std::move(m));
+  }
+  if (out.empty()) throw core::ConfigError(source, "line 1", "no layer measurements");
+  return out;
+}
+
+std::vector<LayerMeasurement> read_layer_times(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::ConfigError(path.string(), "file", "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_layer_times(text.str(), path.string());
+}
+
+LayerCheck check_layers(const ComputeParameters& p, const std::vector<LayerMeasurement>& measured,
+                        bool include_kernels) {
+  LayerCheck check;
+  for (const LayerMeasurement& m : measured) {
+    LayerComparison c;
+    c.measured = m;
+    if (m.kernel == "total") {
+      c.predicted = predict_layer_seconds(p, m.shape, m.direction, m.dtype);
+    } else if (include_kernels) {
+      const auto kernels = layer_kernels(m.shape, m.direction);
+      const auto it = std::find_if(kernels.begin(), kernels.end(),
+                                   [&](const LayerKernel& k) { return k.name == m.kernel; });
+      if (it == kernels.end()) {
+        throw core::ConfigError("layer times", fmt::format("line {}, column 'kernel'", m.line),
+                                fmt::format("unknown kernel '{}'", m.kernel));
+      }
+      c.predicted = predict_kernel_seconds(p, *it, m.dtype);
+    } else {
+      continue;
+    }
+    c.relative_error = (c.predicted - m.seconds) / m.seconds;
+    check.rows.push_back(std::move(c));
+  }
+  std::vector<double> abs_errors;
+  for (const auto& c : check.rows) {
+    if (c.measured.kernel == "total") abs_errors.push_back(std::abs(c.relative_error));
+  }
+  if (!abs_errors.empty()) {
+    std::sort(abs_errors.begin(), abs_errors.end());
+    const size_t h = abs_errors.size() / 2;
+    check.median_abs_error =
+        abs_errors.size() % 2 ? abs_errors[h] : 0.5 * (abs_errors[h - 1] + abs_errors[h]);
+  }
+  return check;
+}
+
+}  // namespace pipesim::calibrate

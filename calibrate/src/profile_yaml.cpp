@@ -1,0 +1,47 @@
+#include "pipesim/calibrate/profile_yaml.hpp"
+
+#ifndef PIPESIM_VERSION
+#define PIPESIM_VERSION "unknown"
+#endif
+
+namespace pipesim::calibrate {
+
+hardware::HardwareProfile load_base_profile(const std::string& name_or_path) {
+  return hardware::load_profile(name_or_path);
+}
+
+hardware::Provenance provenance_from(const SampleSet& samples, const std::string& base_name) {
+  hardware::Provenance p;
+  p.source = "calibration";
+  p.references = {"base profile " + base_name,
+                  "Hockney 1994 (alpha-beta); nccl-tests busbw factors; BabelStream copy/triad"};
+  p.gpu = samples.meta("gpu", "unknown");
+  p.driver = samples.meta("driver", "unknown");
+  p.cuda = samples.meta("cuda_runtime", "unknown");
+  p.date = samples.meta("date", "unknown");
+  p.tool_version = std::string("pipesim ") + PIPESIM_VERSION;
+  return p;
+}
+
+hardware::HardwareProfile calibrated_profile(const hardware::HardwareProfile& base,
+                                             const CalibrationFit& fit,
+                                             const hardware::Provenance& provenance,
+                                             const std::string& name,
+                                             const std::string& samples_path) {
+  hardware::HardwareProfile p = base;
+  p.name = name;
+  p.description = base.description + " (calibrated: pipesim calibrate)";
+  p.provenance = provenance;
+  p.gpu = apply_fit(base.gpu, fit);
+  if (fit.intra_node)
+    p.intra_node = {fit.intra_node->hockney.alpha, fit.intra_node->profile_beta()};
+  // The profile's fitted collectives are t = α + n/β at the GPU count measured (hardware/ uses
+  // them as they are), so the bus bandwidth is converted back with its busbw factor.
+  for (const auto& [coll, link] : fit.collectives) {
+    p.fitted[coll]["intra_node"] = {link.hockney.alpha, link.profile_beta()};
+  }
+  p.samples = samples_path;
+  return p;
+}
+
+}  // namespace pipesim::calibrate

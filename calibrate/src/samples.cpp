@@ -1,0 +1,125 @@
+#include "pipesim/calibrate/samples.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <fstream>
+#include <sstream>
+
+#include "csv_cells.hpp"
+#include "pipesim/core/config_error.hpp"
+
+namespace pipesim::calibrate {
+namespace {
+
+constexpr std::array<std::string_view, 8> kColumns = {"benchmark", "dtype", "m",    "n",
+                                                      "k",         "bytes", "gpus", "seconds"};
+using csv::parse_count;
+using csv::parse_real;
+using csv::RowContext;
+using csv::split;
+using csv::trim;
+
+}  // namespace
+
+std::vector<Sample> SampleSet::measured(std::string_view benchmark, std::string_view dtype) const {
+  std::vector<Sample> out;
+  for (const Sample& s : rows) {
+    if (s.benchmark == benchmark && s.seconds && (dtype.empty() || s.dtype == dtype)) {
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+std::string SampleSet::meta(const std::string& key, const std::string& fallback) const {
+  const auto it = metadata.find(key);
+  return it == metadata.end() || it->second.empty() ? fallback : it->second;
+}
+
+SampleSet parse_samples(std::string_view text, const std::string& source) {
+  SampleSet set;
+  set.source = source;
+  std::vector<std::string_view> header;
+  int line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t nl = text.find('\n', pos);
+    const std::string_view raw =
+        text.substr(pos, nl == std::string_view::npos ? text.size() - pos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() : nl + 1;
+    ++line_no;
+    const std::string_view line = trim(raw);
+    if (line.empty()) continue;
+    if (line.front() == '#') {  // provenance: "# key: value"
+      const std::string_view body = trim(line.substr(1));
+      const size_t colon = body.find(':');
+      if (colon != std::string_view::npos) {
+        set.metadata[std::string(trim(body.substr(0, colon)))] =
+            std::string(trim(body.substr(colon + 1)));
+      }
+      continue;
+    }
+    const RowContext ctx{source, line_no};
+    if (header.empty()) {
+      header = split(line);
+      for (size_t c = 0; c < kColumns.size(); ++c) {
+        if (c >= header.size() || header[c] != kColumns[c]) {
+          throw core::ConfigError(
+              source, fmt::format("line {}, header", line_no),
+              fmt::format("missing column '{}' at position {} (the header must start with "
+                          "benchmark,dtype,m,n,k,bytes,gpus,seconds)",
+                          kColumns[c], c + 1));
+        }
+      }
+      continue;
+    }
+    const std::vector<std::string_view> cells = split(line);
+    if (cells.size() != header.size()) {
+      ctx.fail(cells.size() < header.size() ? header[cells.size()] : "(extra)",
+               fmt::format("row has {} cells, the header has {}", cells.size(), header.size()));
+    }
+    Sample s;
+    s.line = line_no;
+    s.benchmark = std::string(cells[0]);
+    if (s.benchmark.empty()) ctx.fail("benchmark", "must not be empty");
+    s.dtype = std::string(cells[1]);
+    s.m = parse_count(ctx, "m", cells[2]);
+    s.n = parse_count(ctx, "n", cells[3]);
+    s.k = parse_count(ctx, "k", cells[4]);
+    s.bytes = parse_real(ctx, "bytes", cells[5]);
+    if (s.bytes < 0) ctx.fail("bytes", fmt::format("must be >= 0, got {}", cells[5]));
+    const std::int64_t gpus = parse_count(ctx, "gpus", cells[6]);
+    if (gpus < 1 || gpus > 1'000'000)
+      ctx.fail("gpus", fmt::format("must be in [1, 1000000], got {}", gpus));
+    s.gpus = static_cast<int>(gpus);
+    if (cells[7] != "NA") {
+      const double t = parse_real(ctx, "seconds", cells[7]);
+      if (t <= 0)
+        ctx.fail("seconds",
+                 fmt::format("must be > 0 (or NA when not measurable), got {}", cells[7]));
+      s.seconds = t;
+    }
+    set.rows.push_back(std::move(s));
+  }
+  if (header.empty()) {
+    throw core::ConfigError(source, "line 1",
+                            "empty samples file: expected the header "
+                            "benchmark,dtype,m,n,k,bytes,gpus,seconds");
+  }
+  if (set.rows.empty()) {
+    throw core::ConfigError(source, fmt::format("line {}", line_no),
+                            "no sample rows after the header");
+  }
+  return set;
+}
+
+SampleSet read_samples(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw core::ConfigError(path.string(), "file", "cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_samples(text.str(), path.string());
+}
+
+}  // namespace pipesim::calibrate

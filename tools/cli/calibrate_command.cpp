@@ -1,0 +1,170 @@
+// `pipesim calibrate`: fit a hardware profile from benchmark samples (any machine), or run the
+// CUDA benchmarks first (a CUDA build); `pipesim calibrate layer-check`: measured layer times
+// beside the cost model's predictions. See calibrate/README.md.
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "pipesim/calibrate/calibration_fit.hpp"
+#include "pipesim/calibrate/layer_check.hpp"
+#include "pipesim/calibrate/profile_yaml.hpp"
+#include "pipesim/calibrate/report.hpp"
+#include "pipesim/calibrate/samples.hpp"
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/hardware/profile.hpp"
+
+#ifndef PIPESIM_CUDA_BENCH_DIR
+#define PIPESIM_CUDA_BENCH_DIR ""
+#endif
+
+namespace pipesim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CalibrateOptions {
+  std::string from_samples;
+  std::string base = "h200-sxm";
+  std::string output;
+  std::string name;
+  std::string format = "text";
+  bool quick = false;
+  std::string bench_dir = PIPESIM_CUDA_BENCH_DIR;
+  std::string run_dir;
+};
+
+struct LayerCheckOptions {
+  std::string layer_times;
+  std::string profile;
+  std::string format = "text";
+  bool kernels = false;
+  std::string output;
+};
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs the CUDA microbenchmarks of this build and returns the samples file they wrote.
+fs::path run_benchmarks(const CalibrateOptions& o) {
+  if (o.bench_dir.empty()) {
+    throw core::ConfigError("command line", "--from-samples",
+                            "is required: this pipesim was built without the CUDA benchmarks "
+                            "(measure on a GPU node with tools/gpu-calibrate.sh, then fit here)");
+  }
+  const fs::path bench = fs::path(o.bench_dir) / "pipesim-calibrate-bench";
+  if (!fs::exists(bench)) {
+    throw core::ConfigError("command line", "--bench-dir",
+                            fmt::format("no pipesim-calibrate-bench in '{}'", o.bench_dir));
+  }
+  const fs::path out = o.output.empty() ? fs::path("calibration") : fs::path(o.output);
+  const fs::path dir =
+      o.run_dir.empty() ? out.parent_path() / (out.stem().string() + "-run") : fs::path(o.run_dir);
+  fs::create_directories(dir.empty() ? fs::path(".") : dir);
+  const fs::path samples = dir / "samples.csv";
+  const std::string cmd = fmt::format("{} {}--out {}", shell_quote(bench.string()),
+                                      o.quick ? "--quick " : "", shell_quote(samples.string()));
+  const int rc = std::system(cmd.c_str());
+  if (rc != 0) {
+    throw core::ConfigError("benchmark", bench.string(),
+                            fmt::format("failed (status {}); see its output above", rc));
+  }
+  return samples;
+}
+
+int run_calibrate(const CalibrateOptions& o) {
+  const fs::path samples_path =
+      o.from_samples.empty() ? run_benchmarks(o) : fs::path(o.from_samples);
+  const calibrate::SampleSet samples = calibrate::read_samples(samples_path);
+  const hardware::HardwareProfile base = calibrate::load_base_profile(o.base);
+  const calibrate::CalibrationFit fit = calibrate::fit_samples(samples, base.gpu);
+  const hardware::Provenance provenance = calibrate::provenance_from(samples, base.name);
+
+  if (!o.output.empty()) {
+    // The raw samples travel with the profile: copied beside it, named after it.
+    const fs::path out(o.output);
+    const std::string samples_name = out.stem().string() + ".samples.csv";
+    const fs::path samples_copy = out.parent_path() / samples_name;
+    std::error_code ec;
+    if (!fs::equivalent(samples_path, samples_copy, ec)) {
+      fs::copy_file(samples_path, samples_copy, fs::copy_options::overwrite_existing, ec);
+      if (ec)
+        throw core::ConfigError(samples_copy.string(), "file",
+                                "cannot be written: " + ec.message());
+    }
+    const std::string name = o.name.empty() ? base.name + "-calibrated" : o.name;
+    hardware::save_profile(calibrate::calibrated_profile(base, fit, provenance, name, samples_name),
+                           out.string());
+  }
+  emit("", o.format == "json"
+               ? calibrate::fit_to_json(fit, provenance, samples_path.string()).dump(2) + "\n"
+               : calibrate::fit_to_text(fit, provenance));
+  return 0;
+}
+
+int run_layer_check(const LayerCheckOptions& o) {
+  const auto measured = calibrate::read_layer_times(o.layer_times);
+  const hardware::HardwareProfile profile = calibrate::load_base_profile(o.profile);
+  const calibrate::LayerCheck check = calibrate::check_layers(profile.gpu, measured, o.kernels);
+  std::string text;
+  if (o.format == "json") {
+    text = calibrate::layer_check_to_json(check).dump(2) + "\n";
+  } else if (o.format == "csv") {
+    text = calibrate::layer_check_to_csv(check);
+  } else {
+    text = calibrate::layer_check_to_text(check);
+  }
+  emit(o.output, text);
+  return 0;
+}
+
+}  // namespace
+
+Action add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<CalibrateOptions>();
+  auto l = std::make_shared<LayerCheckOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Fit a hardware profile from CUDA benchmark samples (or run them first)");
+  cmd->add_option("--from-samples", o->from_samples,
+                  "Samples CSV from calibrate/bench (fit only; works on any machine)");
+  cmd->add_option("--base", o->base,
+                  "Profile the fit starts from (peaks, unmeasured values): shipped name or YAML")
+      ->capture_default_str();
+  cmd->add_option("--output,-o", o->output,
+                  "Write the calibrated profile YAML here (samples copied beside it)");
+  cmd->add_option("--name", o->name, "Profile name (default: <base name>-calibrated)");
+  cmd->add_option("--format", o->format, "How to print the fitted parameters")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_flag("--quick", o->quick, "CUDA build, no --from-samples: the < 3 min benchmark set");
+  cmd->add_option("--bench-dir", o->bench_dir, "Where pipesim-calibrate-bench is (CUDA build)")
+      ->capture_default_str();
+  cmd->add_option("--run-dir", o->run_dir,
+                  "Where the benchmarks write samples (default: <output>-run/)");
+
+  CLI::App* layer = cmd->add_subcommand(
+      "layer-check", "Measured transformer-layer times beside the cost model's predictions");
+  layer->add_option("--layer-times", l->layer_times, "Layer CSV from pipesim-layer-bench")
+      ->required();
+  layer
+      ->add_option("--profile", l->profile,
+                   "Hardware profile to predict with: shipped name or YAML")
+      ->required();
+  layer->add_flag("--kernels", l->kernels, "Also compare every kernel, not only layer totals");
+  layer->add_option("--format", l->format, "Output format")
+      ->check(CLI::IsMember({"text", "csv", "json"}))
+      ->capture_default_str();
+  layer->add_option("--output,-o", l->output, "Write to this file (atomically) instead of stdout");
+
+  return [o, l, layer] { return layer->parsed() ? run_layer_check(*l) : run_calibrate(*o); };
+}
+
+}  // namespace pipesim::cli
