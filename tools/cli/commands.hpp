@@ -12,6 +12,10 @@ using Action = std::function<int()>;
 
 Action add_simulate_command(CLI::App& app);
 Action add_list_command(CLI::App& app);
+Action add_sweep_command(CLI::App& app);
+Action add_compare_command(CLI::App& app);
+Action add_plot_command(CLI::App& app);
+Action add_search_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
 
 //! Parses argv and runs the chosen subcommand. Every user error, from CLI11 or from deeper

@@ -15,6 +15,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   actions[app.get_subcommand("simulate")] = simulate;
   const Action list = add_list_command(app);
   actions[app.get_subcommand("list")] = list;
+  const Action sweep = add_sweep_command(app);
+  actions[app.get_subcommand("sweep")] = sweep;
+  const Action compare = add_compare_command(app);
+  actions[app.get_subcommand("compare")] = compare;
+  const Action plot = add_plot_command(app);
+  actions[app.get_subcommand("plot")] = plot;
+  const Action search = add_search_command(app);
+  actions[app.get_subcommand("search")] = search;
   actions[app.get_subcommand("calibrate")] = add_calibrate_command(app);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,22 @@
+#include "search_limits.hpp"
+
+#include "pipesim/hardware/profile.hpp"
+#include "pipesim/hardware/training_cost_model.hpp"
+#include "pipesim/models/model_spec.hpp"
+#include "pipesim/models/transformer.hpp"
+
+namespace pipesim::cli {
+
+SearchLimits search_limits(const std::string& model, const std::string& hardware) {
+  const models::ModelSpec spec = models::load_model(model);
+  const hardware::HardwareProfile profile = hardware::load_profile(hardware);
+  SearchLimits limits;
+  limits.layers = spec.layers;
+  // Weights, gradients and optimizer state of every parameter, at the default bytes per
+  // parameter (the run option --bytes-per-param; mixed-precision Adam: 16).
+  limits.static_bytes = models::model_params(spec) * hardware::TrainingSetup{}.bytes_per_param;
+  limits.capacity = profile.gpu.memory_bytes;
+  return limits;
+}
+
+}  // namespace pipesim::cli

@@ -1,0 +1,31 @@
+#include <memory>
+
+#include "commands.hpp"
+#include "output.hpp"
+#include "sweep_options.hpp"
+#include "sweep_runner.hpp"
+
+namespace pipesim::cli {
+
+Action add_sweep_command(CLI::App& app) {
+  struct Options {
+    SweepArgs sweep;
+    std::string output;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "sweep",
+      "Simulate the cartesian product of option lists in parallel; one CSV row per "
+      "configuration (the last option in --help order varies fastest)");
+  add_sweep_options(*cmd, o->sweep);
+  cmd->add_option("--output,-o", o->output, "Write the CSV to this file (atomically)");
+  return [o] {
+    const SweepGrid grid = make_grid(o->sweep);
+    const auto rows = evaluate_all(
+        grid.size(), [&](size_t i) { return evaluate(grid.point(i)); }, job_count(o->sweep));
+    emit(o->output, rows_to_csv(rows));
+    return 0;
+  };
+}
+
+}  // namespace pipesim::cli
