@@ -14,29 +14,16 @@
 #include "pipesim/calibrate/layer_check.hpp"
 #include "pipesim/calibrate/profile_yaml.hpp"
 #include "test_paths.hpp"
+#include "../support/cli_invoke.hpp"
 
 namespace pipesim::calibrate {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliResult invoke(std::vector<std::string> args) {
-  args.insert(args.begin(), "pipesim");
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  std::ostringstream out, err;
-  ::testing::internal::CaptureStdout();
-  const int code = cli::run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-  const std::string captured = ::testing::internal::GetCapturedStdout();
-  return {code, captured + out.str(), err.str()};
-}
+using pipesim::testing::CliResult;
+// One in-process CLI runner for every test (tests/support/cli_invoke.hpp).
+const auto invoke = &pipesim::testing::invoke_cli;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -8,27 +8,14 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "../support/cli_invoke.hpp"
 
 namespace pipesim::cli {
 namespace {
 
-struct CliResult {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliResult invoke(std::vector<std::string> args) {
-  args.insert(args.begin(), "pipesim");
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  std::ostringstream out, err;
-  ::testing::internal::CaptureStdout();
-  const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-  std::string captured = ::testing::internal::GetCapturedStdout();
-  return {code, captured + out.str(), err.str()};
-}
+using pipesim::testing::CliResult;
+// One in-process CLI runner for every test (tests/support/cli_invoke.hpp).
+const auto invoke = &pipesim::testing::invoke_cli;
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -18,27 +18,14 @@
 #include "pipesim/models/transformer.hpp"
 #include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/network.hpp"
+#include "../support/cli_invoke.hpp"
 
 namespace pipesim::cli {
 namespace {
 
-struct CliResult {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliResult invoke(std::vector<std::string> args) {
-  args.insert(args.begin(), "pipesim");
-  std::vector<char*> argv;
-  for (auto& a : args)
-    argv.push_back(a.data());
-  std::ostringstream out, err;
-  ::testing::internal::CaptureStdout();
-  const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-  std::string captured = ::testing::internal::GetCapturedStdout();
-  return {code, captured + out.str(), err.str()};
-}
+using pipesim::testing::CliResult;
+// One in-process CLI runner for every test (tests/support/cli_invoke.hpp).
+const auto invoke = &pipesim::testing::invoke_cli;
 
 RunSpec spec(const std::string& schedule, int d, int n, const std::string& model,
              const std::string& hw, int b, int w) {
