@@ -283,7 +283,8 @@ TEST(RealCost, MemoryTimelineIsOptIn) {
   ASSERT_EQ(plain.code, 0) << plain.err;
   EXPECT_EQ(plain.out.find("memory_timeline"), std::string::npos);
   const RunResult r = run(spec("1f1b", 4, 8, "gpt2-32l", "p100-daint", 1, 1));
-  for (const auto& m : r.perf->memory) EXPECT_TRUE(m.timeline.empty());
+  for (const auto& m : r.perf->memory)
+    EXPECT_TRUE(m.timeline.empty());
 }
 
 TEST(RealCost, MemoryTimelineInUnitCostModeIsOneLineExit2) {

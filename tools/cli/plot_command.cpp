@@ -36,8 +36,10 @@ Action add_plot_command(CLI::App& app) {
       "column, grouped by another, bars of a simulate JSON's per-worker peak memory, or its "
       "memory over time per worker (--memory-timeline); the "
       "script and data are saved beside the figure (fig.gp, fig.dat)");
-  cmd->add_option("input", o->input, "sweep/search CSV (line) or simulate JSON (bars, memory)")->required();
-  cmd->add_option("--kind", o->kind, "line: --y against --x per --group; bars: per worker; memory: over time per "
+  cmd->add_option("input", o->input, "sweep/search CSV (line) or simulate JSON (bars, memory)")
+      ->required();
+  cmd->add_option("--kind", o->kind,
+                  "line: --y against --x per --group; bars: per worker; memory: over time per "
                   "worker")
       ->check(CLI::IsMember({"line", "bars", "memory"}))
       ->capture_default_str();
