@@ -21,7 +21,8 @@ struct MemoryEvent {
 }  // namespace
 
 std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph& graph,
-                                       const Trace& trace, const std::vector<StageMemory>& stages) {
+                                       const Trace& trace, const std::vector<StageMemory>& stages,
+                                       bool record_timeline) {
   PIPESIM_ASSERT(trace.completed, "memory of an incomplete run");
   PIPESIM_ASSERT(static_cast<int>(stages.size()) == schedule.stages, "one entry per stage");
   const auto workers = static_cast<size_t>(schedule.workers);
@@ -71,16 +72,24 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
     MemoryBreakdown now = wm.static_memory;
     wm.at_peak = now;
     wm.peak = wm.minimum = base;
-    for (const MemoryEvent& e : ev) {
+    if (record_timeline) wm.timeline.push_back({0.0, base});
+    for (size_t i = 0; i < ev.size(); ++i) {
+      const MemoryEvent& e = ev[i];
       now.activations += e.activations;
       now.other += e.other;
       const double total = now.total();
+      // Releases come first within an instant, so the instant's highest total is reached at
+      // its end or before it starts: peak over every event equals peak over instants.
       if (total > wm.peak) {
         wm.peak = total;
         wm.peak_time = e.time;
         wm.at_peak = now;
       }
+      if (i + 1 < ev.size() && ev[i + 1].time == e.time) continue;  // instant not over yet
       wm.minimum = std::min(wm.minimum, total);
+      if (record_timeline && total != wm.timeline.back().bytes) {
+        wm.timeline.push_back({e.time, total});
+      }
     }
     wm.final = now.total();
   }

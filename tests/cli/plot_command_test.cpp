@@ -86,6 +86,45 @@ TEST(PlotCommand, RealCostBarsAreInGibWithTheGpuMemoryLine) {
   EXPECT_NE(ScratchDir::read(dir.file("mem.gp")).find(", 16 with lines"), std::string::npos);
 }
 
+TEST(PlotCommand, MemoryOverTimeIsOneStepLinePerWorkerInGib) {
+  const ScratchDir dir;
+  const std::string json = dir.file("run.json");
+  const auto sim = invoke_cli({"simulate", "--model", "gpt2-32l", "--hardware", "p100-daint",
+                               "--schedule", "1f1b", "-D", "4", "-N", "8", "--memory-timeline",
+                               "--format", "json", "-o", json});
+  ASSERT_EQ(sim.code, 0) << sim.err;
+  const auto r = invoke_cli({"plot", json, "--kind", "memory", "-o", dir.file("mem.svg")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string svg = ScratchDir::read(dir.file("mem.svg"));
+  EXPECT_EQ(xml_problem(svg), "");
+  EXPECT_NE(svg.find("worker 3"), std::string::npos) << "the key names each worker";
+  const std::string data = ScratchDir::read(dir.file("mem.dat"));
+  EXPECT_EQ(data.rfind("# worker 0: time, memory (GiB)\n0 ", 0), 0u) << data;
+  for (const char* block : {"# worker 1:", "# worker 2:", "# worker 3:"}) {
+    EXPECT_NE(data.find(block), std::string::npos) << block;
+  }
+  const std::string script = ScratchDir::read(dir.file("mem.gp"));
+  EXPECT_NE(script.find("with steps"), std::string::npos) << script;
+  EXPECT_NE(script.find("datafile index 3 "), std::string::npos) << script;
+  EXPECT_NE(script.find("     16 with lines linewidth 2 dashtype 2"), std::string::npos) << script;
+}
+
+TEST(PlotCommand, MemoryWithoutATimelineIsOneLineExit2) {
+  const ScratchDir dir;
+  const std::string json = dir.file("run.json");
+  ASSERT_EQ(invoke_cli({"simulate", "--model", "gpt2-32l", "--hardware", "p100-daint", "-D", "2",
+                        "--format", "json", "-o", json})
+                .code,
+            0);
+  const auto r = invoke_cli({"plot", json, "--kind", "memory", "-o", dir.file("mem.svg")});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("run.json: memory_timeline: per_worker[0] has none; run `pipesim simulate"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("mem.svg")));
+}
+
 TEST(PlotCommand, MissingGnuplotIsOneLineAndKeepsTheScript) {
   const ScratchDir dir;
   const std::string csv = sweep_csv(dir);

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -213,6 +215,71 @@ TEST(RealCost, OutputIsByteIdenticalAcrossRuns) {
       invoke({"simulate", "-D", "8", "--model", "gpt2-32l", "--hardware", "a100-dgx"});
   ASSERT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("throughput"), std::string::npos);
+}
+
+TEST(RealCost, MemoryTimelineInJsonAndTraceCounterTrackMatchThePeaks) {
+  const std::filesystem::path trace_path =
+      std::filesystem::temp_directory_path() /
+      ("pipesim_memory_trace_" + std::to_string(::getpid()) + ".json");
+  const CliResult r = invoke({"simulate", "--schedule", "1f1b", "-D", "4", "-N", "8", "--model",
+                              "gpt2-32l", "--hardware", "p100-daint", "--memory-timeline",
+                              "--format", "json", "--trace", trace_path.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& workers = j.at("per_worker");
+  ASSERT_EQ(workers.size(), 4u);
+  for (const auto& w : workers) {
+    const auto& timeline = w.at("memory_timeline");
+    ASSERT_GE(timeline.size(), 2u);
+    EXPECT_EQ(timeline.front()[0].get<double>(), 0.0);
+    EXPECT_EQ(timeline.front()[1].get<double>(), w.at("static_memory").get<double>());
+    double hi = 0, prev_t = 0;
+    for (const auto& sample : timeline) {
+      EXPECT_GE(sample[0].get<double>(), prev_t);
+      prev_t = sample[0].get<double>();
+      hi = std::max(hi, sample[1].get<double>());
+    }
+    EXPECT_EQ(hi, w.at("peak_memory").get<double>());
+    EXPECT_NEAR(timeline.back()[1].get<double>(), w.at("static_memory").get<double>(),
+                1e-9 * w.at("static_memory").get<double>());
+  }
+  // The trace: one "memory" counter series per worker process, its max the worker's peak.
+  std::ifstream in(trace_path);
+  const auto trace = nlohmann::json::parse(in);
+  std::filesystem::remove(trace_path);
+  std::map<int, double> max_by_pid;
+  std::map<int, size_t> samples_by_pid;
+  for (const auto& e : trace.at("traceEvents")) {
+    if (e.at("ph") != "C") continue;
+    EXPECT_EQ(e.at("name"), "memory");
+    const int pid = e.at("pid").get<int>();
+    const double bytes = e.at("args").at("bytes").get<double>();
+    max_by_pid[pid] = std::max(max_by_pid.count(pid) ? max_by_pid[pid] : 0.0, bytes);
+    ++samples_by_pid[pid];
+  }
+  ASSERT_EQ(max_by_pid.size(), 4u);
+  for (int w = 0; w < 4; ++w) {
+    EXPECT_EQ(max_by_pid.at(w), workers[static_cast<size_t>(w)].at("peak_memory").get<double>());
+    EXPECT_EQ(samples_by_pid.at(w), workers[static_cast<size_t>(w)].at("memory_timeline").size());
+  }
+}
+
+TEST(RealCost, MemoryTimelineIsOptIn) {
+  const CliResult plain = invoke({"simulate", "-D", "4", "--model", "gpt2-32l", "--hardware",
+                                  "p100-daint", "--format", "json"});
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("memory_timeline"), std::string::npos);
+  const RunResult r = run(spec("1f1b", 4, 8, "gpt2-32l", "p100-daint", 1, 1));
+  for (const auto& m : r.perf->memory)
+    EXPECT_TRUE(m.timeline.empty());
+}
+
+TEST(RealCost, MemoryTimelineInUnitCostModeIsOneLineExit2) {
+  const CliResult r = invoke({"simulate", "-D", "4", "--memory-timeline", "--format", "json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "pipesim: error: command line: --memory-timeline: needs real-cost mode (--model and "
+            "--hardware)\n");
 }
 
 // Bad model or hardware files: one line naming the file and the field, exit code 2.

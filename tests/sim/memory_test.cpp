@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "../support/hand_chimera.hpp"
 #include "../support/run_helpers.hpp"
 
@@ -107,6 +110,87 @@ TEST(Memory, RecomputeBufferIsHeldDuringTheBackward) {
   const auto mem = run(s, m);
   EXPECT_DOUBLE_EQ(mem[0].peak, 32.0);
   EXPECT_DOUBLE_EQ(mem[0].final, 0.0);
+}
+
+std::vector<WorkerMemory> run_timeline(const Schedule& s, const std::vector<StageMemory>& m) {
+  const TaskGraph g = build_task_graph(s);
+  const Trace t = simulate(g, UnitCostModel({1, 2, 0, 0.25}));
+  return track_memory(s, g, t, m, /*record_timeline=*/true);
+}
+
+void expect_timeline_matches_summary(const WorkerMemory& wm, bool synchronous) {
+  ASSERT_FALSE(wm.timeline.empty());
+  const double base = wm.static_memory.total();
+  EXPECT_EQ(wm.timeline.front().time, 0.0);
+  EXPECT_EQ(wm.timeline.front().bytes, base) << "starts at the static level";
+  double hi = wm.timeline.front().bytes, lo = hi;
+  for (size_t i = 1; i < wm.timeline.size(); ++i) {
+    EXPECT_GE(wm.timeline[i].time, wm.timeline[i - 1].time) << "times never go back";
+    EXPECT_NE(wm.timeline[i].bytes, wm.timeline[i - 1].bytes) << "a sample per change only";
+    if (i >= 2) {
+      EXPECT_GT(wm.timeline[i].time, wm.timeline[i - 1].time) << "instants coalesced";
+    }
+    hi = std::max(hi, wm.timeline[i].bytes);
+    lo = std::min(lo, wm.timeline[i].bytes);
+  }
+  EXPECT_EQ(hi, wm.peak);
+  EXPECT_EQ(lo, wm.minimum);
+  EXPECT_EQ(wm.timeline.back().bytes, wm.final);
+  if (synchronous) {
+    EXPECT_NEAR(wm.timeline.back().bytes, base, 1e-9) << "ends at static level";
+  }
+}
+
+TEST(MemoryTimeline, MaxIsPeakMinIsMinimumLastIsFinal) {
+  for (const char* name : {"gpipe", "1f1b", "zb-h1", "interleaved"}) {
+    for (int d : {2, 4}) {
+      schedules::ScheduleParams p;
+      p.stages = d;
+      p.micro_batches = 2 * d;
+      if (std::string(name) == "interleaved") p.chunks = 2;
+      if (schedules::find_schedule(name) == nullptr) continue;
+      const Schedule s = schedules::make_schedule(name, p);
+      const auto mem = run_timeline(s, stages(s.stages, 7.0));
+      for (const WorkerMemory& wm : mem) expect_timeline_matches_summary(wm, !s.asynchronous);
+    }
+  }
+  for (const WorkerMemory& wm : run_timeline(testing::hand_chimera(4), stages(4, 7.0))) {
+    expect_timeline_matches_summary(wm, true);
+  }
+}
+
+TEST(MemoryTimeline, OffByDefaultAndSummaryUnchanged) {
+  schedules::ScheduleParams p;
+  p.stages = 4;
+  p.micro_batches = 8;
+  const Schedule s = schedules::make_schedule("1f1b", p);
+  const auto without = run(s, stages(4, 7.0));
+  const auto with = run_timeline(s, stages(4, 7.0));
+  for (size_t w = 0; w < without.size(); ++w) {
+    EXPECT_TRUE(without[w].timeline.empty());
+    EXPECT_EQ(without[w].peak, with[w].peak);
+    EXPECT_EQ(without[w].peak_time, with[w].peak_time);
+    EXPECT_EQ(without[w].minimum, with[w].minimum);
+    EXPECT_EQ(without[w].final, with[w].final);
+  }
+}
+
+TEST(MemoryTimeline, OneStageOneMicroBatchByHand) {
+  // F [0,1), B [1,3): activations 2 from 0 to 3, workspace 5 while either runs; the B start
+  // frees F's workspace and takes its own at the same instant, so t = 1 is no change.
+  schedules::ScheduleParams p;
+  p.stages = 1;
+  p.micro_batches = 1;
+  const Schedule s = schedules::make_schedule("1f1b", p);
+  std::vector<StageMemory> m(1, StageMemory{10, 0, 0, 2.0, 0, 5.0});
+  const auto mem = run_timeline(s, m);
+  ASSERT_EQ(mem[0].timeline.size(), 3u);
+  EXPECT_EQ(mem[0].timeline[0].time, 0.0);
+  EXPECT_EQ(mem[0].timeline[0].bytes, 10.0);
+  EXPECT_EQ(mem[0].timeline[1].time, 0.0);
+  EXPECT_EQ(mem[0].timeline[1].bytes, 17.0);
+  EXPECT_EQ(mem[0].timeline[2].bytes, 10.0);
+  EXPECT_EQ(mem[0].minimum, 10.0);
 }
 
 }  // namespace

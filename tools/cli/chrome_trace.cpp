@@ -65,6 +65,18 @@ nlohmann::ordered_json chrome_trace(const RunResult& run, const std::string& tit
       event(task.worker, kCompute, "optimizer", "optimizer");
     }
   }
+  // Real-cost mode with a recorded timeline: a "memory" counter track per worker process.
+  if (run.perf) {
+    for (size_t w = 0; w < run.perf->memory.size(); ++w) {
+      for (const sim::MemorySample& sample : run.perf->memory[w].timeline) {
+        events.push_back({{"name", "memory"},
+                          {"ph", "C"},
+                          {"ts", sample.time * kMicrosPerUnit},
+                          {"pid", static_cast<int>(w)},
+                          {"args", {{"bytes", sample.bytes}}}});
+      }
+    }
+  }
   json trace;
   trace["traceEvents"] = std::move(events);
   trace["displayTimeUnit"] = "ms";

@@ -33,11 +33,15 @@ Action add_plot_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "plot",
       "Plot with gnuplot (SVG or PNG by extension): a metric of a sweep/search CSV against a "
-      "column, grouped by another, or bars of a simulate JSON's per-worker peak memory; the "
+      "column, grouped by another, bars of a simulate JSON's per-worker peak memory, or its "
+      "memory over time per worker (--memory-timeline); the "
       "script and data are saved beside the figure (fig.gp, fig.dat)");
-  cmd->add_option("input", o->input, "sweep/search CSV (line) or simulate JSON (bars)")->required();
-  cmd->add_option("--kind", o->kind, "line: --y against --x per --group; bars: per worker")
-      ->check(CLI::IsMember({"line", "bars"}))
+  cmd->add_option("input", o->input, "sweep/search CSV (line) or simulate JSON (bars, memory)")
+      ->required();
+  cmd->add_option("--kind", o->kind,
+                  "line: --y against --x per --group; bars: per worker; memory: over time per "
+                  "worker")
+      ->check(CLI::IsMember({"line", "bars", "memory"}))
       ->capture_default_str();
   cmd->add_option("--x", o->line.x, "line: the x column");
   cmd->add_option("--y", o->line.y, "line: the y column; bars: the per-worker field")
@@ -53,14 +57,15 @@ Action add_plot_command(CLI::App& app) {
   return [o] {
     const std::string text = read_file(o->input);
     GnuplotFigure fig;
-    if (o->kind == "bars") {
+    if (o->kind == "bars" || o->kind == "memory") {
       nlohmann::json run;
       try {
         run = nlohmann::json::parse(text);
       } catch (const nlohmann::json::exception& e) {
         throw core::ConfigError(o->input, "json", e.what());
       }
-      fig = worker_bar_plot(run, o->input, o->line.y, o->line.title);
+      fig = o->kind == "bars" ? worker_bar_plot(run, o->input, o->line.y, o->line.title)
+                              : memory_plot(run, o->input, o->line.title);
     } else {
       if (o->line.x.empty() || o->line.y.empty()) {
         throw core::ConfigError("command line", "--x/--y", "a line plot needs both columns");

@@ -188,4 +188,69 @@ GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source
   return fig;
 }
 
+GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
+                          const std::string& title) {
+  if (!run.is_object() || !run.contains("per_worker") || !run.at("per_worker").is_array() ||
+      run.at("per_worker").empty()) {
+    throw core::ConfigError(source, "per_worker",
+                            "expected a `pipesim simulate --format json` result");
+  }
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  const auto& workers = run.at("per_worker");
+  // Each line runs on to the end of the run, so the last level shows as a step too.
+  const double end = run.contains("total_time") && run.at("total_time").is_number()
+                         ? run.at("total_time").get<double>()
+                         : 0.0;
+  GnuplotFigure fig;
+  std::string plots;
+  for (size_t i = 0; i < workers.size(); ++i) {
+    const auto& w = workers[i];
+    const int worker = w.value("worker", static_cast<int>(i));
+    if (!w.contains("memory_timeline") || !w.at("memory_timeline").is_array() ||
+        w.at("memory_timeline").empty()) {
+      throw core::ConfigError(
+          source, "memory_timeline",
+          fmt::format("per_worker[{}] has none; run `pipesim simulate --model M --hardware H "
+                      "--memory-timeline --format json`",
+                      i));
+    }
+    fig.data += fmt::format("# worker {}: time, memory (GiB)\n", worker);
+    double last_t = 0.0, last_b = 0.0;
+    for (const auto& sample : w.at("memory_timeline")) {
+      if (!sample.is_array() || sample.size() != 2 || !sample[0].is_number() ||
+          !sample[1].is_number()) {
+        throw core::ConfigError(source, "memory_timeline",
+                                fmt::format("per_worker[{}]: expected [time, bytes] pairs", i));
+      }
+      last_t = sample[0].get<double>();
+      last_b = sample[1].get<double>();
+      fig.data += fmt::format("{} {}\n", last_t, last_b / kGiB);
+    }
+    if (end > last_t) fig.data += fmt::format("{} {}\n", end, last_b / kGiB);
+    fig.data += "\n\n";
+    plots += fmt::format("{}datafile index {} using 1:2 with steps linewidth 2 title \"worker {}\"",
+                         i == 0 ? "plot " : ", \\\n     ", i, worker);
+  }
+  const std::string schedule = run.value("schedule", std::string());
+  const std::string model = run.value("model", std::string());
+  const std::string hw = run.value("hardware", std::string());
+  std::string what = schedule.empty() ? "memory per worker" : schedule + ": memory per worker";
+  if (!model.empty()) what += fmt::format(" ({} on {})", model, hw);
+  fig.body += fmt::format("set title {}\n", gnuplot_string(title.empty() ? what : title));
+  const bool real = run.value("mode", std::string()) == "real-cost";
+  fig.body += fmt::format("set xlabel {}\nset ylabel \"memory (GiB)\"\n",
+                          gnuplot_string(real ? "time (s)" : "time"));
+  fig.body += "set grid\nset key outside right top\nset yrange [0:*]\n";
+  if (run.contains("memory_capacity") && run.at("memory_capacity").is_number()) {
+    const double capacity = run.at("memory_capacity").get<double>() / kGiB;
+    plots += fmt::format(
+        ", \\\n     {} with lines linewidth 2 dashtype 2 linecolor rgb '#cc3311' "
+        "title \"GPU memory\"",
+        capacity);
+    fig.body += fmt::format("set yrange [0:{}]\n", capacity * 1.15);
+  }
+  fig.body += plots + "\n";
+  return fig;
+}
+
 }  // namespace pipesim::cli

@@ -28,4 +28,10 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
 GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source, std::string field,
                               const std::string& title);
 
+//! Memory over time, one step line per worker, in GiB, from a `simulate --memory-timeline
+//! --format json` result, with the GPU's capacity as a dashed line when the run names it.
+//! Throws core::ConfigError naming `source` when a worker has no `memory_timeline`.
+GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
+                          const std::string& title);
+
 }  // namespace pipesim::cli

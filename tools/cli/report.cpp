@@ -94,7 +94,8 @@ nlohmann::ordered_json breakdown_json(const sim::MemoryBreakdown& b) {
           {"other", b.other}};
 }
 
-void add_perf_worker(nlohmann::ordered_json& jw, const PerfResult& p, size_t w) {
+void add_perf_worker(nlohmann::ordered_json& jw, const RunSpec& spec, const PerfResult& p,
+                     size_t w) {
   const sim::WorkerMemory& m = p.memory[w];
   jw["peak_memory"] = m.peak;
   jw["memory"] = breakdown_json(m.at_peak);
@@ -102,6 +103,13 @@ void add_perf_worker(nlohmann::ordered_json& jw, const PerfResult& p, size_t w) 
   jw["compute_time"] = p.time[w].compute;
   jw["exposed_communication_time"] = p.time[w].exposed_communication;
   jw["idle_time"] = p.time[w].idle;
+  if (spec.memory_timeline) {
+    auto timeline = nlohmann::ordered_json::array();
+    for (const sim::MemorySample& sample : m.timeline) {
+      timeline.push_back(nlohmann::ordered_json::array({sample.time, sample.bytes}));
+    }
+    jw["memory_timeline"] = std::move(timeline);
+  }
 }
 
 }  // namespace
@@ -145,7 +153,7 @@ nlohmann::ordered_json to_json(const RunSpec& spec, const RunResult& run, bool o
     const auto wi = static_cast<size_t>(w.worker);
     jw["weight_versions"] =
         wi < run.schedule.weight_versions.size() ? run.schedule.weight_versions[wi] : 1;
-    if (run.perf) add_perf_worker(jw, *run.perf, wi);
+    if (run.perf) add_perf_worker(jw, spec, *run.perf, wi);
     if (ops) {
       auto list = nlohmann::ordered_json::array();
       for (sim::TaskId t : worker_ops[static_cast<size_t>(w.worker)]) {

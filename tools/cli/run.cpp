@@ -43,7 +43,8 @@ void run_real(const RunSpec& spec, RunResult& r) {
   r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
   p.partition = costs.partition();
   p.stage_times = costs.stage_times();
-  p.memory = sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory());
+  p.memory = sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory(),
+                               spec.record_memory_timeline || spec.memory_timeline);
   p.time = sim::time_breakdown(r.graph, r.trace);
   const int gpus = r.schedule.workers * ps.setup.data_parallel;
   // B̂ = B·N·W per iteration (DESIGN.md §2). iteration_time is per iteration (steady state for
@@ -81,6 +82,10 @@ RunResult run_schedule(const RunSpec& spec, sim::Schedule schedule, const std::s
   r.graph = sim::build_task_graph(r.schedule);
   if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
     throw core::ConfigError(source, "generated order", why);
+  }
+  if (spec.memory_timeline && !spec.perf.enabled()) {
+    throw core::ConfigError("command line", "--memory-timeline",
+                            "needs real-cost mode (--model and --hardware)");
   }
   if (spec.perf.enabled()) {
     run_real(spec, r);

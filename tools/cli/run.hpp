@@ -36,6 +36,11 @@ struct RunSpec {
   schedules::ScheduleParams params;
   sim::UnitCosts unit;  //!< unit-cost mode durations
   PerfSpec perf;        //!< real-cost mode
+  //! Real-cost mode: record each worker's memory over time (WorkerMemory::timeline), e.g. for
+  //! --trace's counter track. Off by default so sweeps stay lean.
+  bool record_memory_timeline = false;
+  //! Real-cost mode: also report it (`memory_timeline` per worker in JSON); implies recording.
+  bool memory_timeline = false;
 };
 
 //! What real-cost mode adds to a run.

@@ -38,6 +38,9 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str();
+  cmd->add_flag("--memory-timeline", o->spec.memory_timeline,
+                "JSON, real-cost mode: each worker's memory over time, memory_timeline: "
+                "[[time, bytes], ...] at every change");
   cmd->add_flag("--ops", o->ops, "JSON: list each worker's ops with start and end times");
   cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout");
   cmd->add_option("--schedule-file", o->files.schedule_file,
@@ -56,6 +59,8 @@ Action add_simulate_command(CLI::App& app) {
                                 : option.default_value);
     }
     const auto& files = o->files;
+    // The trace's memory counter track needs the timeline (real-cost mode only).
+    o->spec.record_memory_timeline = !files.trace.empty() && o->spec.perf.enabled();
     RunResult result;
     if (files.schedule_file.empty()) {
       result = run(o->spec);

@@ -29,17 +29,31 @@ struct MemoryBreakdown {
   double total() const { return weights + gradients + optimizer + activations + other; }
 };
 
+//! One step of a worker's memory over time: from `time` on it holds `bytes` in total.
+struct MemorySample {
+  double time = 0.0;
+  double bytes = 0.0;
+};
+
 struct WorkerMemory {
   MemoryBreakdown static_memory;  //!< weights × versions + gradients + optimizer
   MemoryBreakdown at_peak;        //!< the breakdown when the total peaked (first time)
   double peak = 0.0;
   double peak_time = 0.0;
-  double minimum = 0.0;  //!< lowest total over the run (never below static when sound)
-  double final = 0.0;    //!< total after the last event
+  //! Lowest total held over the run, i.e. after all events of an instant (a release and an
+  //! allocation at the same time do not dip); never below static when sound.
+  double minimum = 0.0;
+  double final = 0.0;  //!< total after the last event
+  //! With `record_timeline`: the total at every change. The first sample is the static level
+  //! at time 0 (before any op); then one sample per instant where the total changed, holding
+  //! the value after every event at that instant (so a worker whose first op starts at 0 has a
+  //! second sample at time 0). Its max is `peak`, its min `minimum`, its last value `final`.
+  std::vector<MemorySample> timeline;
 };
 
 //! `stages[s]`: bytes of virtual stage s (size schedule.stages).
 std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph& graph,
-                                       const Trace& trace, const std::vector<StageMemory>& stages);
+                                       const Trace& trace, const std::vector<StageMemory>& stages,
+                                       bool record_timeline = false);
 
 }  // namespace pipesim::sim
