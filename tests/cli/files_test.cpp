@@ -54,6 +54,20 @@ TEST(CliFiles, TimelineDrawsEveryOpInTwoShadesDeterministically) {
   EXPECT_EQ(slurp(svg), a);
 }
 
+TEST(CliFiles, RealCostTimelineIsScaledToTheFigureWidth) {
+  // Real-cost runs last fractions of a second: the figure must still be wide enough to read.
+  const std::string svg = kDir + "real.svg";
+  ASSERT_EQ(invoke({"simulate", "--schedule", "1f1b", "-D", "4", "-N", "4", "--model",
+                    "gpt2-32l", "--hardware", "p100-daint", "--timeline", svg})
+                .code,
+            0);
+  const std::string a = slurp(svg);
+  const auto at = a.find("width=\"");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(std::stod(a.substr(at + 7)), 1000.0);
+  EXPECT_NE(a.find(">time (s)<"), std::string::npos);
+}
+
 TEST(CliFiles, TraceHasOneCompleteEventPerOpOnEachWorkersComputeTrack) {
   const std::string path = kDir + "trace.json";
   ASSERT_EQ(invoke({"simulate", "--schedule", "zb-h1", "-D", "3", "-N", "4", "--t-weight", "1",
