@@ -26,13 +26,18 @@ YAML::Node load_yaml_file(const std::string& path) {
   if (!in) throw ConfigError(path, "file", "cannot be read (no such file?)");
   std::stringstream text;
   text << in.rdbuf();
+  return parse_yaml_mapping(text.str(), path);
+}
+
+YAML::Node parse_yaml_mapping(const std::string& text, const std::string& source) {
+  YAML::Node root;
   try {
-    YAML::Node root = YAML::Load(text.str());
-    if (!root.IsMap()) throw ConfigError(path, "document", "must be a YAML mapping");
-    return root;
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw ConfigError(path, "yaml", one_line(e.what()));
+    throw ConfigError(source, "yaml", one_line(e.what()));
   }
+  if (!root.IsMap()) throw ConfigError(source, "document", "must be a YAML mapping");
+  return root;
 }
 
 YamlMap::YamlMap(YAML::Node node, std::string source, std::string prefix)

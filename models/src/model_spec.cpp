@@ -39,16 +39,7 @@ double precision_bytes(Precision p) {
 }
 
 ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    throw core::ConfigError(source, "yaml", what);
-  }
-  if (!root.IsMap()) throw core::ConfigError(source, "document", "must be a YAML mapping");
-  core::YamlMap y(root, source, "");
+  core::YamlMap y(core::parse_yaml_mapping(yaml_text, source), source, "");
   ModelSpec m;
   m.source = source;
   m.name = y.string("name");

@@ -15,6 +15,8 @@ namespace pipesim::core {
 
 //! Parses a YAML file; throws ConfigError naming the file for unreadable or malformed input.
 YAML::Node load_yaml_file(const std::string& path);
+//! Parses YAML text that must be one mapping; errors name `source`.
+YAML::Node parse_yaml_mapping(const std::string& text, const std::string& source);
 
 //! One mapping of a YAML document. Read each field once with a getter, then call finish(),
 //! which rejects any key that was not read.
