@@ -4,7 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "pipesim/hardware/training_cost_model.hpp"
+#include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/metrics.hpp"
@@ -24,8 +24,8 @@ schedules::ScheduleParams params_1f1b() {
 
 void report_tasks(benchmark::State& state, size_t tasks) {
   state.counters["tasks"] = static_cast<double>(tasks);
-  state.counters["tasks_per_second"] = benchmark::Counter(
-      static_cast<double>(tasks), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["tasks_per_second"] =
+      benchmark::Counter(static_cast<double>(tasks), benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // Generator + lowering + engine + metrics: what `pipesim simulate` does per configuration.
@@ -48,7 +48,8 @@ void BM_Simulate1F1B(benchmark::State& state) {
   const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
   const sim::TaskGraph g = sim::build_task_graph(s);
   const sim::UnitCostModel costs({1, 2, 0, 0.1});
-  for (auto _ : state) benchmark::DoNotOptimize(sim::simulate(g, costs).completed);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(sim::simulate(g, costs).completed);
   report_tasks(state, g.num_tasks());
 }
 BENCHMARK(BM_Simulate1F1B)->Unit(benchmark::kMillisecond);
@@ -56,7 +57,8 @@ BENCHMARK(BM_Simulate1F1B)->Unit(benchmark::kMillisecond);
 // The validator (structure + cycle check), which every CLI run pays as well.
 void BM_Validate1F1B(benchmark::State& state) {
   const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
-  for (auto _ : state) benchmark::DoNotOptimize(sim::validate(s).ok);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(sim::validate(s).ok);
   report_tasks(state, sim::build_task_graph(s).num_tasks());
 }
 BENCHMARK(BM_Validate1F1B)->Unit(benchmark::kMillisecond);
@@ -66,10 +68,10 @@ BENCHMARK(BM_Validate1F1B)->Unit(benchmark::kMillisecond);
 void BM_SimulateRealCost1F1B(benchmark::State& state) {
   const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
   const sim::TaskGraph g = sim::build_task_graph(s);
-  hardware::TrainingSetup setup;
+  cost::TrainingSetup setup;
   setup.data_parallel = 4;
-  const hardware::TrainingCostModel costs(models::load_model("gpt3-175b"),
-                                          hardware::load_profile("h100-dgx"), s, setup);
+  const cost::TrainingCostModel costs(models::load_model("gpt3-175b"),
+                                      hardware::load_profile("h100-dgx"), s, setup);
   for (auto _ : state) {
     benchmark::DoNotOptimize(sim::simulate_network(g, costs, costs, {}).completed);
   }

@@ -1,5 +1,6 @@
 // pipesim-layer-bench: runs one transformer layer's forward and backward kernels — exactly the
-// list in pipesim/calibrate/layer_kernels.hpp — over a grid of (b, s, h) in bf16, and writes
+// list in pipesim/models/layer_kernels.hpp (the layer the simulator prices) — over a grid of (b, s,
+// h) in bf16, and writes
 //   b,s,h,heads,dtype,direction,kernel,seconds,spread,reps,flops,bytes
 // with kernel = "total" for the whole forward or backward timed as one sequence, and one row per
 // kernel timed alone. `pipesim calibrate layer-check` sets these beside the cost model.
@@ -14,11 +15,11 @@
 #include <cuda_bf16.h>
 
 #include "bench_common.cuh"
-#include "pipesim/calibrate/layer_kernels.hpp"
+#include "pipesim/models/layer_kernels.hpp"
 
 namespace {
 
-namespace pc = pipesim::calibrate;
+namespace pc = pipesim::models;
 using pipesim_bench::Stats;
 using pipesim_bench::TimingPlan;
 using bf16 = __nv_bfloat16;
@@ -443,6 +444,10 @@ class LayerRunner {
         break;
       case pc::MemoryOp::none:
         break;
+      default:  // kernels of other layer variants (RMSNorm, SwiGLU, flash): not benchmarked
+        std::fprintf(stderr, "FATAL: %s: kernel kind not implemented by the layer benchmark\n",
+                     k.name.c_str());
+        std::exit(1);
     }
 #undef PIPESIM_ROW_LAUNCH
   }

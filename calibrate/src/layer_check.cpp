@@ -10,6 +10,7 @@
 
 #include "csv_cells.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/cost/kernel_time.hpp"
 
 namespace pipesim::calibrate {
 
@@ -19,39 +20,12 @@ std::string direction_name(LayerDirection d) {
 
 double predict_kernel_seconds(const ComputeParameters& p, const LayerKernel& kernel,
                               const std::string& dtype) {
-  if (kernel.is_gemm) {
-    const auto peak = p.peak_flops.find(dtype);
-    const auto eff = p.gemm_efficiency.find(dtype);
-    if (peak == p.peak_flops.end() || eff == p.gemm_efficiency.end() ||
-        eff->second.points.empty()) {
-      throw core::ConfigError("profile", fmt::format("gpu.gemm_efficiency.{}", dtype),
-                              "needed by the layer check but missing");
-    }
-    const double flops = kernel.flops();
-    return flops / (peak->second * eff->second.at(flops)) + p.kernel_launch;
-  }
-  const double bytes = static_cast<double>(kernel.bytes);
-  return bytes / (p.hbm_bandwidth * p.hbm_efficiency.at(bytes)) + p.kernel_launch;
+  return cost::kernel_time(kernel, p, dtype);
 }
 
 double predict_layer_seconds(const ComputeParameters& p, const LayerShape& shape,
                              LayerDirection direction, const std::string& dtype) {
-  // As the performance model prices an op (hardware/ TrainingCostModel::compute_time): each
-  // GEMM at the efficiency of its own size, the memory-bound traffic summed and priced at the
-  // efficiency of the total, one launch per kernel.
-  double total = 0.0, memory_bytes = 0.0;
-  int launches = 0;
-  for (const LayerKernel& k : layer_kernels(shape, direction)) {
-    ++launches;
-    if (k.is_gemm) {
-      total += predict_kernel_seconds(p, k, dtype) - p.kernel_launch;
-    } else {
-      memory_bytes += static_cast<double>(k.bytes);
-    }
-  }
-  if (memory_bytes > 0)
-    total += memory_bytes / (p.hbm_bandwidth * p.hbm_efficiency.at(memory_bytes));
-  return total + launches * p.kernel_launch;
+  return cost::kernel_time(layer_kernels(shape, direction), p, dtype);
 }
 
 std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std::string& source) {
@@ -98,6 +72,7 @@ std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std
       ctx.fail("heads", "b, s, heads must be >= 1 and heads must divide h");
     }
     m.dtype = std::string(cells[4]);
+    m.shape.elem_bytes = m.dtype == "fp32" ? 4 : 2;
     if (cells[5] == "forward") {
       m.direction = LayerDirection::forward;
     } else if (cells[5] == "backward") {

@@ -14,7 +14,7 @@
 namespace pipesim::hardware {
 namespace {
 
-const std::vector<std::string> kDtypes{"fp32", "tf32", "bf16", "fp16"};
+const std::vector<std::string> kDtypes{"fp32", "tf32", "bf16", "fp16", "fp8"};
 const std::vector<std::string> kCollectives{"all_reduce", "all_gather", "reduce_scatter"};
 const std::vector<std::string> kTiers{"intra_node", "inter_node"};
 
@@ -28,11 +28,17 @@ std::string optional_string(core::YamlMap& y, const std::string& key) {
   return y.has(key) ? y.string(key) : std::string();
 }
 
-Hockney parse_hockney(core::YamlMap y) {
+Hockney parse_hockney(core::YamlMap y, bool link) {
   Hockney h;
   h.alpha = y.number("alpha");
   if (h.alpha < 0) y.fail("alpha", fmt::format("must be >= 0 seconds, got {}", h.alpha));
   h.beta = y.positive("beta");
+  if (link && y.has("efficiency")) {
+    h.efficiency = y.number("efficiency");
+    if (!(h.efficiency > 0.0 && h.efficiency <= 1.0)) {
+      y.fail("efficiency", fmt::format("must be in (0, 1], got {}", h.efficiency));
+    }
+  }
   y.finish();
   return h;
 }
@@ -43,7 +49,7 @@ GpuSpec parse_gpu(core::YamlMap y) {
   core::YamlMap peak = y.map("peak_flops");
   for (const std::string& dtype : peak.keys()) {
     if (std::find(kDtypes.begin(), kDtypes.end(), dtype) == kDtypes.end()) {
-      peak.fail(dtype, "unknown dtype (allowed: fp32, tf32, bf16, fp16)");
+      peak.fail(dtype, "unknown dtype (allowed: fp32, tf32, bf16, fp16, fp8)");
     }
     g.peak_flops[dtype] = peak.positive(dtype);
   }
@@ -90,6 +96,10 @@ std::string curve_yaml(const EfficiencyCurve& c) {
 }
 
 std::string hockney_yaml(const Hockney& h) {
+  if (h.efficiency != 1.0) {
+    return fmt::format("{{alpha: {}, beta: {}, efficiency: {}}}", num(h.alpha), num(h.beta),
+                       num(h.efficiency));
+  }
   return fmt::format("{{alpha: {}, beta: {}}}", num(h.alpha), num(h.beta));
 }
 
@@ -158,8 +168,8 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
   }
   {
     core::YamlMap links = y.map("links");
-    p.intra_node = parse_hockney(links.map("intra_node"));
-    p.inter_node = parse_hockney(links.map("inter_node"));
+    p.intra_node = parse_hockney(links.map("intra_node"), true);
+    p.inter_node = parse_hockney(links.map("inter_node"), true);
     links.finish();
   }
   {
@@ -181,7 +191,7 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
           if (std::find(kTiers.begin(), kTiers.end(), t) == kTiers.end()) {
             tiers.fail(t, "unknown tier (allowed: intra_node, inter_node)");
           }
-          p.fitted[c][t] = parse_hockney(tiers.map(t));
+          p.fitted[c][t] = parse_hockney(tiers.map(t), false);
         }
         tiers.finish();
       }
@@ -193,12 +203,42 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
   if (!(p.interference >= 0.0 && p.interference < 1.0)) {
     y.fail("interference", fmt::format("must be in [0, 1), got {}", p.interference));
   }
+  if (y.has("framework")) {
+    core::YamlMap fw = y.map("framework");
+    if (fw.has("op_overhead")) {
+      p.framework.op_overhead = fw.number("op_overhead");
+      if (!(p.framework.op_overhead >= 0.0)) {
+        fw.fail("op_overhead",
+                fmt::format("must be >= 0 seconds, got {}", p.framework.op_overhead));
+      }
+    }
+    fw.finish();
+  }
+  if (y.has("memory")) {
+    core::YamlMap mem = y.map("memory");
+    if (mem.has("reserved_bytes")) {
+      p.memory.reserved_bytes = mem.number("reserved_bytes");
+      if (!(p.memory.reserved_bytes >= 0.0 && p.memory.reserved_bytes < p.gpu.memory_bytes)) {
+        mem.fail("reserved_bytes",
+                 fmt::format("must be in [0, gpu.memory_bytes), got {}", p.memory.reserved_bytes));
+      }
+    }
+    if (mem.has("fragmentation")) {
+      p.memory.fragmentation = mem.number("fragmentation");
+      if (!(p.memory.fragmentation >= 0.0 && p.memory.fragmentation < 1.0)) {
+        mem.fail("fragmentation", fmt::format("must be in [0, 1), got {}", p.memory.fragmentation));
+      }
+    }
+    mem.finish();
+  }
   p.samples = optional_string(y, "samples");
   y.finish();
   return p;
 }
 
-std::vector<std::string> shipped_profiles() { return core::shipped_names(PIPESIM_HARDWARE_DIR); }
+std::vector<std::string> shipped_profiles() {
+  return core::shipped_names(PIPESIM_HARDWARE_DIR);
+}
 
 HardwareProfile load_profile(const std::string& name_or_path) {
   const std::string path = core::resolve_shipped_yaml(name_or_path, PIPESIM_HARDWARE_DIR,
@@ -247,6 +287,13 @@ std::string to_yaml(const HardwareProfile& p) {
     }
   }
   o += fmt::format("interference: {}\n", num(p.interference));
+  if (p.framework.op_overhead != 0.0) {
+    o += fmt::format("framework:\n  op_overhead: {}\n", num(p.framework.op_overhead));
+  }
+  if (p.memory.reserved_bytes != 0.0 || p.memory.fragmentation != 0.0) {
+    o += fmt::format("memory:\n  reserved_bytes: {}\n  fragmentation: {}\n",
+                     num(p.memory.reserved_bytes), num(p.memory.fragmentation));
+  }
   if (!p.samples.empty()) o += fmt::format("samples: {}\n", quote(p.samples));
   return o;
 }

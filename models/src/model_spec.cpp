@@ -14,12 +14,6 @@ namespace {
 
 constexpr long kMaxDim = 1L << 24;
 
-Precision parse_precision(const std::string& s) {
-  if (s == "fp16") return Precision::FP16;
-  if (s == "bf16") return Precision::BF16;
-  return Precision::FP32;
-}
-
 }  // namespace
 
 const char* precision_name(Precision p) {
@@ -30,12 +24,30 @@ const char* precision_name(Precision p) {
       return "bf16";
     case Precision::FP32:
       return "fp32";
+    case Precision::FP8:
+      return "fp8";
   }
   return "?";
 }
 
+Precision parse_precision(const std::string& name, const std::string& source,
+                          const std::string& field) {
+  for (Precision p : {Precision::FP16, Precision::BF16, Precision::FP32, Precision::FP8}) {
+    if (name == precision_name(p)) return p;
+  }
+  throw core::ConfigError(source, field,
+                          fmt::format("must be one of fp32|fp16|bf16|fp8, got '{}'", name));
+}
+
 double precision_bytes(Precision p) {
-  return p == Precision::FP32 ? 4.0 : 2.0;
+  switch (p) {
+    case Precision::FP32:
+      return 4.0;
+    case Precision::FP8:
+      return 1.0;
+    default:
+      return 2.0;
+  }
 }
 
 ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
@@ -68,7 +80,10 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
     m.position_embeddings = static_cast<int>(y.integer("position_embeddings", 0, kMaxDim));
   }
   m.tied_embeddings = y.boolean("tied_embeddings");
-  m.precision = parse_precision(y.choice("precision", {"fp16", "bf16", "fp32"}));
+  m.precision =
+      parse_precision(y.choice("precision", {"fp16", "bf16", "fp32", "fp8"}), source, "precision");
+  if (y.has("dropout")) m.dropout = y.boolean("dropout");
+  if (y.has("causal")) m.causal = y.boolean("causal");
   if (y.has("extra_parameters")) {
     m.extra_parameters = static_cast<double>(y.integer("extra_parameters", 0, 1L << 50));
   }
@@ -76,7 +91,9 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   return m;
 }
 
-std::vector<std::string> shipped_models() { return core::shipped_names(PIPESIM_MODELS_DIR); }
+std::vector<std::string> shipped_models() {
+  return core::shipped_names(PIPESIM_MODELS_DIR);
+}
 
 ModelSpec load_model(const std::string& name_or_path) {
   const std::string path =

@@ -25,12 +25,14 @@ std::vector<StageLayers> from_counts(const std::vector<int>& counts) {
 // bottleneck) by bisection on that bound, then trim surplus layers from the costliest stages.
 std::vector<int> balanced_counts(const ModelSpec& m, int stages, int b) {
   const int layers = m.layers;
-  const double c = (layer_forward(m, b).gemm_flops() + layer_backward_input(m, b).gemm_flops() +
-                    layer_backward_weight(m, b).gemm_flops())
-                       .value;
+  const LayerConfig cfg{b};
+  const double c =
+      (kernel_flops(layer_forward(m, cfg)) + kernel_flops(layer_backward_input(m, cfg)) +
+       kernel_flops(layer_backward_weight(m, cfg)))
+          .value;
   std::vector<double> extra(static_cast<size_t>(stages), 0.0);
-  extra.back() += (head_forward(m, b).gemm_flops() + head_backward_input(m, b).gemm_flops() +
-                   head_backward_weight(m, b).gemm_flops())
+  extra.back() += (kernel_flops(head_forward(m, cfg)) + kernel_flops(head_backward_input(m, cfg)) +
+                   kernel_flops(head_backward_weight(m, cfg)))
                       .value;
   auto counts_for = [&](double bound) {
     std::vector<int> n(static_cast<size_t>(stages));

@@ -3,63 +3,74 @@
 namespace pipesim::models {
 namespace {
 
-double d(int x) {
+double d(long x) {
   return static_cast<double>(x);
-}
-
-// Kernel launches per layer and op: an unfused Megatron-LM GPT layer runs ~15 kernels forward
-// (2 norms, 4 weight GEMMs, 2 batched attention GEMMs, softmax, dropouts, bias-GeLU, residual
-// adds), about as many for the input gradient and 8 for the weight gradients (4 GEMMs and
-// their bias reductions). An estimate; calibrated profiles absorb the error in kernel_launch.
-constexpr double kForwardLaunches = 15, kInputLaunches = 15, kWeightLaunches = 8;
-
-// The 16-bit activation inventory of [K22] with b samples, in elements of 2 bytes → bytes of
-// this precision.
-double act_scale(const ModelSpec& m) {
-  return precision_bytes(m.precision) / 2.0;
 }
 
 double sbh(const ModelSpec& m, int b) {
   return d(m.sequence) * d(b) * d(m.hidden);
 }
 
-std::vector<Gemm> layer_weight_gemms(const ModelSpec& m, int b) {
-  const double bs = d(b) * d(m.sequence), h = d(m.hidden), f = d(m.ffn_hidden);
-  return {
-      {2 * bs * h * (h + 2 * d(m.kv_hidden())), 1},  // fused QKV projection
-      {2 * bs * h * h, 1},                           // attention output projection
-      {2 * bs * h * f, m.gated_mlp ? 3.0 : 2.0},     // MLP up (and gate), down
-  };
+KernelList select(const KernelList& ks, bool weight_gradient) {
+  KernelList out;
+  for (const LayerKernel& k : ks) {
+    if (k.weight_gradient == weight_gradient) out.push_back(k);
+  }
+  return out;
 }
 
-// QKᵀ and AV: 2bs²h each, batched over b·a heads.
-Gemm attention_gemm(const ModelSpec& m, int b) {
-  return {2 * d(b) * d(m.sequence) * d(m.sequence) * d(m.hidden), 1};
+// A memory-bound kernel outside the layer with its bytes given.
+LayerKernel other(const char* name, double bytes) {
+  LayerKernel k;
+  k.name = name;
+  k.op = MemoryOp::other;
+  k.bytes = static_cast<std::int64_t>(bytes);
+  return k;
+}
+
+// 1/t for tensors in the sequence-parallel region (norms, dropout, residual), else 1.
+double sp_share(const LayerConfig& c) {
+  return c.sequence_parallel ? 1.0 / c.tensor_parallel : 1.0;
 }
 
 }  // namespace
 
-core::Flops OpWork::gemm_flops() const {
+double activation_element_bytes(Precision p) {
+  return p == Precision::FP32 ? 4.0 : 2.0;
+}
+
+LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c) {
+  LayerShape s;
+  s.batch = c.micro_batch_size;
+  s.seq = m.sequence;
+  s.hidden = m.hidden;
+  s.heads = m.heads;
+  s.elem_bytes = static_cast<std::int64_t>(activation_element_bytes(m.precision));
+  s.kv_heads = m.kv_heads;
+  s.ffn = m.ffn_hidden;
+  s.gated_mlp = m.gated_mlp;
+  s.rmsnorm = m.norm == Norm::RMSNorm;
+  s.dropout = m.dropout;
+  s.tensor_parallel = c.tensor_parallel;
+  s.sequence_parallel = c.sequence_parallel;
+  s.flash = c.attention == Attention::Flash;
+  s.causal = m.causal;
+  return s;
+}
+
+core::Flops kernel_flops(const KernelList& ks) {
   double f = 0;
-  for (const Gemm& g : gemms)
-    f += g.flops * g.count;
+  for (const LayerKernel& k : ks)
+    f += k.flops();
   return core::Flops(f);
 }
 
-OpWork& OpWork::operator+=(const OpWork& o) {
-  gemms.insert(gemms.end(), o.gemms.begin(), o.gemms.end());
-  memory += o.memory;
-  launches += o.launches;
-  return *this;
-}
-
-OpWork OpWork::scaled(double k) const {
-  OpWork out = *this;
-  for (Gemm& g : out.gemms)
-    g.count *= k;
-  out.memory = memory * k;
-  out.launches = launches * k;
-  return out;
+core::Bytes kernel_memory_bytes(const KernelList& ks) {
+  double b = 0;
+  for (const LayerKernel& k : ks) {
+    if (!k.compute_bound()) b += d(k.bytes);
+  }
+  return core::Bytes(b);
 }
 
 double layer_matmul_params(const ModelSpec& m) {
@@ -68,23 +79,35 @@ double layer_matmul_params(const ModelSpec& m) {
 }
 
 double layer_params(const ModelSpec& m) {
+  return layer_params_per_gpu(m, 1);
+}
+
+double layer_params_per_gpu(const ModelSpec& m, int t) {
   // [N21]: 12h² + 13h for a GPT layer = QKV 3h²+3h, projection h²+h, MLP 8h²+5h, two
   // LayerNorms 4h. Generalised to grouped-query attention, gated MLPs, bias-free layers and
-  // RMSNorm (Touvron et al., "Llama 2", arXiv 2307.09288, §2.2).
-  const double h = d(m.hidden), f = d(m.ffn_hidden), kv = d(m.kv_hidden());
-  double p = layer_matmul_params(m);
-  if (m.bias) p += (h + 2 * kv + h) + (m.gated_mlp ? 2 * f : f) + h;
+  // RMSNorm (Touvron et al., "Llama 2", arXiv 2307.09288, §2.2); split over t as [S19].
+  const double h = d(m.hidden), f = d(m.ffn_hidden), kv = d(m.kv_hidden()), tp = t;
+  double p = layer_matmul_params(m) / tp;
+  if (m.bias) p += (h + 2 * kv + (m.gated_mlp ? 2 * f : f)) / tp + 2 * h;  // column / row
   p += 2 * (m.norm == Norm::LayerNorm ? 2 * h : h);
   return p;
 }
 
 double embedding_params(const ModelSpec& m) {
-  return d(m.vocabulary) * d(m.hidden) + d(m.position_embeddings) * d(m.hidden);
+  return embedding_params_per_gpu(m, 1);
+}
+
+double embedding_params_per_gpu(const ModelSpec& m, int t) {
+  return d(m.vocabulary) * d(m.hidden) / t + d(m.position_embeddings) * d(m.hidden);
 }
 
 double head_params(const ModelSpec& m) {
+  return head_params_per_gpu(m, 1);
+}
+
+double head_params_per_gpu(const ModelSpec& m, int t) {
   const double final_norm = m.norm == Norm::LayerNorm ? 2.0 * d(m.hidden) : d(m.hidden);
-  const double lm_head = m.tied_embeddings ? 0.0 : d(m.vocabulary) * d(m.hidden);
+  const double lm_head = m.tied_embeddings ? 0.0 : d(m.vocabulary) * d(m.hidden) / t;
   return final_norm + lm_head + m.extra_parameters;
 }
 
@@ -92,122 +115,152 @@ double model_params(const ModelSpec& m) {
   return d(m.layers) * layer_params(m) + embedding_params(m) + head_params(m);
 }
 
-OpWork layer_forward(const ModelSpec& m, int b) {
-  OpWork w;
-  w.gemms = layer_weight_gemms(m, b);
-  w.gemms.push_back(attention_gemm(m, b));  // QKᵀ
-  w.gemms.push_back(attention_gemm(m, b));  // AV
-  // Memory-bound kernels (norms, softmax, dropout, GeLU, residuals) write the activations
-  // they keep [K22] and read their inputs: about twice the stored bytes. An estimate.
-  w.memory = 2.0 * layer_activation_bytes(m, b, Recompute::None);
-  w.launches = kForwardLaunches;
-  return w;
+KernelList layer_forward(const ModelSpec& m, const LayerConfig& c) {
+  return layer_kernels(layer_shape(m, c), LayerDirection::forward);
 }
 
-OpWork layer_backward_input(const ModelSpec& m, int b) {
-  OpWork w;
-  w.gemms = layer_weight_gemms(m, b);  // dgrad: same shapes as F
-  for (int i = 0; i < 4; ++i)
-    w.gemms.push_back(attention_gemm(m, b));  // 8bs²h [Q23]
-  w.memory = 2.0 * layer_activation_bytes(m, b, Recompute::None);
-  w.launches = kInputLaunches;
-  return w;
+KernelList layer_backward_input(const ModelSpec& m, const LayerConfig& c) {
+  return select(layer_kernels(layer_shape(m, c), LayerDirection::backward), false);
 }
 
-OpWork layer_backward_weight(const ModelSpec& m, int b) {
-  OpWork w;
-  w.gemms = layer_weight_gemms(m, b);  // wgrad: 2bs·P_mm = 24sbh² for GPT [Q23]
-  w.memory = 0.5 * layer_activation_bytes(m, b, Recompute::None);  // GEMM inputs re-read
-  w.launches = kWeightLaunches;
-  return w;
+KernelList layer_backward_weight(const ModelSpec& m, const LayerConfig& c) {
+  return select(layer_kernels(layer_shape(m, c), LayerDirection::backward), true);
 }
 
-OpWork layer_recompute(const ModelSpec& m, int b, Recompute r) {
+KernelList layer_recompute(const ModelSpec& m, const LayerConfig& c, Recompute r) {
   switch (r) {
     case Recompute::None:
       return {};
     case Recompute::Full:
-      return layer_forward(m, b);
-    case Recompute::Selective: {
-      // [K22 §5]: recompute QKᵀ, softmax, dropout and AV: 4bs²h FLOPs, the 5as²b-byte part.
-      OpWork w;
-      w.gemms = {attention_gemm(m, b), attention_gemm(m, b)};
-      w.memory = 2.0 * (layer_activation_bytes(m, b, Recompute::None) -
-                        layer_activation_bytes(m, b, Recompute::Selective));
-      w.launches = 4;
-      return w;
-    }
+      return layer_forward(m, c);
+    case Recompute::Selective:
+      return attention_core_kernels(layer_shape(m, c));  // [K22 §5]
   }
   return {};
 }
 
-OpWork head_forward(const ModelSpec& m, int b) {
-  OpWork w;
-  const double bs = d(b) * d(m.sequence);
-  w.gemms = {{2 * bs * d(m.hidden) * d(m.vocabulary), 1}};  // logits 2bshV [N21]
-  w.memory = core::Bytes(3 * 4 * bs * d(m.vocabulary));     // fp32 logits: write, softmax r/w
-  w.launches = 5;
-  return w;
-}
+namespace {
 
-OpWork head_backward_input(const ModelSpec& m, int b) {
-  OpWork w = head_forward(m, b);
-  w.memory = core::Bytes(2 * 4 * d(b) * d(m.sequence) * d(m.vocabulary));
-  return w;
-}
+// The head's dimensions on one GPU: b·s rows (b·s/t in the sequence-parallel region), V/t
+// vocabulary columns (Megatron's vocabulary-parallel head; padding of V not modelled).
+struct HeadDims {
+  LayerShape sh;
+  std::int64_t bs = 0, rows = 0, vt = 0;
+  MemoryOp norm = MemoryOp::layernorm, norm_backward = MemoryOp::layernorm_backward;
+};
 
-OpWork head_backward_weight(const ModelSpec& m, int b) {
-  OpWork w;
-  w.gemms = {{2 * d(b) * d(m.sequence) * d(m.hidden) * d(m.vocabulary), 1}};
-  w.launches = 2;
-  return w;
-}
-
-OpWork embedding_forward(const ModelSpec& m, int b) {
-  OpWork w;
-  w.memory = core::Bytes(2 * sbh(m, b) * precision_bytes(m.precision));  // gather + add
-  w.launches = 3;
-  return w;
-}
-
-core::Bytes layer_activation_bytes(const ModelSpec& m, int b, Recompute r) {
-  // [K22] §4.1, 16-bit bytes for one layer, itemised so that grouped-query attention, gated
-  // MLPs and FFN sizes other than 4h are counted, and a GPT layer gives sbh(34 + 5as/h):
-  //   attention: QKV input 2sbh, Q 2sbh, K and V 2sb·h_kv each, output-projection input
-  //              2sbh, dropout mask sbh = 7sbh + 4sb·h_kv; scores, softmax, dropout 5as²b;
-  //   MLP: input 2sbh, dropout mask sbh, activations 2sbf per FFN-wide tensor kept
-  //        (GeLU input and fc2 input: 2; SwiGLU gate, up and product: 3) = 3sbh + 2·k·sbf;
-  //   two norms: 4sbh.
-  const double a = d(m.heads), s = d(m.sequence), sb = s * d(b), f = d(m.ffn_hidden);
-  const double sbh_ = sbh(m, b);
-  const double linear = 7 * sbh_ + 4 * sb * d(m.kv_hidden()) + 3 * sbh_ +
-                        2.0 * (m.gated_mlp ? 3.0 : 2.0) * sb * f + 4 * sbh_;
-  const double scores = 5 * a * s * sb;  // 5as²b
-  double bytes = 0;
-  switch (r) {
-    case Recompute::None: bytes = linear + scores; break;  // sbh(34 + 5as/h) for GPT
-    case Recompute::Selective: bytes = linear; break;      // [K22] §5: 34sbh for GPT
-    case Recompute::Full: bytes = 2.0 * sbh_; break;       // [K22] §4.4: the layer input
+HeadDims head_dims(const ModelSpec& m, const LayerConfig& c) {
+  HeadDims h;
+  h.sh = layer_shape(m, c);
+  h.bs = h.sh.batch * h.sh.seq;
+  h.rows = c.sequence_parallel ? h.bs / h.sh.tensor_parallel : h.bs;
+  h.vt = m.vocabulary / c.tensor_parallel;
+  if (h.sh.rmsnorm) {
+    h.norm = MemoryOp::rmsnorm;
+    h.norm_backward = MemoryOp::rmsnorm_backward;
   }
-  return core::Bytes(bytes * act_scale(m));
+  return h;
 }
 
-core::Bytes embedding_activation_bytes(const ModelSpec& m, int b) {
-  return core::Bytes(sbh(m, b) * act_scale(m));  // dropout mask, 1 byte per element [K22 §4.3]
+}  // namespace
+
+KernelList head_forward(const ModelSpec& m, const LayerConfig& c) {
+  const HeadDims h = head_dims(m, c);
+  const std::int64_t e = h.sh.elem_bytes;
+  // fp32 logits: write, softmax read and write (the loss is memory-bound over b·s·V/t).
+  return {layer_detail::memory("final_norm", h.norm, h.rows, h.sh.hidden, e),
+          layer_detail::gemm("logits", h.bs, h.vt, h.sh.hidden, 1, false, true, e),
+          other("cross_entropy", 3.0 * 4.0 * d(h.bs) * d(h.vt))};
 }
 
-core::Bytes head_activation_bytes(const ModelSpec& m, int b) {
-  // [K22 §4.3]: final norm input 2sbh, head input 2sbh (16-bit), fp32 logits 4sbV.
-  return core::Bytes(4.0 * sbh(m, b) * act_scale(m) + 4.0 * d(m.sequence) * d(b) * d(m.vocabulary));
+KernelList head_backward_input(const ModelSpec& m, const LayerConfig& c) {
+  const HeadDims h = head_dims(m, c);
+  const std::int64_t e = h.sh.elem_bytes;
+  return {other("cross_entropy_bwd", 2.0 * 4.0 * d(h.bs) * d(h.vt)),
+          layer_detail::gemm("logits_dgrad", h.bs, h.sh.hidden, h.vt, 1, false, false, e),
+          layer_detail::memory("final_norm_bwd", h.norm_backward, h.rows, h.sh.hidden, e)};
 }
 
-core::Bytes p2p_message_bytes(const ModelSpec& m, int b) {
-  return core::Bytes(sbh(m, b) * precision_bytes(m.precision));
+KernelList head_backward_weight(const ModelSpec& m, const LayerConfig& c) {
+  const HeadDims h = head_dims(m, c);
+  return {layer_detail::gemm("logits_wgrad", h.vt, h.sh.hidden, h.bs, 1, true, false,
+                             h.sh.elem_bytes, true)};
+}
+
+KernelList embedding_forward(const ModelSpec& m, const LayerConfig& c) {
+  const double e = activation_element_bytes(m.precision);
+  KernelList ks{other("embedding", 2 * sbh(m, c.micro_batch_size) * e)};  // gather + positions
+  if (m.dropout)
+    ks.push_back(
+        other("embedding_dropout", sbh(m, c.micro_batch_size) * sp_share(c) * (2 * e + 1)));
+  return ks;
+}
+
+KernelList embedding_backward_weight(const ModelSpec& m, const LayerConfig& c) {
+  const double e = activation_element_bytes(m.precision);
+  KernelList ks{other("embedding_wgrad", 2 * sbh(m, c.micro_batch_size) * e)};  // scatter-add
+  ks.back().weight_gradient = true;
+  return ks;
+}
+
+core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Recompute r) {
+  // [K22] §4.1–4.2 itemised per GPU, e = element bytes, masks 1 byte; "rep" = the norm /
+  // dropout / residual region (replicated over t, or / t with sequence parallelism), "tp" =
+  // tensors split over t by the column/row-parallel GEMMs:
+  //   attention: QKV input e·sbh (rep), Q e·sbh and K, V e·sb·h_kv each (tp), projection input
+  //              e·sbh (tp), projection dropout mask sbh (rep); core: softmax output e·as²b,
+  //              dropout mask as²b and output e·as²b (tp; 5as²b at e = 2) — without dropout the
+  //              softmax output only; FlashAttention: the fp32 log-sum-exp 4·asb (tp);
+  //   MLP: input e·sbh (rep), FFN-wide tensors e·sbf each (tp; GeLU input and fc2 input: 2;
+  //        SwiGLU [gate|up] and product: 3), dropout mask sbh (rep);
+  //   two norms: input e·sbh each (rep).
+  // A 16-bit GPT layer: rep 10sbh, tp 24sbh + 5as²b → sbh(10 + 24/t + 5as/(ht)) [K22 Table 2].
+  const int b = c.micro_batch_size;
+  const double e = activation_element_bytes(m.precision), t = c.tensor_parallel;
+  const double a = d(m.heads), s = d(m.sequence), sb = s * d(b), f = d(m.ffn_hidden);
+  const double x = sbh(m, b), rep = sp_share(c), mask = m.dropout ? 1.0 : 0.0;
+  const double replicated = (e * x + mask * x) + (e * x + mask * x) + 2 * e * x;
+  const double split =
+      e * (2 * x + 2 * sb * d(m.kv_hidden())) + (m.gated_mlp ? 3.0 : 2.0) * e * sb * f;
+  const double core =
+      c.attention == Attention::Flash ? 4.0 * a * sb : (m.dropout ? 2 * e + 1 : e) * a * s * sb;
+  const double linear = replicated * rep + split / t;
+  switch (r) {
+    case Recompute::None:
+      return core::Bytes(linear + core / t);
+    case Recompute::Selective:
+      return core::Bytes(linear);  // [K22 §5]
+    case Recompute::Full:
+      return core::Bytes(e * x * rep);  // [K22 §4.4]: the layer input
+  }
+  return core::Bytes(0.0);
+}
+
+core::Bytes embedding_activation_bytes(const ModelSpec& m, const LayerConfig& c) {
+  if (!m.dropout) return core::Bytes(0.0);
+  return core::Bytes(sbh(m, c.micro_batch_size) * sp_share(c));  // 1-byte dropout mask
+}
+
+core::Bytes head_activation_bytes(const ModelSpec& m, const LayerConfig& c) {
+  // [K22 §4.3]: final norm input and head input (e·sbh each), fp32 logits 4sbV (/ t: the
+  // vocabulary-parallel head).
+  const double e = activation_element_bytes(m.precision);
+  return core::Bytes(2.0 * e * sbh(m, c.micro_batch_size) * sp_share(c) +
+                     4.0 * d(m.sequence) * d(c.micro_batch_size) * d(m.vocabulary) /
+                         c.tensor_parallel);
+}
+
+core::Bytes p2p_message_bytes(const ModelSpec& m, const LayerConfig& c) {
+  return core::Bytes(sbh(m, c.micro_batch_size) * activation_element_bytes(m.precision) /
+                     c.tensor_parallel);
 }
 
 core::Flops model_flops_per_iteration(const ModelSpec& m, double samples) {
-  const double forward =
-      d(m.layers) * layer_forward(m, 1).gemm_flops().value + head_forward(m, 1).gemm_flops().value;
+  ModelSpec plain = m;
+  plain.causal = false;  // model FLOPs count the full s² attention [N21]
+  const LayerConfig one{};
+  const double forward = d(m.layers) * kernel_flops(layer_forward(plain, one)).value +
+                         kernel_flops(head_forward(plain, one)).value;
   return core::Flops(3.0 * forward * samples);  // backward = 2 × forward [N21]
 }
 

@@ -32,8 +32,8 @@ double sum_flops(const std::vector<LayerKernel>& ks) {
 }
 
 TEST(LayerKernels, FlopsMatchNarayananEtAl) {
-  for (const LayerShape shape : {LayerShape{1, 2048, 4096, 32, 2}, LayerShape{4, 512, 1024, 8, 2},
-                                 LayerShape{2, 1024, 8192, 64, 2}}) {
+  for (const LayerShape& shape : {LayerShape{1, 2048, 4096, 32, 2}, LayerShape{4, 512, 1024, 8, 2},
+                                  LayerShape{2, 1024, 8192, 64, 2}}) {
     const double b = static_cast<double>(shape.batch), s = static_cast<double>(shape.seq),
                  h = static_cast<double>(shape.hidden);
     const double forward = 24 * b * s * h * h + 4 * b * s * s * h;

@@ -13,14 +13,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../support/cli_invoke.hpp"
 #include "../support/hand_chimera.hpp"
 #include "cli/commands.hpp"
 #include "cli/run.hpp"
-#include "pipesim/hardware/training_cost_model.hpp"
+#include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/models/transformer.hpp"
 #include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/network.hpp"
-#include "../support/cli_invoke.hpp"
 
 namespace pipesim::cli {
 namespace {
@@ -134,14 +134,14 @@ TEST(RealCost, ChimeraWeightsAreTwiceOneFOneBs) {
   // Hand-built Chimera (two pipelines) through the same cost model and memory tracker.
   const models::ModelSpec model = models::load_model("gpt2-32l");
   const hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
-  hardware::TrainingSetup setup;
+  cost::TrainingSetup setup;
   const sim::Schedule chimera = testing::hand_chimera(8);
   schedules::ScheduleParams p;
   p.stages = 8;
   p.micro_batches = 8;
   const sim::Schedule one = schedules::make_schedule("1f1b", p);
   auto weights = [&](const sim::Schedule& s) {
-    const hardware::TrainingCostModel costs(model, hw, s, setup);
+    const cost::TrainingCostModel costs(model, hw, s, setup);
     const sim::TaskGraph g = sim::build_task_graph(s);
     const sim::Trace t = sim::simulate_network(g, costs, costs, {});
     EXPECT_TRUE(t.completed);
@@ -158,10 +158,10 @@ TEST(RealCost, TwoPipelinesReduceOver2WRanks) {
   // Chimera's stage s lives on two workers per replica: its all-reduce spans 2·W ranks.
   const models::ModelSpec model = models::load_model("gpt2-32l");
   const hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
-  hardware::TrainingSetup setup;
+  cost::TrainingSetup setup;
   setup.data_parallel = 4;
   const sim::Schedule s = testing::hand_chimera(4);
-  const hardware::TrainingCostModel costs(model, hw, s, setup);
+  const cost::TrainingCostModel costs(model, hw, s, setup);
   const sim::TaskGraph g = sim::build_task_graph(s);
   for (sim::TaskId t = 0; t < g.num_tasks(); ++t) {
     if (g.task(t).kind != sim::OpKind::AllReduce) continue;
@@ -181,7 +181,8 @@ TEST(RealCost, PlacementDecidesTheTierAndNicSharing) {
   // takes α + 2n/β on the inter-node tier.
   RunSpec s = spec("1f1b", 4, 8, "gpt2-32l", "v100-dgx1", 1, 8);
   const hardware::HardwareProfile hw = hardware::load_profile("v100-dgx1");
-  const double n = models::p2p_message_bytes(models::load_model("gpt2-32l"), 1).value;
+  const double n =
+      models::p2p_message_bytes(models::load_model("gpt2-32l"), models::LayerConfig{}).value;
   auto first_transfer = [](const RunResult& r) {
     for (sim::TaskId t = 0; t < r.graph.num_tasks(); ++t) {
       if (r.graph.task(t).kind == sim::OpKind::Transfer && r.graph.task(t).worker == 0) {

@@ -99,7 +99,7 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   expect_error(replace(ok, "name: h200-sxm", "name: H200_SXM"), "name");
   expect_error(replace(ok, "[1.0e9, 0.25], [1.0e11, 0.65]", "[1.0e11, 0.25], [1.0e9, 0.65]"),
                "gpu.gemm_efficiency.bf16[1]");
-  expect_error(replace(ok, "peak_flops: {", "peak_flops: {fp8: 1.0e15, "), "gpu.peak_flops.fp8");
+  expect_error(replace(ok, "peak_flops: {", "peak_flops: {fp4: 1.0e15, "), "gpu.peak_flops.fp4");
 }
 
 TEST(Profile, UnknownNameIsAnError) {

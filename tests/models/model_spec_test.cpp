@@ -86,7 +86,7 @@ TEST(ModelSpec, BadDocumentsNameTheField) {
   expect_error(replace(kValid, "layers: 4", "layers: 0"), "layers");           // zero
   expect_error(replace(kValid, "sequence: 32", "sequence: -32"), "sequence");  // negative
   expect_error(replace(kValid, "layers: 4", "layers: 4\nlayer: 5"), "layer");  // unknown key
-  expect_error(replace(kValid, "precision: bf16", "precision: fp8"), "precision");
+  expect_error(replace(kValid, "precision: bf16", "precision: fp4"), "precision");
   expect_error(replace(kValid, "heads: 4", "heads: 5"), "heads");  // 64 % 5 ≠ 0
   expect_error(replace(kValid, "tied_embeddings: true", "tied_embeddings: 3"), "tied_embeddings");
 }

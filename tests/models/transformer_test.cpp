@@ -22,45 +22,86 @@ TEST(Transformer, IterationFlopsMatchNarayanan) {
   }
 }
 
+LayerConfig with_b(int b) {
+  LayerConfig c;
+  c.micro_batch_size = b;
+  return c;
+}
+
+double flops(const KernelList& ks) {
+  return kernel_flops(ks).value;
+}
+
 TEST(Transformer, PerLayerSplitMatchesZeroBubble) {
   const ModelSpec m = load_model("gpt3-175b");
   const int b = 2;
   const double s = m.sequence, h = m.hidden, sbh = s * b * h;
-  EXPECT_DOUBLE_EQ(layer_forward(m, b).gemm_flops().value, sbh * (24 * h + 4 * s));
-  EXPECT_DOUBLE_EQ(layer_backward_input(m, b).gemm_flops().value, sbh * (24 * h + 8 * s));
-  EXPECT_DOUBLE_EQ(layer_backward_weight(m, b).gemm_flops().value, 24 * sbh * h);
+  EXPECT_DOUBLE_EQ(flops(layer_forward(m, with_b(b))), sbh * (24 * h + 4 * s));
+  EXPECT_DOUBLE_EQ(flops(layer_backward_input(m, with_b(b))), sbh * (24 * h + 8 * s));
+  EXPECT_DOUBLE_EQ(flops(layer_backward_weight(m, with_b(b))), 24 * sbh * h);
 }
 
-TEST(Transformer, ActivationBytesMatchKorthikanti) {
-  for (const char* name : {"gpt3-175b", "gpt2-1.3b", "bert-48"}) {
+TEST(Transformer, SixteenBitActivationBytesMatchKorthikanti) {
+  for (const char* name : {"gpt3-175b"}) {
     const ModelSpec m = load_model(name);
     for (int b : {1, 4}) {
       const double s = m.sequence, h = m.hidden, a = m.heads, sbh = s * b * h;
-      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, b, Recompute::None).value,
+      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, with_b(b), Recompute::None).value,
                        sbh * (34 + 5 * a * s / h));
-      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, b, Recompute::Selective).value, 34 * sbh);
-      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, b, Recompute::Full).value, 2 * sbh);
+      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, with_b(b), Recompute::Selective).value, 34 * sbh);
+      EXPECT_DOUBLE_EQ(layer_activation_bytes(m, with_b(b), Recompute::Full).value, 2 * sbh);
     }
   }
 }
 
+TEST(Transformer, Fp32ActivationsDoubleTheTensorsButNotTheOneByteMasks) {
+  // Chimera's fp32 GPT-2: Korthikanti's inventory with 4-byte elements; the three dropout
+  // masks (sbh, sbh, as²b) stay one byte.
+  const ModelSpec m = load_model("gpt2-1.3b");
+  ASSERT_EQ(m.precision, Precision::FP32);
+  const double s = m.sequence, h = m.hidden, a = m.heads, sbh = s * h, as2 = a * s * s;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, with_b(1), Recompute::None).value,
+                   2 * (32 * sbh + 4 * as2) + 2 * sbh + as2);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, with_b(1), Recompute::Full).value, 4 * sbh);
+}
+
 TEST(Transformer, ActivationInventoryCountsGroupedQueryAttentionAndSwiGLU) {
-  // Korthikanti's itemisation with K, V of width h_kv and three FFN-wide SwiGLU tensors.
+  // Korthikanti's itemisation with K, V of width h_kv, three FFN-wide SwiGLU tensors and no
+  // dropout (Llama): no masks, and the attention core keeps only the softmax output 2as²b.
   const ModelSpec m = load_model("llama2-70b");
+  ASSERT_FALSE(m.dropout);
   const double s = m.sequence, h = m.hidden, a = m.heads, f = m.ffn_hidden, kv = m.kv_hidden();
   const double sb = s * 1;
-  const double linear = 7 * sb * h + 4 * sb * kv + 3 * sb * h + 6 * sb * f + 4 * sb * h;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, Recompute::Selective).value, linear);
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, 1, Recompute::None).value, linear + 5 * a * s * sb);
+  const double linear = 6 * sb * h + 4 * sb * kv + 2 * sb * h + 6 * sb * f + 4 * sb * h;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, with_b(1), Recompute::Selective).value, linear);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(m, with_b(1), Recompute::None).value,
+                   linear + 2 * a * s * sb);
 }
 
 TEST(Transformer, RecomputeAddsTheRightForwardPart) {
   const ModelSpec m = load_model("gpt2-1.3b");
-  EXPECT_EQ(layer_recompute(m, 1, Recompute::None).gemm_flops().value, 0.0);
-  EXPECT_DOUBLE_EQ(layer_recompute(m, 1, Recompute::Full).gemm_flops().value,
-                   layer_forward(m, 1).gemm_flops().value);
+  EXPECT_EQ(flops(layer_recompute(m, with_b(1), Recompute::None)), 0.0);
+  EXPECT_DOUBLE_EQ(flops(layer_recompute(m, with_b(1), Recompute::Full)),
+                   flops(layer_forward(m, with_b(1))));
   const double s = m.sequence, h = m.hidden;
-  EXPECT_DOUBLE_EQ(layer_recompute(m, 1, Recompute::Selective).gemm_flops().value, 4 * s * s * h);
+  EXPECT_DOUBLE_EQ(flops(layer_recompute(m, with_b(1), Recompute::Selective)), 4 * s * s * h);
+}
+
+TEST(Transformer, BackwardIsTheLayerListSplitIntoInputAndWeightParts) {
+  for (const char* name : {"gpt2-1.3b", "llama2-70b"}) {
+    const ModelSpec m = load_model(name);
+    for (int t : {1, 8}) {
+      LayerConfig c;
+      c.tensor_parallel = t;
+      const KernelList all = layer_kernels(layer_shape(m, c), LayerDirection::backward);
+      const KernelList in = layer_backward_input(m, c), w = layer_backward_weight(m, c);
+      EXPECT_EQ(in.size() + w.size(), all.size());
+      for (const auto& k : w)
+        EXPECT_TRUE(k.is_gemm && k.weight_gradient) << k.name;
+      EXPECT_DOUBLE_EQ(flops(in) + flops(w), flops(all));
+      EXPECT_DOUBLE_EQ(flops(w), 2.0 * 1 * m.sequence * layer_matmul_params(m) / t) << name;
+    }
+  }
 }
 
 TEST(Partition, UniformSplitsEvenlyWithEmbeddingFirstAndHeadLast) {

@@ -11,7 +11,8 @@ namespace {
 
 int max_peak_activations(const sim::Metrics& m) {
   int peak = 0;
-  for (const auto& w : m.workers) peak = std::max(peak, w.peak_activations);
+  for (const auto& w : m.workers)
+    peak = std::max(peak, w.peak_activations);
   return peak;
 }
 
@@ -32,22 +33,25 @@ std::vector<std::vector<sim::TaskId>> compute_ops_by_worker(const RunResult& run
 
 const char* recompute_name(models::Recompute r) {
   switch (r) {
-    case models::Recompute::None: return "none";
-    case models::Recompute::Selective: return "selective";
-    case models::Recompute::Full: return "full";
+    case models::Recompute::None:
+      return "none";
+    case models::Recompute::Selective:
+      return "selective";
+    case models::Recompute::Full:
+      return "full";
   }
   return "?";
 }
 
 void add_perf_header(nlohmann::ordered_json& j, const RunSpec& spec, const RunResult& run) {
   const PerfResult& p = *run.perf;
-  const hardware::TrainingSetup& setup = spec.perf.setup;
+  const cost::TrainingSetup& setup = spec.perf.setup;
   j["mode"] = "real-cost";
   j["model"] = p.model.name;
   j["hardware"] = p.hardware.name;
   j["micro_batch_size"] = setup.micro_batch_size;
   j["data_parallel"] = setup.data_parallel;
-  j["gpus"] = run.schedule.workers * setup.data_parallel;
+  j["gpus"] = run.schedule.workers * setup.data_parallel * setup.tensor_parallel;
   j["mini_batch"] = p.samples_per_iteration;
   // A schedule with R ops recomputes even under --recompute none (TrainingCostModel: full).
   j["recompute"] = run.schedule.recompute && setup.recompute == models::Recompute::None
@@ -72,7 +76,7 @@ void add_perf_metrics(nlohmann::ordered_json& j, const PerfResult& p) {
   j["model_flops_per_iteration"] = p.model_flops_per_iteration;
   auto stages = nlohmann::ordered_json::array();
   for (size_t s = 0; s < p.partition.size(); ++s) {
-    const hardware::StageTimes& t = p.stage_times[s];
+    const cost::StageTimes& t = p.stage_times[s];
     stages.push_back({{"stage", s},
                       {"first_layer", p.partition[s].first_layer},
                       {"layers", p.partition[s].layers},
@@ -190,17 +194,16 @@ std::string to_csv(const RunSpec& spec, const RunResult& run) {
         "iteration_time,span,bubble_ratio,peak_activations,throughput,tokens_per_second,mfu,"
         "fits_memory,peak_memory,memory_capacity,model_params,model_flops_per_iteration,"
         "max_compute_time,max_exposed_communication_time,max_idle_time\n";
-    const hardware::TrainingSetup& setup = spec.perf.setup;
+    const cost::TrainingSetup& setup = spec.perf.setup;
     out += fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
         "{}\n",
         spec.schedule, run.schedule.stages, run.schedule.micro_batches, run.schedule.pipelines,
         run.schedule.workers, p.model.name, p.hardware.name, setup.micro_batch_size,
-        setup.data_parallel, run.schedule.workers * setup.data_parallel,
+        setup.data_parallel, run.schedule.workers * setup.data_parallel * setup.tensor_parallel,
         p.samples_per_iteration, recompute_name(setup.recompute),
         setup.partition == models::PartitionMode::Uniform ? "uniform" : "balanced",
-        setup.placement == hardware::PlacementMode::PipelineMajor ? "pipeline-major"
-                                                                  : "data-major",
+        setup.placement == hardware::PlacementMode::PipelineMajor ? "pipeline-major" : "data-major",
         spec.perf.flush_grad_sync ? "flush" : "eager", spec.perf.overlap_p2p ? "on" : "off",
         m.iteration_time, m.span, m.bubble_ratio, max_peak_activations(m), p.throughput,
         p.tokens_per_second, p.mfu, p.fits_memory ? "true" : "false", p.peak_memory,
@@ -210,11 +213,10 @@ std::string to_csv(const RunSpec& spec, const RunResult& run) {
   std::string out =
       "schedule,stages,micro_batches,pipelines,workers,t_forward,t_backward,t_weight,t_comm,"
       "iteration_time,span,bubble_ratio,peak_activations\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", spec.schedule,
-                     run.schedule.stages, run.schedule.micro_batches, run.schedule.pipelines,
-                     run.schedule.workers, spec.unit.forward, spec.unit.backward,
-                     spec.unit.weight, spec.unit.comm, m.iteration_time, m.span, m.bubble_ratio,
-                     max_peak_activations(m));
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", spec.schedule, run.schedule.stages,
+                     run.schedule.micro_batches, run.schedule.pipelines, run.schedule.workers,
+                     spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm,
+                     m.iteration_time, m.span, m.bubble_ratio, max_peak_activations(m));
   return out;
 }
 
@@ -250,13 +252,16 @@ std::string ascii_timeline(const RunResult& run, int max_columns) {
       const sim::Task& task = run.graph.task(t);
       for (long c = first; c < last && c < columns; ++c) {
         cells[static_cast<size_t>(c)] =
-            c == first ? fmt::format("{:<{}}", fmt::format("{}{}", sim::op_letter(task.kind),
-                                                             task.micro_batch), width)
-                       : std::string(width, '-');
+            c == first
+                ? fmt::format("{:<{}}",
+                              fmt::format("{}{}", sim::op_letter(task.kind), task.micro_batch),
+                              width)
+                : std::string(width, '-');
       }
     }
     out += fmt::format("P{:<3}", w);
-    for (const auto& c : cells) out += " " + c;
+    for (const auto& c : cells)
+      out += " " + c;
     out += "\n";
   }
   return out;
@@ -274,22 +279,20 @@ std::string to_text(const RunSpec& spec, const RunResult& run) {
                        spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm);
   } else {
     const PerfResult& p = *run.perf;
-    const hardware::TrainingSetup& setup = spec.perf.setup;
+    const cost::TrainingSetup& setup = spec.perf.setup;
     out += fmt::format("model            {} ({:.0f} parameters)\n", p.model.name, p.model_params);
     out += fmt::format("hardware         {} ({} GPUs = D {} x W {})\n", p.hardware.name,
-                       run.schedule.workers * setup.data_parallel, run.schedule.workers,
-                       setup.data_parallel);
+                       run.schedule.workers * setup.data_parallel * setup.tensor_parallel,
+                       run.schedule.workers, setup.data_parallel);
     out += fmt::format("mini-batch       {} (B {} x N {} x W {})\n", p.samples_per_iteration,
                        setup.micro_batch_size, run.schedule.micro_batches, setup.data_parallel);
-    out += fmt::format("options          recompute={} partition={} placement={} grad-sync={} "
-                       "overlap-p2p={}\n",
-                       recompute_name(setup.recompute),
-                       setup.partition == models::PartitionMode::Uniform ? "uniform" : "balanced",
-                       setup.placement == hardware::PlacementMode::PipelineMajor
-                           ? "pipeline-major"
-                           : "data-major",
-                       spec.perf.flush_grad_sync ? "flush" : "eager",
-                       spec.perf.overlap_p2p ? "on" : "off");
+    out += fmt::format(
+        "options          recompute={} partition={} placement={} grad-sync={} "
+        "overlap-p2p={}\n",
+        recompute_name(setup.recompute),
+        setup.partition == models::PartitionMode::Uniform ? "uniform" : "balanced",
+        setup.placement == hardware::PlacementMode::PipelineMajor ? "pipeline-major" : "data-major",
+        spec.perf.flush_grad_sync ? "flush" : "eager", spec.perf.overlap_p2p ? "on" : "off");
     out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
                        p.tokens_per_second);
     out += fmt::format("mfu              {:.4f}\n", p.mfu);
@@ -312,15 +315,18 @@ std::string to_text(const RunSpec& spec, const RunResult& run) {
                        "grads_GB", "optim_GB", "activ_GB");
     for (size_t w = 0; w < p.memory.size(); ++w) {
       const sim::MemoryBreakdown& b = p.memory[w].at_peak;
-      out += fmt::format("{:>6} {:>11.5g} {:>11.5g} {:>11.5g} {:>11.4g} {:>11.4g} {:>11.4g} "
-                         "{:>11.4g} {:>11.4g}\n",
-                         w, p.time[w].compute, p.time[w].exposed_communication, p.time[w].idle,
-                         p.memory[w].peak / 1e9, b.weights / 1e9, b.gradients / 1e9,
-                         b.optimizer / 1e9, b.activations / 1e9);
+      out += fmt::format(
+          "{:>6} {:>11.5g} {:>11.5g} {:>11.5g} {:>11.4g} {:>11.4g} {:>11.4g} "
+          "{:>11.4g} {:>11.4g}\n",
+          w, p.time[w].compute, p.time[w].exposed_communication, p.time[w].idle,
+          p.memory[w].peak / 1e9, b.weights / 1e9, b.gradients / 1e9, b.optimizer / 1e9,
+          b.activations / 1e9);
     }
   }
   if (const std::string timeline = ascii_timeline(run); !timeline.empty()) {
-    out += "\ntimeline (F forward, B backward, I/W split backward, R recompute, - continues, . idle)\n";
+    out +=
+        "\ntimeline (F forward, B backward, I/W split backward, R recompute, - continues, . "
+        "idle)\n";
     out += timeline;
   }
   return out;

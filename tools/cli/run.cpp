@@ -19,7 +19,8 @@ void check_unit_costs(const sim::UnitCosts& u) {
   if (!(u.forward > 0.0)) fail("--t-forward", fmt::format("must be > 0, got {}", u.forward));
   if (!(u.backward > 0.0)) fail("--t-backward", fmt::format("must be > 0, got {}", u.backward));
   if (!(u.weight >= 0.0 && u.weight <= u.backward)) {
-    fail("--t-weight", fmt::format("must be in [0, t-backward = {}], got {}", u.backward, u.weight));
+    fail("--t-weight",
+         fmt::format("must be in [0, t-backward = {}], got {}", u.backward, u.weight));
   }
   if (!(u.comm >= 0.0)) fail("--t-comm", fmt::format("must be >= 0, got {}", u.comm));
 }
@@ -37,7 +38,7 @@ void run_real(const RunSpec& spec, RunResult& r) {
   PerfResult p;
   p.model = models::load_model(ps.model);
   p.hardware = hardware::load_profile(ps.hardware);
-  const hardware::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
+  const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
   const sim::EngineOptions options{ps.overlap_p2p, ps.flush_grad_sync, p.hardware.interference};
   r.trace = sim::simulate_network(r.graph, costs, costs, options);
   r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
@@ -45,12 +46,14 @@ void run_real(const RunSpec& spec, RunResult& r) {
   p.stage_times = costs.stage_times();
   p.memory = sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory(),
                                spec.record_memory_timeline || spec.memory_timeline);
+  cost::apply_memory_overheads(p.memory, p.hardware.memory);
   p.time = sim::time_breakdown(r.graph, r.trace);
-  const int gpus = r.schedule.workers * ps.setup.data_parallel;
+  const int gpus = costs.gpus_per_replica() * ps.setup.data_parallel;  // t·D·W
   // B̂ = B·N·W per iteration (DESIGN.md §2). iteration_time is per iteration (steady state for
   // an asynchronous schedule, DESIGN.md §6), so throughput · iteration_time = B̂ always.
   p.samples_per_iteration = static_cast<double>(ps.setup.micro_batch_size) *
                             r.schedule.micro_batches * ps.setup.data_parallel;
+  p.model = costs.model();  // precision as trained
   p.model_params = models::model_params(p.model);
   p.model_flops_per_iteration =
       models::model_flops_per_iteration(p.model, p.samples_per_iteration).value;
@@ -59,7 +62,8 @@ void run_real(const RunSpec& spec, RunResult& r) {
   p.tokens_per_second = p.throughput * p.model.sequence;
   p.mfu = t > 0 ? p.model_flops_per_iteration / (t * gpus * costs.peak_flops()) : 0.0;
   p.memory_capacity = p.hardware.gpu.memory_bytes;
-  for (const sim::WorkerMemory& m : p.memory) p.peak_memory = std::max(p.peak_memory, m.peak);
+  for (const sim::WorkerMemory& m : p.memory)
+    p.peak_memory = std::max(p.peak_memory, m.peak);
   p.fits_memory = p.peak_memory <= p.memory_capacity;
   r.perf = std::move(p);
 }

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
-#include "pipesim/hardware/training_cost_model.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/cost_model.hpp"
@@ -22,11 +22,11 @@ namespace pipesim::cli {
 
 //! Real-cost mode's request (DESIGN.md §4–§6). Active when a model or hardware is named.
 struct PerfSpec {
-  std::string model;     //!< --model: shipped name or YAML path
-  std::string hardware;  //!< --hardware: shipped name or YAML path
-  hardware::TrainingSetup setup;  //!< B, W, recompute, partition, placement, bytes per param
-  bool overlap_p2p = true;        //!< --overlap-p2p on|off
-  bool flush_grad_sync = false;   //!< --grad-sync flush (vs eager)
+  std::string model;             //!< --model: shipped name or YAML path
+  std::string hardware;          //!< --hardware: shipped name or YAML path
+  cost::TrainingSetup setup;     //!< B, W, recompute, partition, placement, bytes per param
+  bool overlap_p2p = true;       //!< --overlap-p2p on|off
+  bool flush_grad_sync = false;  //!< --grad-sync flush (vs eager)
 
   bool enabled() const { return !model.empty() || !hardware.empty(); }
 };
@@ -48,7 +48,7 @@ struct PerfResult {
   models::ModelSpec model;
   hardware::HardwareProfile hardware;
   std::vector<models::StageLayers> partition;
-  std::vector<hardware::StageTimes> stage_times;
+  std::vector<cost::StageTimes> stage_times;
   double model_params = 0;               //!< every parameter once
   double model_flops_per_iteration = 0;  //!< 3 × forward over B̂ samples, no recomputation
   double samples_per_iteration = 0;      //!< B̂ = B · N · W
@@ -57,9 +57,9 @@ struct PerfResult {
   //! Model FLOPs utilisation: model_flops_per_iteration / (iteration_time · P · peak), P = D·W
   //! (Chowdhery et al., PaLM, arXiv 2204.02311, Appendix B).
   double mfu = 0;
-  double memory_capacity = 0;            //!< bytes per GPU
-  double peak_memory = 0;                //!< max over workers
-  bool fits_memory = false;              //!< peak_memory ≤ memory_capacity
+  double memory_capacity = 0;             //!< bytes per GPU
+  double peak_memory = 0;                 //!< max over workers
+  bool fits_memory = false;               //!< peak_memory ≤ memory_capacity
   std::vector<sim::WorkerMemory> memory;  //!< per worker
   std::vector<sim::WorkerTime> time;      //!< per worker
 };

@@ -18,7 +18,8 @@ namespace {
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : "|") + i;
+  for (const auto& i : items)
+    out += (out.empty() ? "" : "|") + i;
   return out;
 }
 
@@ -63,7 +64,9 @@ std::vector<RunOption> make_options() {
          s.unit.weight = parse_double("--t-weight", v, 0, kInf);
        }},
       {"--t-comm", "Unit-cost mode: delay on every edge between two workers (>= 0)", "0",
-       [](RunSpec& s, const std::string& v) { s.unit.comm = parse_double("--t-comm", v, 0, kInf); }},
+       [](RunSpec& s, const std::string& v) {
+         s.unit.comm = parse_double("--t-comm", v, 0, kInf);
+       }},
       // Real-cost mode (with --model and --hardware; DESIGN.md §4–§6).
       {"--model", "Real-cost mode: model name (`pipesim list models`) or YAML path", "",
        [](RunSpec& s, const std::string& v) { s.perf.model = v; }},
@@ -86,10 +89,10 @@ std::vector<RunOption> make_options() {
        }},
       {"--partition", "Real-cost mode: layers to stages, uniform|balanced", "uniform",
        [](RunSpec& s, const std::string& v) {
-         s.perf.setup.partition = parse_choice("--partition", v, {"uniform", "balanced"}) ==
-                                          "uniform"
-                                      ? models::PartitionMode::Uniform
-                                      : models::PartitionMode::Balanced;
+         s.perf.setup.partition =
+             parse_choice("--partition", v, {"uniform", "balanced"}) == "uniform"
+                 ? models::PartitionMode::Uniform
+                 : models::PartitionMode::Balanced;
        }},
       {"--placement", "Real-cost mode: workers on GPUs, pipeline-major|data-major",
        "pipeline-major",
@@ -99,29 +102,81 @@ std::vector<RunOption> make_options() {
                  ? hardware::PlacementMode::PipelineMajor
                  : hardware::PlacementMode::DataMajor;
        }},
-      {"--grad-sync", "Real-cost mode: gradient all-reduce eager (after a stage's last backward) "
-                      "or flush (after all compute)",
+      {"--grad-sync",
+       "Real-cost mode: gradient all-reduce eager (after a stage's last backward) "
+       "or flush (after all compute)",
        "eager",
        [](RunSpec& s, const std::string& v) {
          s.perf.flush_grad_sync = parse_choice("--grad-sync", v, {"eager", "flush"}) == "flush";
        }},
-      {"--overlap-p2p", "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)",
-       "on",
+      {"--overlap-p2p",
+       "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)", "on",
        [](RunSpec& s, const std::string& v) {
          s.perf.overlap_p2p = parse_choice("--overlap-p2p", v, {"on", "off"}) == "on";
        }},
-      {"--bytes-per-param", "Real-cost mode: static bytes per parameter, weights + gradients + "
-                            "optimizer (mixed-precision Adam: 16)",
-       "16",
+      {"--bytes-per-param",
+       "Real-cost mode: static bytes per parameter, weights + gradients + "
+       "optimizer (0 = from the precision: fp32 16, fp16 16, bf16 18, fp8 19)",
+       "0",
        [](RunSpec& s, const std::string& v) {
-         s.perf.setup.bytes_per_param = parse_double("--bytes-per-param", v, 0, 1024, false);
+         s.perf.setup.bytes_per_param = parse_double("--bytes-per-param", v, 0, 1024);
+       }},
+      // Parallelism and numerics of real runs (issue 9; cost/training_setup.hpp).
+      {"--tensor-parallel,-T",
+       "Real-cost mode: tensor-parallel GPUs t per worker, within a node "
+       "(GPUs = t·D·W)",
+       "1",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.tensor_parallel = parse_int("--tensor-parallel", v, 1, 1024);
+       }},
+      {"--sequence-parallel", "Real-cost mode: sequence parallelism on|off (needs t > 1)", "off",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.sequence_parallel =
+             parse_choice("--sequence-parallel", v, {"on", "off"}) == "on";
+       }},
+      {"--distributed-optimizer",
+       "Real-cost mode: optimizer state sharded over data-parallel "
+       "ranks (ZeRO-1) on|off",
+       "off",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.distributed_optimizer =
+             parse_choice("--distributed-optimizer", v, {"on", "off"}) == "on";
+       }},
+      {"--precision",
+       "Real-cost mode: training precision fp32|fp16|bf16|fp8 (empty = the model "
+       "file's)",
+       "",
+       [](RunSpec& s, const std::string& v) {
+         if (v.empty()) {
+           s.perf.setup.precision.reset();
+         } else {
+           s.perf.setup.precision = models::parse_precision(
+               parse_choice("--precision", v, {"fp32", "fp16", "bf16", "fp8"}), "command line",
+               "--precision");
+         }
+       }},
+      {"--attention", "Real-cost mode: attention kernels standard|flash", "standard",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.attention = parse_choice("--attention", v, {"standard", "flash"}) == "flash"
+                                      ? models::Attention::Flash
+                                      : models::Attention::Standard;
+       }},
+      {"--vocabulary", "Real-cost mode: vocabulary size V (0 = the model file's)", "0",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.vocabulary = parse_int("--vocabulary", v, 0, 1 << 24);
+       }},
+      {"--sequence", "Real-cost mode: sequence length s (0 = the model file's)", "0",
+       [](RunSpec& s, const std::string& v) {
+         s.perf.setup.sequence = parse_int("--sequence", v, 0, 1 << 24);
        }},
   };
 }
 
 }  // namespace
 
-std::string RunOption::flag() const { return names.substr(0, names.find(',')); }
+std::string RunOption::flag() const {
+  return names.substr(0, names.find(','));
+}
 
 const std::vector<RunOption>& run_options() {
   static const std::vector<RunOption> options = make_options();  // immutable after first use
@@ -134,7 +189,8 @@ int parse_int(const std::string& flag, const std::string& text, long lo, long hi
   if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
     bad(flag, fmt::format("expected an integer in [{}, {}], got '{}'", lo, hi, text));
   }
-  if (value < lo || value > hi) bad(flag, fmt::format("must be in [{}, {}], got {}", lo, hi, value));
+  if (value < lo || value > hi)
+    bad(flag, fmt::format("must be in [{}, {}], got {}", lo, hi, value));
   return static_cast<int>(value);
 }
 

@@ -1,7 +1,7 @@
 #include "search_limits.hpp"
 
+#include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
-#include "pipesim/hardware/training_cost_model.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/models/transformer.hpp"
 
@@ -12,9 +12,9 @@ SearchLimits search_limits(const std::string& model, const std::string& hardware
   const hardware::HardwareProfile profile = hardware::load_profile(hardware);
   SearchLimits limits;
   limits.layers = spec.layers;
-  // Weights, gradients and optimizer state of every parameter, at the default bytes per
-  // parameter (the run option --bytes-per-param; mixed-precision Adam: 16).
-  limits.static_bytes = models::model_params(spec) * hardware::TrainingSetup{}.bytes_per_param;
+  // Weights, gradients and optimizer state of every parameter, at the bytes per parameter of
+  // the model's precision (cost/static_memory.hpp).
+  limits.static_bytes = models::model_params(spec) * cost::param_bytes(spec.precision).total();
   limits.capacity = profile.gpu.memory_bytes;
   return limits;
 }

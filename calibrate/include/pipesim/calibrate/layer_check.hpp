@@ -2,13 +2,12 @@
 // The layer check: one transformer layer's measured kernel times (from the CUDA layer
 // benchmark, calibrate/bench/layer_bench.cu) beside the cost model's prediction.
 //
-// Prediction, the performance model's formula for an op (DESIGN.md §4; hardware/
-// TrainingCostModel::compute_time):
-//   Σ_gemm flops / (peak_flops[dtype] · gemm_efficiency[dtype](flops))
-//   + memory_bytes / (hbm_bandwidth · hbm_efficiency(memory_bytes))  (memory-bound kernels summed)
-//   + launches · kernel_launch
-// over the kernels of layer_kernels() (layer_kernels.hpp), the same list the benchmark runs.
-// A single kernel (--kernels) is priced by the same formula applied to it alone.
+// Prediction: cost::kernel_time (cost/kernel_time.hpp), the one formula the simulator prices
+// every op with, over models::layer_kernels() (models/layer_kernels.hpp), the one layer
+// definition the simulator and the benchmark share. A measured row's (b, s, h, heads) is a
+// GPT layer (FFN 4h, LayerNorm, dropout, no tensor parallelism) in the row's dtype; the
+// benchmark runs bf16. A single kernel (--kernels) is priced by the same formula alone. No
+// framework overhead: the benchmark times bare kernels.
 //
 // Layer CSV: b,s,h,heads,dtype,direction,kernel,seconds[,extra...]; kernel "total" is the whole
 // forward or backward timed as one sequence.
@@ -18,9 +17,15 @@
 #include <vector>
 
 #include "pipesim/calibrate/compute_parameters.hpp"
-#include "pipesim/calibrate/layer_kernels.hpp"
+#include "pipesim/models/layer_kernels.hpp"
 
 namespace pipesim::calibrate {
+
+using models::layer_kernels;
+using models::LayerDirection;
+using models::LayerKernel;
+using models::LayerShape;
+using models::MemoryOp;
 
 //! Predicted seconds of one kernel alone. Throws core::ConfigError when the profile lacks the
 //! dtype.

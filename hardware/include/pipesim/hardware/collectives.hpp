@@ -3,6 +3,9 @@
 // bandwidth parts apart, so the simulator can slow the bandwidth part when links are shared.
 //
 // Sources:
+// Every bandwidth term uses the link's β · efficiency (the communication library's share of
+// the link, profile links.<tier>.efficiency).
+//
 //  [H94] Hockney, "The communication challenge for MPP", Parallel Computing 20(3), 1994.
 //  [T05] Thakur, Rabenseifner & Gropp, "Optimization of Collective Communication Operations in
 //        MPICH", IJHPCA 19(1), 2005: ring all-reduce 2(r−1)α + 2(r−1)/r·nβ; Rabenseifner's
@@ -40,5 +43,12 @@ CommTime hierarchical_all_reduce(const Hockney& intra, const Hockney& inter, int
 //! for the tier it spans. Within one node the intra tier is used; across nodes a flat
 //! algorithm runs at the inter-node link's speed (its slowest hop).
 CommTime all_reduce_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n);
+
+//! Reduce-scatter and all-gather of n bytes (the whole buffer; each rank ends with, or starts
+//! from, n/r): the two halves of all_reduce_time's algorithm — ring (r−1)α + (r−1)/r·n/β,
+//! Rabenseifner ⌈log₂r⌉α + (r−1)/r·n/β, hierarchical its intra/inter halves [T05, J18] — or
+//! the profile's fitted curve for that collective and tier.
+CommTime reduce_scatter_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n);
+CommTime all_gather_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n);
 
 }  // namespace pipesim::hardware

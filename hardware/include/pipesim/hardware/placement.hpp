@@ -1,5 +1,9 @@
 #pragma once
 // Which GPU (and node) runs worker w of pipeline replica r: decides each transfer's link tier.
+// With tensor parallelism a worker is a group of t GPUs, placed innermost (Narayanan et al.,
+// SC'21, §3.3: the TP group shares a node's NVLink domain): worker slot k = the GPUs
+// k·t … k·t + t − 1, so a node holds gpus_per_node / t workers. gpu() is the group's first
+// GPU; each GPU of the group has its own NIC where the node has one per GPU.
 
 namespace pipesim::hardware {
 
@@ -14,10 +18,12 @@ struct Placement {
   int gpus_per_node = 1;
   int nics_per_node = 1;
   PlacementMode mode = PlacementMode::PipelineMajor;
+  int tensor_parallel = 1;  //!< t GPUs per worker (must divide gpus_per_node)
 
   int gpu(int replica, int worker) const {
-    return mode == PlacementMode::PipelineMajor ? replica * workers + worker
-                                                : worker * replicas + replica;
+    const int slot = mode == PlacementMode::PipelineMajor ? replica * workers + worker
+                                                          : worker * replicas + replica;
+    return slot * tensor_parallel;
   }
   int node(int replica, int worker) const { return gpu(replica, worker) / gpus_per_node; }
   //! The inter-node NIC the GPU uses: its node's NIC number (local GPU / GPUs per NIC).

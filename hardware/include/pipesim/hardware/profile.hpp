@@ -21,7 +21,12 @@ struct EfficiencyCurve {
 //! 1994).
 struct Hockney {
   double alpha = 0.0;  //!< seconds
-  double beta = 0.0;   //!< bytes per second
+  double beta = 0.0;   //!< bytes per second (the link)
+  //! Fraction of beta the communication library reaches on this tier, (0, 1] (optional,
+  //! default 1): NCCL over NVLink/InfiniBand ≈ 1 of the bus bandwidth; GLOO over TCP much
+  //! less. Every formula uses beta · efficiency.
+  double efficiency = 1.0;
+  double effective_beta() const { return beta * efficiency; }
 };
 
 struct Provenance {
@@ -37,6 +42,19 @@ struct GpuSpec {
   double hbm_bandwidth = 0.0;                              //!< bytes/s
   EfficiencyCurve hbm_efficiency;                          //!< fraction vs bytes moved
   double kernel_launch = 0.0;                              //!< seconds per launch
+};
+
+//! What the training framework pays per operation on the host (optional; default 0).
+struct FrameworkOverhead {
+  //! Seconds of host-side dispatch per kernel launch beyond the GPU's kernel_launch (PyTorch
+  //! eager mode: operator dispatch, autograd bookkeeping), exposed when the GPU waits for it.
+  double op_overhead = 0.0;
+};
+
+//! Memory a GPU loses besides the model's tensors (optional; default 0).
+struct MemoryOverhead {
+  double reserved_bytes = 0.0;  //!< CUDA context, library workspaces, communicator buffers
+  double fragmentation = 0.0;   //!< caching-allocator overhead as a fraction of the peak, [0, 1)
 };
 
 enum class AllReduceAlgorithm { Ring, Rabenseifner, Hierarchical };
@@ -57,9 +75,11 @@ struct HardwareProfile {
   //! Measured Hockney fits that override the link-based formula: collective → tier → fit
   //! (collectives: all_reduce, all_gather, reduce_scatter; tiers: intra_node, inter_node).
   std::map<std::string, std::map<std::string, Hockney>> fitted;
-  double interference = 0.0;  //!< fraction compute slows while a collective runs, [0, 1)
-  std::string samples;        //!< optional calibration samples file, relative to the YAML
-  std::string source;         //!< the file it was read from (not written back)
+  double interference = 0.0;    //!< fraction compute slows while a collective runs, [0, 1)
+  FrameworkOverhead framework;  //!< optional `framework:` section
+  MemoryOverhead memory;        //!< optional `memory:` section
+  std::string samples;          //!< optional calibration samples file, relative to the YAML
+  std::string source;           //!< the file it was read from (not written back)
 };
 
 //! Parses a profile document; strict (unknown keys, missing fields, wrong types, sizes ≤ 0 →

@@ -7,11 +7,14 @@
 
 namespace pipesim::models {
 
-enum class Precision { FP16, BF16, FP32 };
+enum class Precision { FP16, BF16, FP32, FP8 };
 
-//! "fp16", "bf16", "fp32": the key of the hardware profile's peak_flops map.
+//! "fp16", "bf16", "fp32", "fp8": the key of the hardware profile's peak_flops map.
 const char* precision_name(Precision p);
-//! Bytes per element of weights, activations and gradients in this precision.
+//! Parses one of those names; throws core::ConfigError(source, field) otherwise.
+Precision parse_precision(const std::string& name, const std::string& source,
+                          const std::string& field);
+//! Bytes per element of the GEMM operands (weights) in this precision: 4, 2, 2, 1.
 double precision_bytes(Precision p);
 
 enum class Norm { LayerNorm, RMSNorm };
@@ -34,6 +37,8 @@ struct ModelSpec {
   int position_embeddings = 0;  //!< rows of a learned position table; 0 for rotary
   bool tied_embeddings = true;  //!< LM head shares the input embedding matrix
   Precision precision = Precision::BF16;
+  bool dropout = true;  //!< dropout layers present (GPT, BERT); false for Llama (no masks)
+  bool causal = true;   //!< causal self-attention (decoders); false for BERT
   //! Head parameters outside the generic formula (BERT pooler, MLM transform, NSP head);
   //! counted on the last stage.
   double extra_parameters = 0.0;

@@ -1,0 +1,28 @@
+#pragma once
+// The one compute-time formula (DESIGN.md §4; efficiency tables as in Calculon, Isaev et al.,
+// SC'23). The simulator's cost model prices every op with it and the calibration layer check
+// predicts a measured layer with it, over the same kernel list (models/layer_kernels.hpp):
+//   t = Σ_compute-bound kernels FLOPs / (peak[dtype] · gemm_eff[dtype](FLOPs))
+//     + Σ_memory-bound bytes / (HBM · hbm_eff(Σ bytes))
+//     + launches · (kernel_launch + per-launch host overhead)
+// Each GEMM (and fused attention kernel) at the efficiency of its own size; the memory-bound
+// kernels' traffic summed and priced at the efficiency of the sum (they stream back to back).
+
+#include <string>
+
+#include "pipesim/hardware/profile.hpp"
+#include "pipesim/models/layer_kernels.hpp"
+
+namespace pipesim::cost {
+
+//! Seconds the kernels take on one GPU computing in `dtype`. `host_overhead`: seconds of
+//! framework dispatch per launch (profile framework.op_overhead; 0 for bare kernels as the
+//! layer benchmark runs them). Throws core::ConfigError when the profile lacks the dtype.
+double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& gpu,
+                   const std::string& dtype, double host_overhead = 0.0);
+
+//! One kernel alone (the same formula with a one-element list).
+double kernel_time(const models::LayerKernel& kernel, const hardware::GpuSpec& gpu,
+                   const std::string& dtype, double host_overhead = 0.0);
+
+}  // namespace pipesim::cost

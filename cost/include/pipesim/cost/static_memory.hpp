@@ -1,0 +1,37 @@
+#pragma once
+// Bytes per parameter a GPU keeps for the whole run: weights, gradients, optimizer state, by
+// training precision (Adam; DESIGN.md §5).
+//
+//   fp32       4 weights + 4 gradients + 8 Adam m, v                     = 16 (no master copy)
+//   fp16       2 weights + 2 gradients + 12 (fp32 master, m, v)          = 16 [R20 §3.1]
+//   bf16       2 weights + 4 fp32 gradients + 12 (fp32 master, m, v)     = 18 [M-DO]
+//   fp8        bf16's 18 + 1 B fp8 weight copy cached across micro-batches = 19 [TE]
+// With the distributed optimizer (ZeRO-1; Megatron's --use-distributed-optimizer [M-DO]) the
+// optimizer part (master weights and Adam state) is sharded over the W data-parallel ranks;
+// the gradient all-reduce becomes a reduce-scatter of the gradients plus an all-gather of the
+// updated parameters (in the 16-bit parameter dtype; fp32 for fp32 training).
+//
+//  [R20]  Rajbhandari et al., "ZeRO", SC'20, §3.1 (mixed-precision Adam, 2 + 2 + 12).
+//  [M-DO] NVIDIA Megatron-LM, docs/source/api-guide/dist_optimizer.md: bf16 params with fp32
+//         main grads 6 + 12/d bytes per parameter with the distributed optimizer, 18 without.
+//  [TE]   NVIDIA Transformer Engine, fp8 primer: bf16/fp32 master state as mixed precision,
+//         fp8 casts of the weights kept between micro-batches (is_first_microbatch).
+// An explicit bytes-per-parameter B overrides the table: weights and gradients e bytes each
+// (e = the precision's element size) and B − 2e of optimizer state (the shardable part).
+
+#include "pipesim/models/model_spec.hpp"
+
+namespace pipesim::cost {
+
+struct ParamBytes {
+  double weights = 0.0;    //!< per parameter, held by every rank
+  double gradients = 0.0;  //!< per parameter, held by every rank; the all-reduce's element
+  double optimizer = 0.0;  //!< per parameter, sharded over W with the distributed optimizer
+  double gathered = 0.0;   //!< element bytes of the parameters all-gathered after a sharded step
+  double total() const { return weights + gradients + optimizer; }
+};
+
+//! The table above; `bytes_per_param` > 0 overrides it (must be ≥ 2e; checked by the caller).
+ParamBytes param_bytes(models::Precision p, double bytes_per_param = 0.0);
+
+}  // namespace pipesim::cost

@@ -1,0 +1,39 @@
+#include "pipesim/cost/kernel_time.hpp"
+
+#include <fmt/format.h>
+
+#include "pipesim/core/config_error.hpp"
+
+namespace pipesim::cost {
+
+double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& gpu,
+                   const std::string& dtype, double host_overhead) {
+  double t = 0.0, bytes = 0.0;
+  for (const models::LayerKernel& k : kernels) {
+    if (!k.compute_bound()) {
+      bytes += static_cast<double>(k.bytes);
+      continue;
+    }
+    const double flops = k.flops();
+    if (flops <= 0) continue;
+    const auto peak = gpu.peak_flops.find(dtype);
+    const auto eff = gpu.gemm_efficiency.find(dtype);
+    if (peak == gpu.peak_flops.end() || eff == gpu.gemm_efficiency.end()) {
+      throw core::ConfigError(
+          "hardware profile",
+          fmt::format("gpu.{}.{}", peak == gpu.peak_flops.end() ? "peak_flops" : "gemm_efficiency",
+                      dtype),
+          fmt::format("missing, and the kernels compute in {}", dtype));
+    }
+    t += flops / (peak->second * eff->second.at(flops));
+  }
+  if (bytes > 0) t += bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency.at(bytes));
+  return t + static_cast<double>(kernels.size()) * (gpu.kernel_launch + host_overhead);
+}
+
+double kernel_time(const models::LayerKernel& kernel, const hardware::GpuSpec& gpu,
+                   const std::string& dtype, double host_overhead) {
+  return kernel_time(models::KernelList{kernel}, gpu, dtype, host_overhead);
+}
+
+}  // namespace pipesim::cost

@@ -1,0 +1,65 @@
+#include "pipesim/cost/training_setup.hpp"
+
+#include <fmt/format.h>
+
+#include "pipesim/core/config_error.hpp"
+
+namespace pipesim::cost {
+namespace {
+
+[[noreturn]] void fail(const std::string& field, const std::string& problem) {
+  throw core::ConfigError("command line", field, problem);
+}
+
+}  // namespace
+
+models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup& s) {
+  models::ModelSpec out = m;
+  if (s.precision) out.precision = *s.precision;
+  if (s.vocabulary > 0) out.vocabulary = s.vocabulary;
+  if (s.sequence > 0) out.sequence = s.sequence;
+  return out;
+}
+
+models::LayerConfig layer_config(const TrainingSetup& s) {
+  return {s.micro_batch_size, s.tensor_parallel, s.sequence_parallel, s.attention};
+}
+
+void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile& hw,
+                    const TrainingSetup& s) {
+  const int t = s.tensor_parallel;
+  if (t < 1) fail("tensor_parallel", fmt::format("must be >= 1, got {}", t));
+  auto divides = [&](int value, const char* what) {
+    if (value % t != 0) {
+      fail("tensor_parallel",
+           fmt::format("{} must divide the {} of model {} ({}) for the column/row split", t, what,
+                       m.name, value));
+    }
+  };
+  divides(m.heads, "attention heads");
+  divides(m.kv_heads, "key/value heads");
+  divides(m.ffn_hidden, "FFN size");
+  if (t > hw.gpus_per_node || hw.gpus_per_node % t != 0) {
+    fail("tensor_parallel",
+         fmt::format("{} must divide the {} GPUs per node of profile {} (a tensor-parallel "
+                     "group stays within one node)",
+                     t, hw.gpus_per_node, hw.name));
+  }
+  if (s.sequence_parallel) {
+    if (t < 2) fail("sequence_parallel", "needs tensor parallelism (tensor_parallel > 1)");
+    if (m.sequence % t != 0) {
+      fail("sequence_parallel", fmt::format("tensor_parallel = {} must divide the sequence "
+                                            "length {}",
+                                            t, m.sequence));
+    }
+  }
+  const std::string dtype = models::precision_name(m.precision);
+  if (!hw.gpu.peak_flops.contains(dtype) || !hw.gpu.gemm_efficiency.contains(dtype)) {
+    throw core::ConfigError(hw.source,
+                            hw.gpu.peak_flops.contains(dtype) ? "gpu.gemm_efficiency." + dtype
+                                                              : "gpu.peak_flops." + dtype,
+                            fmt::format("missing, and model {} computes in {}", m.name, dtype));
+  }
+}
+
+}  // namespace pipesim::cost
