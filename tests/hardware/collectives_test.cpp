@@ -84,5 +84,58 @@ TEST(Placement, PipelineMajorAndDataMajor) {
   EXPECT_EQ(dm.replicas_on_nic(1), 4);  // the four replicas of worker 1 share node 0's NIC
 }
 
+TEST(Collectives, ReduceScatterAndAllGatherAreTheHalvesOfTheAllReduce) {
+  // Ring: (r−1)α + (r−1)/r·n/β each [T05]; the same split for Rabenseifner and hierarchical.
+  HardwareProfile p;
+  p.gpus_per_node = 8;
+  p.intra_node = {3e-6, 300e9};
+  p.inter_node = {5e-6, 25e9};
+  const Bytes n(4e8);
+  for (AllReduceAlgorithm a : {AllReduceAlgorithm::Ring, AllReduceAlgorithm::Rabenseifner,
+                               AllReduceAlgorithm::Hierarchical}) {
+    p.all_reduce = a;
+    for (auto [ranks, nodes] : {std::pair{8, 1}, std::pair{32, 4}}) {
+      const CommTime ar = all_reduce_time(p, ranks, nodes, n);
+      for (const CommTime& half :
+           {reduce_scatter_time(p, ranks, nodes, n), all_gather_time(p, ranks, nodes, n)}) {
+        EXPECT_DOUBLE_EQ(2 * half.latency.value, ar.latency.value);
+        EXPECT_DOUBLE_EQ(2 * half.intra.value, ar.intra.value);
+        EXPECT_DOUBLE_EQ(2 * half.inter.value, ar.inter.value);
+      }
+    }
+  }
+  p.all_reduce = AllReduceAlgorithm::Ring;
+  const double r = 8;
+  EXPECT_DOUBLE_EQ(reduce_scatter_time(p, 8, 1, n).total().value,
+                   (r - 1) * 3e-6 + (r - 1) / r * n.value / 300e9);
+  p.fitted["all_gather"]["intra_node"] = {1e-5, 1e11};  // a measured curve wins
+  EXPECT_DOUBLE_EQ(all_gather_time(p, 8, 1, n).total().value, 1e-5 + n.value / 1e11);
+  EXPECT_EQ(reduce_scatter_time(p, 1, 1, n).total().value, 0.0);
+}
+
+TEST(Collectives, LibraryEfficiencyScalesEveryBandwidthTerm) {
+  Hockney slow = kLink;
+  slow.efficiency = 0.25;  // e.g. GLOO over TCP on the same wire
+  const Bytes n(1e8);
+  EXPECT_DOUBLE_EQ(p2p_time(slow, n, true).inter.value, 4 * p2p_time(kLink, n, true).inter.value);
+  EXPECT_DOUBLE_EQ(ring_all_reduce(slow, 8, n, true).inter.value,
+                   4 * ring_all_reduce(kLink, 8, n, true).inter.value);
+  EXPECT_DOUBLE_EQ(ring_all_reduce(slow, 8, n, true).latency.value,
+                   ring_all_reduce(kLink, 8, n, true).latency.value);
+}
+
+TEST(Placement, TensorParallelGroupsAreInnermostOnANode) {
+  // t = 4 on 8-GPU nodes: two workers per node, each on 4 consecutive GPUs.
+  const Placement pl{4, 2, 8, 8, PlacementMode::PipelineMajor, 4};
+  EXPECT_EQ(pl.gpu(0, 0), 0);
+  EXPECT_EQ(pl.gpu(0, 1), 4);
+  EXPECT_EQ(pl.node(0, 1), 0);
+  EXPECT_EQ(pl.node(0, 2), 1);
+  EXPECT_EQ(pl.node(1, 0), 2);  // replica 1 starts after t·D = 16 GPUs
+  const Placement t8{4, 1, 8, 8, PlacementMode::PipelineMajor, 8};
+  for (int w = 0; w < 4; ++w)
+    EXPECT_EQ(t8.node(0, w), w);  // one worker (a full node) per node
+}
+
 }  // namespace
 }  // namespace pipesim::hardware

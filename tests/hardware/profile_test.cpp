@@ -50,6 +50,28 @@ TEST(Profile, SaveThenLoadGivesTheSameProfile) {
   std::filesystem::remove(path);
 }
 
+TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
+  const HardwareProfile plain = load_profile("a100-dgx");
+  EXPECT_EQ(plain.framework.op_overhead, 0.0);  // documented defaults
+  EXPECT_EQ(plain.memory.reserved_bytes, 0.0);
+  EXPECT_EQ(plain.memory.fragmentation, 0.0);
+  EXPECT_EQ(plain.inter_node.efficiency, 1.0);
+  HardwareProfile p = plain;
+  p.framework.op_overhead = 2.5e-5;
+  p.memory.reserved_bytes = 1.5e9;
+  p.memory.fragmentation = 0.1;
+  p.inter_node.efficiency = 0.35;
+  const std::string text = to_yaml(p);
+  const HardwareProfile q = parse_profile(text, "copy.yaml");
+  EXPECT_EQ(to_yaml(q), text);
+  EXPECT_DOUBLE_EQ(q.framework.op_overhead, 2.5e-5);
+  EXPECT_DOUBLE_EQ(q.memory.reserved_bytes, 1.5e9);
+  EXPECT_DOUBLE_EQ(q.memory.fragmentation, 0.1);
+  EXPECT_DOUBLE_EQ(q.inter_node.efficiency, 0.35);
+  EXPECT_DOUBLE_EQ(q.inter_node.effective_beta(), 0.35 * q.inter_node.beta);
+  EXPECT_DOUBLE_EQ(q.intra_node.efficiency, 1.0);
+}
+
 TEST(Profile, EfficiencyIsPiecewiseLinearInLogSizeAndClamped) {
   const EfficiencyCurve c{{{1e6, 0.3}, {1e8, 0.8}, {1e10, 0.9}}};
   EXPECT_DOUBLE_EQ(c.at(1.0), 0.3);
@@ -100,6 +122,13 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   expect_error(replace(ok, "[1.0e9, 0.25], [1.0e11, 0.65]", "[1.0e11, 0.25], [1.0e9, 0.65]"),
                "gpu.gemm_efficiency.bf16[1]");
   expect_error(replace(ok, "peak_flops: {", "peak_flops: {fp4: 1.0e15, "), "gpu.peak_flops.fp4");
+  expect_error(replace(ok, "interference:", "framework: {op_overhead: -1}\ninterference:"),
+               "framework.op_overhead");
+  expect_error(replace(ok, "interference:", "memory: {fragmentation: 1.5}\ninterference:"),
+               "memory.fragmentation");
+  expect_error(replace(ok, "interference:", "memory: {reserved_bytes: 1e30}\ninterference:"),
+               "memory.reserved_bytes");
+  expect_error(replace(ok, "interference:", "memory: {spare: 1}\ninterference:"), "memory.spare");
 }
 
 TEST(Profile, UnknownNameIsAnError) {

@@ -1,0 +1,107 @@
+// One layer, one formula: the simulator's cost model and the calibration layer check price the
+// same kernel list (models/layer_kernels.hpp) with the same function (cost::kernel_time).
+
+#include <gtest/gtest.h>
+
+#include "pipesim/calibrate/layer_check.hpp"
+#include "pipesim/cost/kernel_time.hpp"
+#include "pipesim/cost/tensor_parallel.hpp"
+#include "pipesim/cost/training_cost_model.hpp"
+#include "pipesim/hardware/profile.hpp"
+#include "pipesim/schedules/registry.hpp"
+
+namespace pipesim::cost {
+namespace {
+
+models::KernelList concat(models::KernelList a, const models::KernelList& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+models::KernelList only(const models::KernelList& ks, bool weight_gradient) {
+  models::KernelList out;
+  for (const auto& k : ks)
+    if (k.weight_gradient == weight_gradient) out.push_back(k);
+  return out;
+}
+
+TEST(KernelList, LayerCheckRowAndSimulatorSeeTheSameGpt2Layer) {
+  // A layer-benchmark row for gpt2-1.3b's shape (fp32, as Chimera trained it) parses into the
+  // shape whose kernels the simulator prices for that model.
+  const models::ModelSpec m = models::load_model("gpt2-1.3b");
+  const auto rows = calibrate::parse_layer_times(
+      "b,s,h,heads,dtype,direction,kernel,seconds\n"
+      "2,632,1280,20,fp32,forward,total,0.01\n"
+      "2,632,1280,20,fp32,backward,total,0.02\n",
+      "rows.csv");
+  models::LayerConfig c;
+  c.micro_batch_size = 2;
+  const models::KernelList fwd = models::layer_kernels(rows[0].shape, rows[0].direction);
+  const models::KernelList bwd = models::layer_kernels(rows[1].shape, rows[1].direction);
+  EXPECT_EQ(fwd, models::layer_forward(m, c));
+  EXPECT_EQ(only(bwd, false), models::layer_backward_input(m, c));
+  EXPECT_EQ(only(bwd, true), models::layer_backward_weight(m, c));
+  EXPECT_EQ(fwd.size(), 13u);
+  EXPECT_EQ(bwd.size(), 19u);
+
+  // And the same seconds: the cost model's stage of L layers = L × the layer check's forward.
+  const hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
+  schedules::ScheduleParams p;
+  p.stages = 4;
+  p.micro_batches = 4;
+  TrainingSetup setup;
+  setup.micro_batch_size = 2;
+  const TrainingCostModel costs(m, hw, schedules::make_schedule("1f1b", p), setup);
+  const double L = costs.partition()[1].layers;
+  EXPECT_DOUBLE_EQ(
+      costs.stage_times()[1].forward,
+      L * calibrate::predict_layer_seconds(hw.gpu, rows[0].shape, rows[0].direction, "fp32"));
+  const auto check = calibrate::check_layers(hw.gpu, rows);
+  EXPECT_DOUBLE_EQ(check.rows[0].predicted * L, costs.stage_times()[1].forward);
+}
+
+TEST(KernelList, LlamaLayerIsOneListForTheSimulatorAndTheLayerCheck) {
+  const models::ModelSpec m = models::load_model("llama3-8b");
+  const hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
+  for (int t : {1, 4}) {
+    TrainingSetup setup;
+    setup.tensor_parallel = t;
+    setup.attention = models::Attention::Flash;
+    const models::LayerConfig c = layer_config(setup);
+    const models::LayerShape shape = models::layer_shape(m, c);
+    const models::KernelList bwd = models::layer_kernels(shape, models::LayerDirection::backward);
+    EXPECT_EQ(models::layer_kernels(shape, models::LayerDirection::forward),
+              models::layer_forward(m, c));
+    EXPECT_EQ(concat(only(bwd, false), only(bwd, true)),
+              concat(models::layer_backward_input(m, c), models::layer_backward_weight(m, c)));
+    schedules::ScheduleParams p;
+    p.stages = 4;
+    p.micro_batches = 4;
+    const TrainingCostModel costs(m, hw, schedules::make_schedule("1f1b", p), setup);
+    const double L = costs.partition()[1].layers;
+    const double tp = 2 * tp_collective_time(hw, m, c);
+    EXPECT_DOUBLE_EQ(costs.stage_times()[1].forward,
+                     L * (calibrate::predict_layer_seconds(
+                              hw.gpu, shape, models::LayerDirection::forward, "bf16") +
+                          tp));
+  }
+}
+
+TEST(KernelList, FrameworkOverheadIsPaidPerLaunchBySimulatorOnly) {
+  const models::ModelSpec m = models::load_model("gpt2-32l");
+  hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
+  schedules::ScheduleParams p;
+  p.stages = 4;
+  p.micro_batches = 4;
+  const sim::Schedule s = schedules::make_schedule("1f1b", p);
+  const TrainingCostModel bare(m, hw, s, TrainingSetup{});
+  hw.framework.op_overhead = 2e-5;
+  const TrainingCostModel eager(m, hw, s, TrainingSetup{});
+  const double L = bare.partition()[1].layers;
+  const double launches = static_cast<double>(models::layer_forward(m, {}).size());
+  EXPECT_NEAR(eager.stage_times()[1].forward - bare.stage_times()[1].forward, L * launches * 2e-5,
+              1e-12);
+}
+
+}  // namespace
+}  // namespace pipesim::cost

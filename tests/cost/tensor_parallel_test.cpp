@@ -1,0 +1,160 @@
+// Tensor and sequence parallelism against closed forms: per-GPU weights ÷ t (Shoeybi et al.),
+// activations per Korthikanti et al. Table 2 (with/without sequence parallelism, selective and
+// full recomputation), the TP collectives' traffic and time per layer, the placement rules.
+
+#include "pipesim/cost/tensor_parallel.hpp"
+
+#include <gtest/gtest.h>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/cost/kernel_time.hpp"
+#include "pipesim/cost/training_cost_model.hpp"
+#include "pipesim/hardware/profile.hpp"
+#include "pipesim/schedules/registry.hpp"
+
+namespace pipesim::cost {
+namespace {
+
+using models::LayerConfig;
+using models::Recompute;
+
+LayerConfig config(int b, int t, bool sp) {
+  LayerConfig c;
+  c.micro_batch_size = b;
+  c.tensor_parallel = t;
+  c.sequence_parallel = sp;
+  return c;
+}
+
+sim::Schedule one_f_one_b(int stages, int micro_batches) {
+  schedules::ScheduleParams p;
+  p.stages = stages;
+  p.micro_batches = micro_batches;
+  return schedules::make_schedule("1f1b", p);
+}
+
+TEST(TensorParallel, PerGpuWeightsDivideByT) {
+  const models::ModelSpec gpt = models::load_model("gpt3-175b");
+  const models::ModelSpec llama = models::load_model("llama3-70b");
+  const double h = gpt.hidden, V = gpt.vocabulary;
+  for (int t : {1, 2, 4, 8}) {
+    // GPT layer: 12h² GEMM weights and the QKV/fc1 biases 3h + 4h split; proj/fc2 biases 2h and
+    // two LayerNorms 4h replicated. t = 1 gives 12h² + 13h [N21].
+    EXPECT_DOUBLE_EQ(models::layer_params_per_gpu(gpt, t), (12 * h * h + 7 * h) / t + 6 * h);
+    // Llama: no biases, RMSNorm weights h each (replicated).
+    EXPECT_DOUBLE_EQ(models::layer_params_per_gpu(llama, t),
+                     models::layer_matmul_params(llama) / t + 2.0 * llama.hidden);
+    EXPECT_DOUBLE_EQ(models::embedding_params_per_gpu(gpt, t), V * h / t + 2048 * h);
+  }
+  // Through the cost model: a middle stage's weight bytes per GPU.
+  const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  const sim::Schedule s = one_f_one_b(4, 8);
+  for (int t : {1, 2, 4, 8}) {
+    TrainingSetup setup;
+    setup.tensor_parallel = t;
+    const TrainingCostModel costs(gpt, hw, s, setup);
+    const double layers = costs.partition()[1].layers;
+    EXPECT_DOUBLE_EQ(costs.stage_memory()[1].weights,
+                     layers * ((12 * h * h + 7 * h) / t + 6 * h) * 2.0);  // bf16 weights
+  }
+}
+
+TEST(TensorParallel, ActivationsFollowKorthikantiTable2) {
+  const models::ModelSpec m = models::load_model("gpt3-175b");  // 16-bit, dropout, MHA, 4h
+  const double s = m.sequence, h = m.hidden, a = m.heads;
+  for (int t : {1, 2, 4, 8}) {
+    for (int b : {1, 2}) {
+      const double sbh = s * b * h;
+      auto bytes = [&](bool sp, Recompute r) {
+        return models::layer_activation_bytes(m, config(b, t, sp), r).value;
+      };
+      EXPECT_DOUBLE_EQ(bytes(false, Recompute::None), sbh * (10 + 24.0 / t + 5 * a * s / (h * t)));
+      EXPECT_DOUBLE_EQ(bytes(false, Recompute::Selective), sbh * (10 + 24.0 / t));
+      EXPECT_DOUBLE_EQ(bytes(false, Recompute::Full), 2 * sbh);
+      if (t > 1) {
+        EXPECT_DOUBLE_EQ(bytes(true, Recompute::None), sbh / t * (34 + 5 * a * s / h));
+        EXPECT_DOUBLE_EQ(bytes(true, Recompute::Selective), 34 * sbh / t);
+        EXPECT_DOUBLE_EQ(bytes(true, Recompute::Full), 2 * sbh / t);
+      }
+    }
+  }
+}
+
+TEST(TensorParallel, LayerTrafficAndTimeMatchTheRingClosedForm) {
+  // Per layer fwd + bwd: 4 all-reduces (or AG + RS pairs) of b·s·h 16-bit elements, each
+  // 2(t−1)/t·n on the wire per GPU; time 2(t−1)α + 2(t−1)/t·n/β on NVLink (one node).
+  const models::ModelSpec m = models::load_model("gpt3-175b");
+  const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  for (int t : {1, 2, 4, 8}) {
+    for (bool sp : {false, true}) {
+      if (sp && t == 1) continue;
+      const LayerConfig c = config(2, t, sp);
+      const double n = 2.0 * m.sequence * m.hidden * 2;
+      EXPECT_DOUBLE_EQ(tp_layer_traffic(m, c).value, 4 * 2.0 * (t - 1) / t * n);
+      const double expected =
+          t == 1 ? 0.0
+                 : 2.0 * (t - 1) * hw.intra_node.alpha + 2.0 * (t - 1) / t * n / hw.intra_node.beta;
+      EXPECT_NEAR(tp_collective_time(hw, m, c), expected, 1e-12 * expected + 1e-18);
+    }
+  }
+}
+
+TEST(TensorParallel, CollectivesSitOnTheLayersCriticalPath) {
+  // A middle stage's forward = L × (layer kernels + 2 collectives); input gradient likewise;
+  // the weight gradient has none.
+  const models::ModelSpec m = models::load_model("gpt3-175b");
+  const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  TrainingSetup setup;
+  setup.tensor_parallel = 8;
+  setup.sequence_parallel = true;
+  const TrainingCostModel costs(m, hw, one_f_one_b(8, 16), setup);
+  const LayerConfig c = layer_config(setup);
+  const double L = costs.partition()[3].layers, tp = tp_collective_time(hw, m, c);
+  const StageTimes& st = costs.stage_times()[3];
+  EXPECT_DOUBLE_EQ(st.forward,
+                   L * (kernel_time(models::layer_forward(m, c), hw.gpu, "bf16") + 2 * tp));
+  EXPECT_DOUBLE_EQ(st.backward_input,
+                   L * (kernel_time(models::layer_backward_input(m, c), hw.gpu, "bf16") + 2 * tp));
+  EXPECT_DOUBLE_EQ(st.backward_weight,
+                   L * kernel_time(models::layer_backward_weight(m, c), hw.gpu, "bf16"));
+  // The forward GEMM FLOPs per GPU are 1/8 of the whole layer's.
+  EXPECT_DOUBLE_EQ(models::kernel_flops(models::layer_forward(m, c)).value * 8,
+                   models::kernel_flops(models::layer_forward(m, LayerConfig{})).value);
+  EXPECT_EQ(costs.gpus_per_replica(), 64);
+}
+
+TEST(TensorParallel, InvalidCombinationsAreClearErrors) {
+  const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  const sim::Schedule s = one_f_one_b(4, 8);
+  auto field_of = [&](const char* model, int t, bool sp) {
+    TrainingSetup setup;
+    setup.tensor_parallel = t;
+    setup.sequence_parallel = sp;
+    try {
+      TrainingCostModel(models::load_model(model), hw, s, setup);
+    } catch (const core::ConfigError& e) {
+      // "command line: <field>: <problem>": the field.
+      const std::string what = e.what();
+      const size_t from = what.find(": ") + 2;
+      return what.substr(from, what.find(':', from) - from);
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(field_of("gpt3-175b", 16, false), "tensor_parallel");  // > 8 GPUs per node
+  EXPECT_EQ(field_of("gpt3-175b", 3, false), "tensor_parallel");   // does not divide 96 heads
+  EXPECT_EQ(field_of("gpt2-1.3b", 8, false), "tensor_parallel");   // 20 heads
+  EXPECT_EQ(field_of("llama3-8b", 8, false), "accepted");          // 8 KV heads
+  EXPECT_EQ(field_of("gpt3-175b", 1, true), "sequence_parallel");  // needs t > 1
+  EXPECT_EQ(field_of("gpt3-175b", 8, true), "accepted");
+}
+
+TEST(TensorParallel, P2pMessagesAreScatteredOverTheGroup) {
+  const models::ModelSpec m = models::load_model("gpt3-175b");
+  for (int t : {1, 2, 4, 8}) {
+    EXPECT_DOUBLE_EQ(models::p2p_message_bytes(m, config(1, t, false)).value,
+                     2.0 * m.sequence * m.hidden / t);
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::cost
