@@ -7,7 +7,7 @@
 
 #include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
-#include "pipesim/schedules/registry.hpp"
+#include "schedule_helpers.hpp"
 #include "pipesim/sim/lowering.hpp"
 
 namespace pipesim::cost {
@@ -15,12 +15,7 @@ namespace {
 
 using models::Precision;
 
-sim::Schedule one_f_one_b(int stages, int micro_batches) {
-  schedules::ScheduleParams p;
-  p.stages = stages;
-  p.micro_batches = micro_batches;
-  return schedules::make_schedule("1f1b", p);
-}
+using testing::one_f_one_b;
 
 TEST(StaticMemory, BytesPerParameterByPrecision) {
   const ParamBytes fp32 = param_bytes(Precision::FP32);

@@ -10,7 +10,7 @@
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
-#include "pipesim/schedules/registry.hpp"
+#include "schedule_helpers.hpp"
 
 namespace pipesim::cost {
 namespace {
@@ -26,12 +26,7 @@ LayerConfig config(int b, int t, bool sp) {
   return c;
 }
 
-sim::Schedule one_f_one_b(int stages, int micro_batches) {
-  schedules::ScheduleParams p;
-  p.stages = stages;
-  p.micro_batches = micro_batches;
-  return schedules::make_schedule("1f1b", p);
-}
+using testing::one_f_one_b;
 
 TEST(TensorParallel, PerGpuWeightsDivideByT) {
   const models::ModelSpec gpt = models::load_model("gpt3-175b");
