@@ -1,6 +1,6 @@
 #pragma once
 // Bytes per parameter a GPU keeps for the whole run: weights, gradients, optimizer state, by
-// training precision (Adam; DESIGN.md §5).
+// training precision (Adam; docs/architecture.md §5).
 //
 //   fp32       4 weights + 4 gradients + 8 Adam m, v                     = 16 (no master copy)
 //   fp16       2 weights + 2 gradients + 12 (fp32 master, m, v)          = 16 [R20 §3.1]

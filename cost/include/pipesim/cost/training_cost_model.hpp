@@ -1,7 +1,7 @@
 #pragma once
 // Real-cost mode's cost model: a model spec, a hardware profile and a placement turn every task
 // of a schedule's TaskGraph into a duration (compute, optimizer) or a flow (transfers,
-// all-reduces), and every stage into bytes of memory (DESIGN.md §4, §5).
+// all-reduces), and every stage into bytes of memory (docs/architecture.md §4, §5).
 //
 // Compute: each op is the model's kernel lists (models/transformer.hpp, one layer =
 // models/layer_kernels.hpp) priced by cost::kernel_time — the formula the layer check uses —

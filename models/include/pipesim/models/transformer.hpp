@@ -1,6 +1,6 @@
 #pragma once
 // Parameters, kernels and activation bytes of a transformer, per layer and for the embedding
-// and LM head, as one GPU of a tensor-parallel group sees them (DESIGN.md §4). The layer's
+// and LM head, as one GPU of a tensor-parallel group sees them (docs/architecture.md §4). The layer's
 // kernels are layer_kernels.hpp's list, the one definition the simulator, the layer check and
 // the CUDA layer benchmark share. Every formula cites its source; all are pure functions.
 //
