@@ -43,6 +43,39 @@ TEST(ModelSpec, ChimeraPaperParameterCountsExactly) {
 TEST(ModelSpec, LlamaParameterCounts) {
   EXPECT_DOUBLE_EQ(model_params(load_model("llama2-7b")), 6738415616.0);    // HF config
   EXPECT_DOUBLE_EQ(model_params(load_model("llama2-70b")), 68976648192.0);  // HF config
+  EXPECT_DOUBLE_EQ(model_params(load_model("llama3-8b")), 8030261248.0);    // HF config
+  EXPECT_DOUBLE_EQ(model_params(load_model("llama3-70b")), 70553706496.0);  // HF config
+}
+
+TEST(ModelSpec, ValidationModelsHaveThePublishedSizes) {
+  // The papers name their models by parameter count (rounded): each file's shape reproduces it.
+  struct Named {
+    const char* file;
+    double billions;
+    double tolerance;  // relative; the papers round to 2–4 digits
+  };
+  for (const Named& n : {Named{"megatron-gpt-1.7b", 1.7, 0.03},
+                         {"megatron-gpt-3.6b", 3.6, 0.02},
+                         {"megatron-gpt-7.5b", 7.5, 0.01},
+                         {"megatron-gpt-18.4b", 18.4, 0.005},
+                         {"megatron-gpt-39.1b", 39.1, 0.005},
+                         {"megatron-gpt-76.1b", 76.1, 0.005},
+                         {"megatron-gpt-145.6b", 145.6, 0.005},
+                         {"megatron-gpt-310.1b", 310.1, 0.005},
+                         {"megatron-gpt-529.6b", 529.6, 0.005},
+                         {"megatron-gpt-1008b", 1008.0, 0.005},
+                         {"megatron-gpt-22b", 22, 0.03},
+                         {"megatron-gpt-175b", 175, 0.01},
+                         {"zb-1.5b", 1.5, 0.03},
+                         {"zb-6.2b", 6.2, 0.03},
+                         {"zb-14.6b", 14.6, 0.03},
+                         {"zb-28.3b", 28.3, 0.03},
+                         {"mcore-gpt-1.7b", 1.7, 0.03},
+                         {"mcore-gpt-7.1b", 7.1, 0.01},
+                         {"mcore-gpt-177b", 177, 0.01},
+                         {"mcore-gpt-462b", 462, 0.01}}) {
+    EXPECT_NEAR(model_params(load_model(n.file)) / 1e9 / n.billions, 1.0, n.tolerance) << n.file;
+  }
 }
 
 const char* kValid = R"(name: tiny
