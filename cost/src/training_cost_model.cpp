@@ -161,8 +161,17 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
 }
 
 double TrainingCostModel::compute_time(const models::KernelList& kernels) const {
-  return kernel_time(kernels, hw_.gpu, models::precision_name(model_.precision),
-                     hw_.framework.op_overhead);
+  if (model_.precision != models::Precision::FP8) {
+    return kernel_time(kernels, hw_.gpu, models::precision_name(model_.precision),
+                       hw_.framework.op_overhead);
+  }
+  // fp8 training (Transformer Engine): the linear layers' GEMMs run in fp8, everything else
+  // (attention, LM head, memory-bound kernels) in bf16.
+  models::KernelList fp8, bf16;
+  for (const models::LayerKernel& k : kernels)
+    (k.linear ? fp8 : bf16).push_back(k);
+  return kernel_time(fp8, hw_.gpu, "fp8", hw_.framework.op_overhead) +
+         kernel_time(bf16, hw_.gpu, "bf16", hw_.framework.op_overhead);
 }
 
 hardware::CommTime TrainingCostModel::gradient_sync(int ranks, int nodes, int stage) const {

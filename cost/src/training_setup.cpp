@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
 #include "pipesim/core/config_error.hpp"
 
 namespace pipesim::cost {
@@ -54,11 +57,16 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
     }
   }
   const std::string dtype = models::precision_name(m.precision);
-  if (!hw.gpu.peak_flops.contains(dtype) || !hw.gpu.gemm_efficiency.contains(dtype)) {
-    throw core::ConfigError(hw.source,
-                            hw.gpu.peak_flops.contains(dtype) ? "gpu.gemm_efficiency." + dtype
-                                                              : "gpu.peak_flops." + dtype,
-                            fmt::format("missing, and model {} computes in {}", m.name, dtype));
+  // fp8 training also computes attention and the head in bf16 (cost model).
+  for (const std::string& d : m.precision == models::Precision::FP8
+                                  ? std::vector<std::string>{dtype, "bf16"}
+                                  : std::vector<std::string>{dtype}) {
+    if (!hw.gpu.peak_flops.contains(d) || !hw.gpu.gemm_efficiency.contains(d)) {
+      throw core::ConfigError(
+          hw.source,
+          hw.gpu.peak_flops.contains(d) ? "gpu.gemm_efficiency." + d : "gpu.peak_flops." + d,
+          fmt::format("missing, and model {} computes in {}", m.name, d));
+    }
   }
 }
 

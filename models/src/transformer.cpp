@@ -149,6 +149,15 @@ struct HeadDims {
   MemoryOp norm = MemoryOp::layernorm, norm_backward = MemoryOp::layernorm_backward;
 };
 
+// The LM head's GEMMs: Megatron's output layer is not a Transformer Engine module, so it stays
+// in 16-bit under fp8 training (not `linear`).
+LayerKernel head_gemm(const char* name, std::int64_t m, std::int64_t n, std::int64_t k, bool ta,
+                      bool tb, std::int64_t e, bool wgrad) {
+  LayerKernel g = layer_detail::gemm(name, m, n, k, 1, ta, tb, e, wgrad);
+  g.linear = false;
+  return g;
+}
+
 HeadDims head_dims(const ModelSpec& m, const LayerConfig& c) {
   HeadDims h;
   h.sh = layer_shape(m, c);
@@ -169,7 +178,7 @@ KernelList head_forward(const ModelSpec& m, const LayerConfig& c) {
   const std::int64_t e = h.sh.elem_bytes;
   // fp32 logits: write, softmax read and write (the loss is memory-bound over b·s·V/t).
   return {layer_detail::memory("final_norm", h.norm, h.rows, h.sh.hidden, e),
-          layer_detail::gemm("logits", h.bs, h.vt, h.sh.hidden, 1, false, true, e),
+          head_gemm("logits", h.bs, h.vt, h.sh.hidden, false, true, e, false),
           other("cross_entropy", 3.0 * 4.0 * d(h.bs) * d(h.vt))};
 }
 
@@ -177,14 +186,13 @@ KernelList head_backward_input(const ModelSpec& m, const LayerConfig& c) {
   const HeadDims h = head_dims(m, c);
   const std::int64_t e = h.sh.elem_bytes;
   return {other("cross_entropy_bwd", 2.0 * 4.0 * d(h.bs) * d(h.vt)),
-          layer_detail::gemm("logits_dgrad", h.bs, h.sh.hidden, h.vt, 1, false, false, e),
+          head_gemm("logits_dgrad", h.bs, h.sh.hidden, h.vt, false, false, e, false),
           layer_detail::memory("final_norm_bwd", h.norm_backward, h.rows, h.sh.hidden, e)};
 }
 
 KernelList head_backward_weight(const ModelSpec& m, const LayerConfig& c) {
   const HeadDims h = head_dims(m, c);
-  return {layer_detail::gemm("logits_wgrad", h.vt, h.sh.hidden, h.bs, 1, true, false,
-                             h.sh.elem_bytes, true)};
+  return {head_gemm("logits_wgrad", h.vt, h.sh.hidden, h.bs, true, false, h.sh.elem_bytes, true)};
 }
 
 KernelList embedding_forward(const ModelSpec& m, const LayerConfig& c) {

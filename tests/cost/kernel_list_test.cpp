@@ -103,5 +103,31 @@ TEST(KernelList, FrameworkOverheadIsPaidPerLaunchBySimulatorOnly) {
               1e-12);
 }
 
+TEST(KernelList, Fp8RunsOnlyTheLinearLayersGemmsInFp8) {
+  // Transformer Engine: QKV, projection and MLP GEMMs in fp8; attention, the LM head and the
+  // memory-bound kernels in bf16.
+  const models::ModelSpec m = models::load_model("llama3-8b");
+  const hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
+  TrainingSetup setup;
+  setup.precision = models::Precision::FP8;
+  schedules::ScheduleParams p;
+  p.stages = 4;
+  p.micro_batches = 4;
+  const TrainingCostModel costs(m, hw, schedules::make_schedule("1f1b", p), setup);
+  models::ModelSpec as_trained = m;
+  as_trained.precision = models::Precision::FP8;
+  const models::KernelList fwd = models::layer_forward(as_trained, layer_config(setup));
+  models::KernelList linear, rest;
+  for (const auto& k : fwd)
+    (k.linear ? linear : rest).push_back(k);
+  EXPECT_EQ(linear.size(), 4u);  // qkv, proj, fc1, fc2
+  const double L = costs.partition()[1].layers;
+  EXPECT_DOUBLE_EQ(costs.stage_times()[1].forward,
+                   L * (kernel_time(linear, hw.gpu, "fp8") + kernel_time(rest, hw.gpu, "bf16")));
+  EXPECT_DOUBLE_EQ(costs.peak_flops(), hw.gpu.peak_flops.at("fp8"));
+  for (const auto& k : models::head_forward(as_trained, layer_config(setup)))
+    EXPECT_FALSE(k.linear) << k.name;
+}
+
 }  // namespace
 }  // namespace pipesim::cost

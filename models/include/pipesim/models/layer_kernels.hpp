@@ -84,6 +84,9 @@ struct LayerKernel {
   std::int64_t bytes = 0;           //!< memory traffic; for GEMMs the minimum A + B + C bytes
   double fused_flops = 0.0;         //!< FLOPs of a fused attention kernel (priced as a GEMM)
   bool weight_gradient = false;     //!< a backward kernel of the weight-gradient part (W)
+  //! A linear layer's GEMM (QKV, projection, MLP: weights × activations and their gradients),
+  //! the GEMMs Transformer Engine runs in fp8; attention products and the LM head are not.
+  bool linear = false;
 
   double flops() const {
     return is_gemm ? 2.0 * static_cast<double>(m) * static_cast<double>(n) *
@@ -97,7 +100,7 @@ struct LayerKernel {
     return name == o.name && is_gemm == o.is_gemm && m == o.m && n == o.n && k == o.k &&
            batch == o.batch && trans_a == o.trans_a && trans_b == o.trans_b && op == o.op &&
            rows == o.rows && cols == o.cols && bytes == o.bytes && fused_flops == o.fused_flops &&
-           weight_gradient == o.weight_gradient;
+           weight_gradient == o.weight_gradient && linear == o.linear;
   }
 };
 
@@ -118,6 +121,7 @@ inline LayerKernel gemm(const char* name, std::int64_t m, std::int64_t n, std::i
   g.trans_b = tb;
   g.bytes = (m * k + k * n + m * n) * batch * e;
   g.weight_gradient = wgrad;
+  g.linear = batch == 1;  // the layer's only unbatched GEMMs are its linear layers
   return g;
 }
 
