@@ -51,8 +51,13 @@ void add_perf_header(nlohmann::ordered_json& j, const RunSpec& spec, const RunRe
   j["hardware"] = p.hardware.name;
   j["micro_batch_size"] = setup.micro_batch_size;
   j["data_parallel"] = setup.data_parallel;
+  j["tensor_parallel"] = setup.tensor_parallel;
   j["gpus"] = run.schedule.workers * setup.data_parallel * setup.tensor_parallel;
   j["mini_batch"] = p.samples_per_iteration;
+  j["sequence_parallel"] = setup.sequence_parallel;
+  j["distributed_optimizer"] = setup.distributed_optimizer;
+  j["precision"] = models::precision_name(p.model.precision);  // as trained
+  j["attention"] = setup.attention == models::Attention::Flash ? "flash" : "standard";
   // A schedule with R ops recomputes even under --recompute none (TrainingCostModel: full).
   j["recompute"] = run.schedule.recompute && setup.recompute == models::Recompute::None
                        ? "full"
@@ -281,9 +286,9 @@ std::string to_text(const RunSpec& spec, const RunResult& run) {
     const PerfResult& p = *run.perf;
     const cost::TrainingSetup& setup = spec.perf.setup;
     out += fmt::format("model            {} ({:.0f} parameters)\n", p.model.name, p.model_params);
-    out += fmt::format("hardware         {} ({} GPUs = D {} x W {})\n", p.hardware.name,
+    out += fmt::format("hardware         {} ({} GPUs = T {} x D {} x W {})\n", p.hardware.name,
                        run.schedule.workers * setup.data_parallel * setup.tensor_parallel,
-                       run.schedule.workers, setup.data_parallel);
+                       setup.tensor_parallel, run.schedule.workers, setup.data_parallel);
     out += fmt::format("mini-batch       {} (B {} x N {} x W {})\n", p.samples_per_iteration,
                        setup.micro_batch_size, run.schedule.micro_batches, setup.data_parallel);
     out += fmt::format(

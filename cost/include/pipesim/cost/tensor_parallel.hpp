@@ -9,6 +9,9 @@
 //   with sequence parallelism: an all-gather before and a reduce-scatter after each of the two
 //     blocks, forward and backward — the same bytes on the wire as the ring all-reduce
 //     ((t−1)/t·n each, 2(t−1)/t·n per pair), and the same α count.
+// With sequence parallelism the backward re-gathers the sharded inputs of the column-parallel
+// GEMMs for their weight gradients; Megatron overlaps that all-gather with the data-gradient
+// GEMM (Korthikanti §4.2.2), so it is not on the critical path and not priced.
 // Full recomputation repeats the forward's collectives; selective recomputation (the attention
 // core) has none. The collectives sit on the compute stream's critical path (Megatron without
 // TP-communication overlap waits for them), so cost/ adds their time to the op's duration
