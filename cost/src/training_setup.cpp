@@ -56,6 +56,11 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
                                             t, m.sequence));
     }
   }
+  if (m.position_embeddings > 0 && m.sequence > m.position_embeddings) {
+    fail("sequence", fmt::format("{} tokens exceed the {} rows of model {}'s learned position "
+                                 "table",
+                                 m.sequence, m.position_embeddings, m.name));
+  }
   const std::string dtype = models::precision_name(m.precision);
   // fp8 training also computes attention and the head in bf16 (cost model).
   for (const std::string& d : m.precision == models::Precision::FP8

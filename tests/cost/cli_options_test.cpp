@@ -62,6 +62,7 @@ TEST(CliOptions, ImpossibleCombinationsAreOneLineErrors) {
            {{"--precision", "fp8"}, "gpu.peak_flops.fp8"},  // an A100 has no fp8 peak
            {{"--precision", "fp64"}, "--precision"},
            {{"--attention", "sparse"}, "--attention"},
+           {{"--sequence", "4096"}, "sequence"},  // 2048 learned positions
        }) {
     std::vector<std::string> a{"simulate", "--model", "gpt3-175b", "--hardware", "a100-dgx"};
     a.insert(a.end(), args.begin(), args.end());

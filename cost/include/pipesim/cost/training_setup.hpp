@@ -40,7 +40,8 @@ models::LayerConfig layer_config(const TrainingSetup& s);
 //! Checks the combination (throws core::ConfigError("command line", field, problem)):
 //! t ≥ 1 dividing heads, key/value heads and the FFN size (Megatron's column/row split),
 //! t ≤ gpus_per_node and dividing it (the group stays in one NVLink domain); sequence
-//! parallelism needs t > 1 and t dividing the sequence; the profile has the precision's peak.
+//! parallelism needs t > 1 and t dividing the sequence; a sequence fits the model's learned
+//! position table; the profile has the precision's peak and GEMM curve.
 void validate_setup(const models::ModelSpec& trained, const hardware::HardwareProfile& hw,
                     const TrainingSetup& s);
 
