@@ -16,37 +16,66 @@ double gib(double bytes) {
   return bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
-// The schedule's own options, each a list of option → value assignments to try.
-std::vector<std::map<std::string, std::string>> schedule_variants(const std::string& schedule,
-                                                                  int stages, int micro_batches,
-                                                                  const SearchLimits& limits,
-                                                                  bool (*has)(const std::string&)) {
-  std::vector<std::map<std::string, std::string>> variants;
-  if (schedule == "chimera" && has("pipelines")) {
-    // 2f pipelines, f dividing D/2 (Li & Hoefler §3.6); odd D is left to the generator.
-    const int half = stages / 2;
-    for (int f = 1; f <= std::max(half, 1); ++f) {
-      if (half > 0 && half % f != 0) continue;
-      std::vector<std::string> strategies{"direct"};
-      if (micro_batches > stages && has("strategy")) {
-        strategies = {"direct", "doubling", "halving"};
-      }
-      for (const auto& s : strategies) {
-        std::map<std::string, std::string> v{{"pipelines", text(2 * f)}};
-        if (has("strategy")) v["strategy"] = s;
-        variants.push_back(std::move(v));
-      }
+using Variants = std::vector<std::map<std::string, std::string>>;
+
+// What a schedule's own options span for one (D, N): a list of option → value assignments.
+struct VariantSpace {
+  const char* option;  //!< the option the space varies; skipped when this build lacks it
+  Variants (*variants)(int stages, int micro_batches, const SearchLimits& limits,
+                       bool (*has)(const std::string&));
+};
+
+// Chimera: 2f pipelines, f dividing D/2 (Li & Hoefler §3.6; odd D is left to the generator),
+// and with N > D each strategy of scaling to N micro-batches.
+Variants chimera_variants(int stages, int micro_batches, const SearchLimits&,
+                          bool (*has)(const std::string&)) {
+  Variants variants;
+  const int half = stages / 2;
+  for (int f = 1; f <= std::max(half, 1); ++f) {
+    if (half > 0 && half % f != 0) continue;
+    std::vector<std::string> strategies{"direct"};
+    if (micro_batches > stages && has("strategy")) strategies = {"direct", "doubling", "halving"};
+    for (const auto& s : strategies) {
+      std::map<std::string, std::string> v{{"pipelines", text(2 * f)}};
+      if (has("strategy")) v["strategy"] = s;
+      variants.push_back(std::move(v));
     }
-  } else if (schedule == "interleaved" && has("chunks")) {
-    for (int chunks = 2; chunks <= 8; chunks *= 2) {
-      if (limits.layers > 0 && chunks * stages > limits.layers) break;
-      variants.push_back({{"chunks", text(chunks)}});
-    }
-    if (variants.empty()) {  // not even two chunks per worker fit the layers
-      variants.push_back(
-          {{"chunks", "2"},
-           {kPrunedKey, fmt::format("2 chunks × D = {} > {} layers", 2 * stages, limits.layers)}});
-    }
+  }
+  return variants;
+}
+
+// Interleaved: 2, 4, 8 model chunks per worker while chunks · D ≤ layers.
+Variants interleaved_variants(int stages, int, const SearchLimits& limits,
+                              bool (*)(const std::string&)) {
+  Variants variants;
+  for (int chunks = 2; chunks <= 8; chunks *= 2) {
+    if (limits.layers > 0 && chunks * stages > limits.layers) break;
+    variants.push_back({{"chunks", text(chunks)}});
+  }
+  if (variants.empty()) {  // not even two chunks per worker fit the layers
+    variants.push_back(
+        {{"chunks", "2"},
+         {kPrunedKey, fmt::format("2 chunks × D = {} > {} layers", 2 * stages, limits.layers)}});
+  }
+  return variants;
+}
+
+// The per-schedule table: schedules with options of their own that search varies. A schedule
+// not listed has none (one variant: the defaults).
+const std::map<std::string, VariantSpace>& variant_spaces() {
+  static const std::map<std::string, VariantSpace> table{
+      {"chimera", {"pipelines", &chimera_variants}},
+      {"interleaved", {"chunks", &interleaved_variants}},
+  };
+  return table;
+}
+
+Variants schedule_variants(const std::string& schedule, int stages, int micro_batches,
+                           const SearchLimits& limits, bool (*has)(const std::string&)) {
+  Variants variants;
+  const auto space = variant_spaces().find(schedule);
+  if (space != variant_spaces().end() && has(space->second.option)) {
+    variants = space->second.variants(stages, micro_batches, limits, has);
   }
   if (variants.empty()) variants.emplace_back();
   return variants;
@@ -55,7 +84,7 @@ std::vector<std::map<std::string, std::string>> schedule_variants(const std::str
 }  // namespace
 
 std::vector<Candidate> enumerate_candidates(const SearchRequest& request,
-                                            bool (*has)(const std::string& flag)) {
+                                            bool (*has)(const std::string& name)) {
   std::vector<Candidate> out;
   const SearchLimits& limits = request.limits;
   const std::vector<std::string> recompute =
