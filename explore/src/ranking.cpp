@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "pipesim/core/config_error.hpp"
+#include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
 
@@ -19,8 +19,7 @@ RankMetric rank_metric(const std::string& name) {
     std::string list;
     for (const auto& n : names)
       list += (list.empty() ? "" : "|") + n;
-    throw core::ConfigError("command line", "--rank-by",
-                            fmt::format("must be one of {}, got '{}'", list, name));
+    throw scenario::OptionError("rank_by", fmt::format("must be one of {}, got '{}'", list, name));
   }
   return {name, m->direction > 0};
 }

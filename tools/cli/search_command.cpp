@@ -11,14 +11,10 @@
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/explore/ranking.hpp"
 #include "pipesim/explore/search.hpp"
-#include "pipesim/explore/search_limits.hpp"
-#include "pipesim/explore/search_space.hpp"
-#include "pipesim/explore/sweep_runner.hpp"
 #include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/explore/value_range.hpp"
-#include "pipesim/report/csv.hpp"
-#include "pipesim/report/ranked_table.hpp"
 #include "pipesim/report/rows_csv.hpp"
+#include "pipesim/report/search_report.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/schedules/registry.hpp"
 #include "progress_bar.hpp"
@@ -27,14 +23,7 @@ namespace pipesim::cli {
 namespace {
 
 using explore::RankMetric;
-using report::RankedColumns;
-using scenario::Status;
 using scenario::SweepRow;
-
-size_t column_of(const std::string& name) {
-  const auto names = scenario::input_columns();
-  return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
 
 bool has_option(const std::string& name) {
   return scenario::find_option(name) != nullptr;
@@ -111,67 +100,12 @@ Action add_search_command(CLI::App& app) {
         });
     const RankMetric metric = explore::default_rank_metric(rows);
     const std::vector<size_t> winners =
-        explore::best_per_group(rows, column_of("schedule"), metric);
-    std::map<Status::Kind, int> counts;
-    for (const SweepRow& row : rows)
-      ++counts[row.status.kind];
-    std::string text = fmt::format(
-        "search: {} on {} GPUs of {}, mini-batch {}: {} configurations ({} ok, {} oom, {} "
-        "invalid, {} pruned); best fitting configuration per schedule, ranked by {}\n\n",
-        request.model, request.gpus, request.hardware, request.mini_batch, rows.size(),
-        counts[Status::Kind::Ok], counts[Status::Kind::Oom], counts[Status::Kind::Invalid],
-        counts[Status::Kind::Pruned], metric.name);
-    RankedColumns columns;
-    for (const char* name : {"schedule", "stages", "data_parallel", "micro_batch_size",
-                             "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
-      if (column_of(name) < scenario::input_columns().size())
-        columns.inputs.push_back(column_of(name));
-    }
-    for (const char* name : {"pipelines", "chunks", "strategy"}) {
-      if (column_of(name) < scenario::input_columns().size()) {
-        columns.blank_if_default.push_back(column_of(name));
-      }
-    }
-    columns.metrics =
-        report::present_metrics(rows, winners,
-                                {"throughput", "iteration_time", "mfu", "bubble_ratio",
-                                 "exposed_comm_ratio", "peak_memory_max", "memory_headroom"});
-    text += report::render_ranked(rows, winners, columns);
-    for (const std::string& schedule : request.schedules) {
-      const bool won = std::any_of(winners.begin(), winners.end(), [&](size_t i) {
-        return rows[i].inputs[column_of("schedule")] == schedule;
-      });
-      if (won) continue;
-      std::map<std::string, int> why;  // by kind name: the summary lists them alphabetically
-      for (const SweepRow& row : rows) {
-        if (row.inputs[column_of("schedule")] == schedule) {
-          ++why[Status::kind_name(row.status.kind)];
-        }
-      }
-      std::string summary;
-      for (const auto& [kind, n] : why)
-        summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, kind);
-      text += fmt::format("no fitting configuration: {} ({})\n", schedule, summary);
-    }
+        explore::best_per_group(rows, report::input_column("schedule"), metric);
+    const report::SearchHeading heading{request.model,      request.hardware,  request.gpus,
+                                        request.mini_batch, request.schedules, metric.name};
+    const std::string text = report::search_table(heading, rows, winners);
     if (!o->output.empty()) {
-      if (o->all) {
-        emit(o->output, report::rows_to_csv(rows));
-      } else {
-        std::vector<std::string> header{"rank"};
-        const auto names = scenario::csv_columns();
-        header.insert(header.end(), names.begin(), names.end());
-        header.push_back("limited_by");
-        std::string csv = report::csv_line(header);
-        for (size_t r = 0; r < winners.size(); ++r) {
-          const SweepRow& row = rows[winners[r]];
-          std::vector<std::string> fields{fmt::format("{}", r + 1)};
-          const auto cells = report::row_fields(row);
-          fields.insert(fields.end(), cells.begin(), cells.end());
-          fields.push_back(scenario::limiting_factor(row.metrics));
-          csv += report::csv_line(fields);
-        }
-        emit(o->output, csv);
-      }
+      emit(o->output, o->all ? report::rows_to_csv(rows) : report::winners_csv(rows, winners));
     }
     emit("", text);
     return 0;
