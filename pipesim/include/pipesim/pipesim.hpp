@@ -62,17 +62,20 @@
 
 // report/
 #include "pipesim/report/chrome_trace.hpp"
+#include "pipesim/report/compare_report.hpp"
 #include "pipesim/report/csv.hpp"
 #include "pipesim/report/gnuplot.hpp"
 #include "pipesim/report/plot_data.hpp"
 #include "pipesim/report/ranked_table.hpp"
 #include "pipesim/report/rows_csv.hpp"
 #include "pipesim/report/run_report.hpp"
+#include "pipesim/report/search_report.hpp"
 #include "pipesim/report/svg_timeline.hpp"
 #include "pipesim/report/text_table.hpp"
 
 // explore/
 #include "pipesim/explore/ranking.hpp"
+#include "pipesim/explore/search.hpp"
 #include "pipesim/explore/search.hpp"
 #include "pipesim/explore/search_limits.hpp"
 #include "pipesim/explore/search_space.hpp"
