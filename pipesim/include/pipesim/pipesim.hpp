@@ -76,7 +76,6 @@
 // explore/
 #include "pipesim/explore/ranking.hpp"
 #include "pipesim/explore/search.hpp"
-#include "pipesim/explore/search.hpp"
 #include "pipesim/explore/search_limits.hpp"
 #include "pipesim/explore/search_space.hpp"
 #include "pipesim/explore/spec_cache.hpp"
