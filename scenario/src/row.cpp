@@ -155,10 +155,6 @@ std::vector<std::string> csv_columns() {
   return names;
 }
 
-std::string format_number(double value) {
-  return fmt::format("{}", value);
-}
-
 std::vector<std::string> metric_cells(const SweepRow& row) {
   std::vector<std::string> cells;
   for (const Metric& m : metrics())

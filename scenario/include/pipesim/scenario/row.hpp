@@ -105,7 +105,4 @@ std::optional<double> metric_value(const SweepRow& row, const std::string& name)
 //! under 10 %, e.g. "bubbles 23.1%; memory headroom 4.2%".
 std::string limiting_factor(const RowMetrics& metrics);
 
-//! Shortest round-trip text of a number (what every CSV field and table uses).
-std::string format_number(double value);
-
 }  // namespace pipesim::scenario
