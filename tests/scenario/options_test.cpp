@@ -97,7 +97,8 @@ TEST(Metrics, TableGettersReadTheRowAndCellsAlignWithColumns) {
   EXPECT_EQ(names.back(), "status");
   EXPECT_EQ(cells.back(), "invalid: why");
   std::map<std::string, std::string> by_name;
-  for (size_t i = 0; i < names.size(); ++i) by_name[names[i]] = cells[i];
+  for (size_t i = 0; i < names.size(); ++i)
+    by_name[names[i]] = cells[i];
   EXPECT_EQ(by_name.at("throughput"), "12.5");
   EXPECT_EQ(by_name.at("workers"), "8");
   EXPECT_EQ(by_name.at("fits_memory"), "false");

@@ -46,8 +46,7 @@ inline void expect_engine_invariants(const UnitRun& r, const sim::CostModel& cos
   }
   std::vector<std::vector<sim::TaskId>> stream(static_cast<size_t>(r.graph.workers()));
   for (sim::TaskId t = 0; t < r.graph.num_tasks(); ++t) {
-    ASSERT_DOUBLE_EQ(r.trace.timing[t].end - r.trace.timing[t].start,
-                     costs.duration(r.graph, t));
+    ASSERT_DOUBLE_EQ(r.trace.timing[t].end - r.trace.timing[t].start, costs.duration(r.graph, t));
     if (sim::is_compute(r.graph.task(t).kind)) {
       stream[static_cast<size_t>(r.graph.task(t).worker)].push_back(t);
     }
