@@ -134,6 +134,41 @@ const std::vector<Option>& options() {
   return table;
 }
 
+std::string option_text(const Scenario& s, std::string_view name) {
+  const auto num = [](auto v) { return fmt::format("{}", v); };
+  const auto& p = s.params;
+  const auto& setup = s.perf.setup;
+  if (name == "schedule") return s.schedule;
+  if (name == "stages") return num(p.stages);
+  if (name == "micro_batches") return num(p.micro_batches);
+  if (name == "pipelines") return num(p.pipelines);
+  if (name == "chunks") return num(p.chunks);
+  if (name == "strategy") return p.strategy;
+  if (name == "iterations") return num(p.iterations);
+  if (name == "t_forward") return num(s.unit.forward);
+  if (name == "t_backward") return num(s.unit.backward);
+  if (name == "t_weight") return num(s.unit.weight);
+  if (name == "t_comm") return num(s.unit.comm);
+  if (name == "model") return s.perf.model;
+  if (name == "hardware") return s.perf.hardware;
+  if (name == "micro_batch_size") return num(setup.micro_batch_size);
+  if (name == "data_parallel") return num(setup.data_parallel);
+  if (name == "recompute") return std::string(name_of(kRecomputeNames, setup.recompute));
+  if (name == "partition") return std::string(name_of(kPartitionNames, setup.partition));
+  if (name == "placement") return std::string(name_of(kPlacementNames, setup.placement));
+  if (name == "grad_sync") return std::string(name_of(kGradSyncNames, s.perf.flush_grad_sync));
+  if (name == "overlap_p2p") return std::string(name_of(kOnOffNames, s.perf.overlap_p2p));
+  if (name == "bytes_per_param") return num(setup.bytes_per_param);
+  throw OptionError(std::string(name), "unknown option");
+}
+
+std::vector<std::string> option_texts(const Scenario& s) {
+  std::vector<std::string> texts;
+  for (const Option& o : options())
+    texts.push_back(option_text(s, o.name));
+  return texts;
+}
+
 const Option* find_option(std::string_view name) {
   for (const Option& o : options()) {
     if (o.name == name) return &o;

@@ -111,3 +111,32 @@ TEST(Metrics, TableGettersReadTheRowAndCellsAlignWithColumns) {
 
 }  // namespace
 }  // namespace pipesim::scenario
+
+namespace pipesim::scenario {
+namespace {
+
+TEST(Options, TextOfEveryOptionParsesBackToTheSameScenario) {
+  const Scenario s = make_scenario({{"schedule", "chimera"},
+                                    {"stages", "8"},
+                                    {"pipelines", "4"},
+                                    {"strategy", "halving"},
+                                    {"t_forward", "1.5"},
+                                    {"recompute", "full"},
+                                    {"placement", "data-major"},
+                                    {"bytes_per_param", "12"},
+                                    {"model", "gpt2-1.3b"}});
+  const auto texts = option_texts(s);
+  std::vector<std::pair<std::string, std::string>> values;
+  for (size_t i = 0; i < options().size(); ++i)
+    values.emplace_back(options()[i].name, texts[i]);
+  EXPECT_EQ(option_texts(make_scenario(values)), texts);
+  EXPECT_EQ(option_text(s, "t_forward"), "1.5");
+  EXPECT_EQ(option_text(s, "placement"), "data-major");
+  // Defaults print as the table's default texts.
+  const auto defaults = option_texts(make_scenario({}));
+  for (size_t i = 0; i < options().size(); ++i)
+    EXPECT_EQ(defaults[i], options()[i].default_value);
+}
+
+}  // namespace
+}  // namespace pipesim::scenario

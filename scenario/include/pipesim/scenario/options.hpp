@@ -47,6 +47,12 @@ const Option* find_option(std::string_view name);
 //! table order. Throws OptionError for an unknown name or a bad value.
 Scenario make_scenario(const std::vector<std::pair<std::string, std::string>>& values);
 
+//! The text of option `name` in `s`, as a user would type it (what parsing it gives back):
+//! typed values to the input columns of a CSV. Throws OptionError for an unknown name.
+std::string option_text(const Scenario& s, std::string_view name);
+//! option_text() of every option, in options() order.
+std::vector<std::string> option_texts(const Scenario& s);
+
 //! Parsers shared by the options; each throws OptionError(option, ...).
 int parse_int(const std::string& option, const std::string& text, long lo, long hi);
 double parse_double(const std::string& option, const std::string& text, double lo, double hi,
