@@ -1,8 +1,8 @@
 #include "pipesim/calibrate/profile_yaml.hpp"
 
-#ifndef PIPESIM_VERSION
-#define PIPESIM_VERSION "unknown"
-#endif
+#include <string>
+
+#include "pipesim/core/version.hpp"
 
 namespace pipesim::calibrate {
 
@@ -19,7 +19,7 @@ hardware::Provenance provenance_from(const SampleSet& samples, const std::string
   p.driver = samples.meta("driver", "unknown");
   p.cuda = samples.meta("cuda_runtime", "unknown");
   p.date = samples.meta("date", "unknown");
-  p.tool_version = std::string("pipesim ") + PIPESIM_VERSION;
+  p.tool_version = "pipesim " + std::string(core::version);
   return p;
 }
 

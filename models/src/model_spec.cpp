@@ -76,11 +76,12 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   return m;
 }
 
-std::vector<std::string> shipped_models() { return core::shipped_names(PIPESIM_MODELS_DIR); }
+std::vector<std::string> shipped_models() {
+  return core::shipped_names_in("models");
+}
 
 ModelSpec load_model(const std::string& name_or_path) {
-  const std::string path =
-      core::resolve_shipped_yaml(name_or_path, PIPESIM_MODELS_DIR, "--model", "model");
+  const std::string path = core::resolve_shipped_yaml(name_or_path, "models", "--model", "model");
   return parse_model(YAML::Dump(core::load_yaml_file(path)), path);
 }
 

@@ -13,6 +13,7 @@
 #include "pipesim/calibrate/calibration_fit.hpp"
 #include "pipesim/calibrate/layer_check.hpp"
 #include "pipesim/calibrate/profile_yaml.hpp"
+#include "pipesim/core/version.hpp"
 #include "test_paths.hpp"
 #include "../support/cli_invoke.hpp"
 
@@ -118,6 +119,7 @@ TEST(CalibrateCli, JsonCarriesTheFittedParameters) {
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("pipesim_version"), std::string(pipesim::core::version));
   EXPECT_NEAR(j.at("kernel_launch").get<double>(), 2.5e-6, 0.1e-6);
   EXPECT_NEAR(j.at("links").at("intra_node").at("beta").get<double>(), 370e9, 10e9);
   EXPECT_EQ(j.at("links").at("intra_node").at("from"), "send_recv");
@@ -235,6 +237,7 @@ TEST(CalibrateCli, LayerCheckPrintsMeasuredBesidePredicted) {
   ASSERT_EQ(json.code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
   ASSERT_EQ(j.at("rows").size(), 2u);
+  EXPECT_EQ(j.at("pipesim_version"), std::string(pipesim::core::version));
   EXPECT_NEAR(j.at("rows")[1].at("relative_error").get<double>(), 1 / 1.1 - 1, 1e-9);
   const CliResult bad =
       invoke({"calibrate", "layer-check", "--layer-times", kSamples, "--profile", kBase});
