@@ -246,6 +246,29 @@ TEST(CalibrateCli, LayerCheckPrintsMeasuredBesidePredicted) {
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
 }
 
+TEST(CalibrateCli, ShippedExampleLayerTimesAreTheStatedSyntheticValues) {
+  // calibrate/examples/layer_times.csv: SYNTHETIC, from make_layer_times.py's known values
+  // (600 TFLOP/s achieved, 5 µs per launch, 13 forward and 19 backward kernels).
+  const fs::path example = testing::source_dir() / "calibrate" / "examples" / "layer_times.csv";
+  const auto rows = read_layer_times(example);
+  ASSERT_EQ(rows.size(), 24u);
+  for (const LayerMeasurement& m : rows) {
+    const double b = static_cast<double>(m.shape.batch), s = static_cast<double>(m.shape.seq),
+                 h = static_cast<double>(m.shape.hidden);
+    const double flops = 24 * b * s * h * h + 4 * b * s * s * h;
+    const bool forward = m.direction == LayerDirection::forward;
+    const double expected = (forward ? flops : 2 * flops) / 600e12 + (forward ? 13 : 19) * 5e-6;
+    EXPECT_NEAR(m.seconds / expected, 1.0, 1e-6) << "line " << m.line;
+    EXPECT_EQ(m.shape.heads * 128, m.shape.hidden);
+    EXPECT_EQ(m.kernel, "total");
+  }
+  // The documented try-out command works on it.
+  const CliResult r = invoke({"calibrate", "layer-check", "--layer-times", example.string(),
+                              "--profile", "h200-sxm", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("rows").size(), 24u);
+}
+
 TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
   // A stand-in for pipesim-calibrate-bench (no GPU here): records its arguments and writes the
   // synthetic samples where --out says.
