@@ -65,8 +65,9 @@ std::vector<RunOption> make_options() {
       {"--t-comm", "Unit-cost mode: delay on every edge between two workers (>= 0)", "0",
        [](RunSpec& s, const std::string& v) { s.unit.comm = parse_double("--t-comm", v, 0, kInf); }},
       // Real-cost mode (with --model and --hardware; DESIGN.md §4–§6).
-      {"--model", "Real-cost mode: model name (`pipesim list models`) or YAML path", "",
-       [](RunSpec& s, const std::string& v) { s.perf.model = v; }},
+      {"--model",
+       "Real-cost mode: model name (`pipesim list models`), YAML path or Hugging Face config.json",
+       "", [](RunSpec& s, const std::string& v) { s.perf.model = v; }},
       {"--hardware", "Real-cost mode: hardware profile name (`pipesim list hardware`) or YAML path",
        "", [](RunSpec& s, const std::string& v) { s.perf.hardware = v; }},
       {"--micro-batch-size,-B", "Real-cost mode: samples per micro-batch B", "1",
