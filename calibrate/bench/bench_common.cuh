@@ -242,8 +242,7 @@ inline int require_cuda_device(const char* tool) {
   if (err == cudaErrorInsufficientDriver && driver) {
     std::fprintf(stderr, "%s: the NVIDIA driver is older than this CUDA runtime (%s)\n", tool,
                  cudaGetErrorString(err));
-  } else if (err == cudaSuccess || err == cudaErrorNoDevice ||
-             err == cudaErrorInsufficientDriver) {
+  } else if (err == cudaSuccess || err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) {
     std::fprintf(stderr, "%s: no CUDA device found (%s)\n", tool,
                  driver ? "the NVIDIA driver sees no GPU" : "no NVIDIA driver loaded");
   } else {
