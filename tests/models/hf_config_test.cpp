@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "pipesim/core/config_error.hpp"
@@ -198,6 +200,35 @@ TEST(HfConfig, MalformedJsonIsOneLineNamingTheFile) {
   EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   EXPECT_EQ(error_of([] { parse_hf_config("[1, 2]", "x.json", "x"); }),
             "x.json: document: must be a JSON object");
+}
+
+TEST(HfConfig, AnyValueInAnyFieldIsAcceptedOrOneLineError) {
+  // Every key of the official configs, each given every kind of JSON value: the parse succeeds
+  // with a model whose sizes are positive, or throws one ConfigError line naming the file.
+  const nlohmann::json values = nlohmann::json::parse(
+      R"([null, -1, 0, 1, 3, 2.5, 1e30, 18446744073709551615, "x", "", true, false, [], {}])");
+  for (const char* file : {"llama-2-7b.json", "gpt2.json", "bert-base-uncased.json",
+                           "qwen2-0.5b.json", "gpt-neox-20b.json"}) {
+    std::ifstream in(fixture(file));
+    const nlohmann::json config = nlohmann::json::parse(in);
+    for (const auto& [key, original] : config.items()) {
+      for (const auto& value : values) {
+        nlohmann::json changed = config;
+        changed[key] = value;
+        try {
+          const ModelSpec m = parse_hf_config(changed.dump(), "f.json", "f");
+          EXPECT_GT(m.layers, 0);
+          EXPECT_GT(m.hidden % m.heads == 0 ? m.heads : 0, 0) << key << " = " << value;
+          EXPECT_EQ(m.heads % m.kv_heads, 0) << key << " = " << value;
+          EXPECT_GT(model_params(m), 0.0) << key << " = " << value;
+        } catch (const core::ConfigError& e) {
+          const std::string what = e.what();
+          EXPECT_EQ(what.rfind("f.json: ", 0), 0u) << what;
+          EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+        }
+      }
+    }
+  }
 }
 
 TEST(LoadModel, TellsShippedNamesYamlPathsAndJsonPathsApart) {
