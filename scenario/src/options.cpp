@@ -74,8 +74,9 @@ std::vector<Option> make_options() {
       {"t_comm", "", "Unit-cost mode: delay on every edge between two workers (>= 0)", "0",
        [](Scenario& s, const std::string& v) { s.unit.comm = parse_double("t_comm", v, 0, kInf); }},
       // Real-cost mode (with model and hardware).
-      {"model", "", "Real-cost mode: model name (`pipesim list models`) or YAML path", "",
-       [](Scenario& s, const std::string& v) { s.perf.model = v; }},
+      {"model", "",
+       "Real-cost mode: model name (`pipesim list models`), YAML path or Hugging Face config.json",
+       "", [](Scenario& s, const std::string& v) { s.perf.model = v; }},
       {"hardware", "",
        "Real-cost mode: hardware profile name (`pipesim list hardware`) or YAML path", "",
        [](Scenario& s, const std::string& v) { s.perf.hardware = v; }},

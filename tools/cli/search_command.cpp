@@ -46,7 +46,8 @@ Action add_search_command(CLI::App& app) {
       "Find the best configuration of each schedule for a model on P GPUs and a mini-batch: "
       "every D | P, W = P/D, power-of-two B, N = B̂/(W·B), recomputation and schedule options, "
       "simulated in parallel; ranked, with what limits each winner");
-  cmd->add_option("--model", o->request.model, "Model name or YAML path")->required();
+  cmd->add_option("--model", o->request.model, "Model name, YAML path or Hugging Face config.json")
+      ->required();
   cmd->add_option("--hardware", o->request.hardware, "Hardware profile name or YAML path")
       ->required();
   cmd->add_option("--gpus,-P", o->request.gpus, "GPUs P = D·W")
