@@ -88,7 +88,11 @@ double layer_params_per_gpu(const ModelSpec& m, int t) {
   // RMSNorm (Touvron et al., "Llama 2", arXiv 2307.09288, §2.2); split over t as [S19].
   const double h = d(m.hidden), f = d(m.ffn_hidden), kv = d(m.kv_hidden()), tp = t;
   double p = layer_matmul_params(m) / tp;
-  if (m.bias) p += (h + 2 * kv + (m.gated_mlp ? 2 * f : f)) / tp + 2 * h;  // column / row
+  if (m.bias) {
+    p += (h + 2 * kv + (m.gated_mlp ? 2 * f : f)) / tp + 2 * h;  // column / row parallel
+  } else if (m.qkv_bias) {
+    p += (h + 2 * kv) / tp;  // Qwen2: Q, K, V biases only (column parallel)
+  }
   p += 2 * (m.norm == Norm::LayerNorm ? 2 * h : h);
   return p;
 }
