@@ -131,6 +131,7 @@ void read_llama_family(FieldReader& f, const std::string& type, ModelSpec& m) {
   m.kv_heads = f.integer("num_key_value_heads", false).value_or(m.heads);
   m.norm = Norm::RMSNorm;
   m.gated_mlp = true;
+  m.dropout = false;  // trained without dropout (their configs' attention_dropout is 0.0)
   m.tied_embeddings = f.boolean("tie_word_embeddings", false);
   f.positive_number("rms_norm_eps");
   f.text("hidden_act");
@@ -199,6 +200,7 @@ void read_gpt_neox(FieldReader& f, ModelSpec& m) {
 void read_bert(FieldReader& f, ModelSpec& m) {
   read_standard_shape(f, m);
   m.position_embeddings = m.sequence;  // learned positions
+  m.causal = false;                    // bidirectional encoder
   m.norm = Norm::LayerNorm;
   m.bias = true;
   m.tied_embeddings = f.boolean("tie_word_embeddings", true);
