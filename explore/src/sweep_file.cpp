@@ -4,6 +4,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <system_error>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/explore/value_range.hpp"
@@ -32,6 +34,10 @@ std::string option_for(std::string key) {
 }  // namespace
 
 std::map<std::string, SweepFileEntry> load_sweep_file(const std::string& path) {
+  // yaml-cpp reports a directory as std::ios_base::failure; say what it is instead.
+  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
+    throw core::ConfigError(path, "file", "is a directory, expected a YAML sweep file");
+  }
   YAML::Node root;
   try {
     root = YAML::LoadFile(path);

@@ -18,7 +18,7 @@ void check_value(const scenario::Option& option, const std::string& value,
                  const std::string& source, const std::string& field) {
   scenario::Scenario scratch;
   try {
-    option.apply(scratch, value);
+    scenario::apply_given(option, scratch, value);
   } catch (const scenario::OptionError& e) {
     throw core::ConfigError(source, field, e.problem());
   }
@@ -26,7 +26,8 @@ void check_value(const scenario::Option& option, const std::string& value,
 
 }  // namespace
 
-SweepGrid::SweepGrid(std::vector<std::vector<std::string>> values) : values_(std::move(values)) {
+SweepGrid::SweepGrid(std::vector<std::vector<std::string>> values, std::vector<std::string> given)
+    : values_(std::move(values)), given_(std::move(given)) {
   for (const auto& list : values_) {
     PIPESIM_ASSERT(!list.empty(), "every option has at least one value");
     if (size_ > kMaxSweepPoints / list.size()) {
@@ -51,16 +52,23 @@ SweepGrid make_grid(const OptionTexts& given, const std::string& file, const Giv
   const auto from_file =
       file.empty() ? std::map<std::string, SweepFileEntry>{} : load_sweep_file(file);
   std::vector<std::vector<std::string>> values;
+  std::vector<std::string> given_names;
   for (const scenario::Option& option : scenario::options()) {
     const auto g = given.find(option.name);
     std::vector<std::string> list;
-    if (g != given.end() && !g->second.empty()) {
+    if (g != given.end()) {
       const std::string field = source.field(option.name);
+      given_names.push_back(option.name);
+      if (g->second.empty()) {
+        throw core::ConfigError(source.source, field,
+                                "empty value (leave the option out for its default)");
+      }
       list = expand_values(source.source, field, g->second);
       for (const auto& v : list)
         check_value(option, v, source.source, field);
     } else if (const auto f = from_file.find(option.name); f != from_file.end()) {
       list = f->second.values;
+      given_names.push_back(option.name);
       for (const auto& v : list)
         check_value(option, v, file, f->second.key);
     } else {
@@ -68,7 +76,7 @@ SweepGrid make_grid(const OptionTexts& given, const std::string& file, const Giv
     }
     values.push_back(std::move(list));
   }
-  return SweepGrid(std::move(values));
+  return SweepGrid(std::move(values), std::move(given_names));
 }
 
 }  // namespace pipesim::explore

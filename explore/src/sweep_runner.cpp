@@ -7,7 +7,7 @@
 namespace pipesim::explore {
 
 scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
-                            const DescribeError& describe) {
+                            const DescribeError& describe, const std::vector<std::string>& given) {
   scenario::SweepRow row;
   row.inputs = point;
   try {
@@ -15,6 +15,7 @@ scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
     const auto& options = scenario::options();
     for (size_t i = 0; i < options.size(); ++i)
       options[i].apply(s, point[i]);
+    scenario::require_applicable(s, given);
     specs.attach(s);
     row.metrics = scenario::extract_metrics(scenario::simulate(s));
     if (row.metrics.fits_memory == false) row.status.kind = scenario::Status::Kind::Oom;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -9,6 +10,7 @@
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/scenario/names.hpp"
 #include "pipesim/schedules/params_check.hpp"
+#include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::scenario {
 namespace {
@@ -32,7 +34,9 @@ std::string join(const std::vector<std::string>& items) {
 }
 
 std::vector<Option> make_options() {
-  constexpr double kInf = std::numeric_limits<double>::infinity();
+  // Unit costs are slots: 1e9 keeps every sum over a run's tasks (≤ the task budget) finite
+  // and exact enough, where 1e308 overflowed to an infinite iteration time.
+  constexpr double kMaxSlots = 1e9;
   return {
       {"schedule", "", "Schedule name (see `pipesim list schedules`)", "1f1b",
        [](Scenario& s, const std::string& v) { s.schedule = v; }},
@@ -59,20 +63,22 @@ std::vector<Option> make_options() {
        [](Scenario& s, const std::string& v) {
          s.params.iterations = parse_int("iterations", v, 0, 64);
        }},
-      {"t_forward", "", "Unit-cost mode: forward time t_F (> 0)", "1",
+      {"t_forward", "", "Unit-cost mode: forward time t_F, in (0, 1e9]", "1",
        [](Scenario& s, const std::string& v) {
-         s.unit.forward = parse_double("t_forward", v, 0, kInf, false);
+         s.unit.forward = parse_double("t_forward", v, 0, kMaxSlots, false);
        }},
-      {"t_backward", "", "Unit-cost mode: whole backward time t_B = t_I + t_W (> 0)", "2",
+      {"t_backward", "", "Unit-cost mode: whole backward time t_B = t_I + t_W, in (0, 1e9]", "2",
        [](Scenario& s, const std::string& v) {
-         s.unit.backward = parse_double("t_backward", v, 0, kInf, false);
+         s.unit.backward = parse_double("t_backward", v, 0, kMaxSlots, false);
        }},
       {"t_weight", "", "Unit-cost mode: W part of a split backward, in [0, t_B]", "0",
        [](Scenario& s, const std::string& v) {
-         s.unit.weight = parse_double("t_weight", v, 0, kInf);
+         s.unit.weight = parse_double("t_weight", v, 0, kMaxSlots);
        }},
-      {"t_comm", "", "Unit-cost mode: delay on every edge between two workers (>= 0)", "0",
-       [](Scenario& s, const std::string& v) { s.unit.comm = parse_double("t_comm", v, 0, kInf); }},
+      {"t_comm", "", "Unit-cost mode: delay on every edge between two workers, in [0, 1e9]", "0",
+       [](Scenario& s, const std::string& v) {
+         s.unit.comm = parse_double("t_comm", v, 0, kMaxSlots);
+       }},
       // Real-cost mode (with model and hardware).
       {"model", "",
        "Real-cost mode: model name (`pipesim list models`), YAML path or Hugging Face config.json",
@@ -240,6 +246,69 @@ Scenario make_scenario(const std::vector<std::pair<std::string, std::string>>& v
   return s;
 }
 
+void apply_given(const Option& option, Scenario& s, const std::string& text) {
+  if (text.empty()) {
+    bad(option.name,
+        fmt::format("empty value (leave the option out for its default{})",
+                    option.default_value.empty() ? std::string()
+                                                 : fmt::format(", {}", option.default_value)));
+  }
+  option.apply(s, text);
+}
+
+namespace {
+
+bool is_schedule_option(std::string_view name) {
+  return name == "pipelines" || name == "chunks" || name == "strategy" || name == "iterations";
+}
+
+bool is_unit_cost_option(std::string_view name) {
+  return name.starts_with("t_");
+}
+
+bool is_real_cost_option(std::string_view name) {
+  return name == "micro_batch_size" || name == "data_parallel" || name == "recompute" ||
+         name == "partition" || name == "placement" || name == "grad_sync" ||
+         name == "overlap_p2p" || name == "bytes_per_param";
+}
+
+// "chimera" or "zb-v, dualpipev": the schemes that accept `option`.
+std::string accepted_by(std::string_view option) {
+  std::string names;
+  for (const auto& e : schedules::all_schedules()) {
+    if (schedules::accepts(e.name, option))
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", e.name);
+  }
+  return names;
+}
+
+}  // namespace
+
+bool applies(const Scenario& s, std::string_view name) {
+  if (is_schedule_option(name)) return schedules::accepts(s.schedule, name);
+  if (is_unit_cost_option(name)) return !s.perf.enabled();
+  if (is_real_cost_option(name)) return s.perf.enabled();
+  return true;
+}
+
+void require_applicable(const Scenario& s, const std::vector<std::string>& given) {
+  for (const Option& o : options()) {
+    if (std::find(given.begin(), given.end(), o.name) == given.end() || applies(s, o.name)) {
+      continue;
+    }
+    if (is_schedule_option(o.name)) {
+      // An unknown schedule is reported by the registry, with the known names.
+      if (schedules::find_schedule(s.schedule) == nullptr) return;
+      bad(o.name, fmt::format("does not apply to schedule {} (only to {})", s.schedule,
+                              accepted_by(o.name)));
+    }
+    if (is_unit_cost_option(o.name)) {
+      bad(o.name, "applies only in unit-cost mode (without model and hardware)");
+    }
+    bad(o.name, "applies only in real-cost mode (with model and hardware)");
+  }
+}
+
 int parse_int(const std::string& option, const std::string& text, long lo, long hi) {
   long value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -263,7 +332,7 @@ double parse_double(const std::string& option, const std::string& text, double l
   if (value < lo || (!lo_inclusive && value == lo) || value > hi) {
     bad(option, fmt::format("must be in {}, got {}", range, value));
   }
-  return value;
+  return value == 0.0 ? 0.0 : value;  // -0 is 0: printed back as 0, never "-0"
 }
 
 std::string parse_choice(const std::string& option, const std::string& text,

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -67,6 +68,26 @@ void run_real(const Scenario& spec, Result& r) {
   r.perf = std::move(p);
 }
 
+// A figure that is not finite (durations so large that sums overflow) is never reported: the
+// run is refused instead of printing inf, nan or null with status ok.
+void require_finite(const Result& r, const std::string& source) {
+  const auto check = [&](const char* field, double v) {
+    if (!std::isfinite(v)) {
+      throw core::ConfigError(source, field,
+                              fmt::format("is {} (the durations are too large to add up); use "
+                                          "smaller times",
+                                          v));
+    }
+  };
+  check("iteration_time", r.metrics.iteration_time);
+  check("bubble_ratio", r.metrics.bubble_ratio);
+  if (r.perf) {
+    check("throughput", r.perf->throughput);
+    check("mfu", r.perf->mfu);
+    check("peak_memory", r.perf->peak_memory);
+  }
+}
+
 }  // namespace
 
 Result simulate(const Scenario& spec) {
@@ -91,10 +112,11 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
   }
   if (spec.perf.enabled()) {
     run_real(spec, r);
-    return r;
+  } else {
+    r.trace = sim::simulate(r.graph, sim::UnitCostModel(spec.unit));
+    r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
   }
-  r.trace = sim::simulate(r.graph, sim::UnitCostModel(spec.unit));
-  r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
+  require_finite(r, source);
   return r;
 }
 

@@ -122,5 +122,61 @@ TEST(Cli, ListSchedulesNamesEachWithDescription) {
   EXPECT_NE(r.out.find("1f1b"), std::string::npos);
 }
 
+// Issue 12 regressions, each with the exact input of the report: exit 2 and one line.
+struct StrictCase {
+  std::vector<std::string> args;
+  std::string expect;  // part of the one error line
+};
+
+TEST(CliStrict, SilentAcceptsAreErrors) {
+  const std::vector<StrictCase> cases = {
+      {{"simulate", "--stages", ""}, "command line: --stages: empty value"},
+      {{"simulate", "--t-forward", ""}, "command line: --t-forward: empty value"},
+      {{"simulate", "--t-forward", "1e308"}, "--t-forward: must be in (0, 1000000000]"},
+      {{"simulate", "--schedule", "1f1b", "--pipelines", "4"},
+       "--pipelines: does not apply to schedule 1f1b (only to chimera"},
+      {{"simulate", "--schedule", "gpipe", "--chunks", "2"},
+       "--chunks: does not apply to schedule gpipe"},
+      {{"simulate", "--schedule", "1f1b", "--strategy", "doubling"},
+       "--strategy: does not apply to schedule 1f1b"},
+      {{"simulate", "-B", "2"}, "--micro-batch-size: applies only in real-cost mode"},
+      {{"simulate", "--model", "gpt2-1.3b", "--hardware", "p100-daint", "--t-forward", "2"},
+       "--t-forward: applies only in unit-cost mode"},
+      {{"simulate", "--stages", "0x10"}, "--stages: expected an integer"},
+      {{"sweep", "--jobs", "0x10"}, "--jobs: expected an integer"},
+      {{"sweep", "--jobs", "4096"}, "--jobs: must be in [0, 256]"},
+      {{"search", "--model", "gpt2-1.3b", "--hardware", "p100-daint", "-P", "8", "--mini-batch",
+        "8", "--recompute", "bogus"},
+       "--recompute: must be one of"},
+      {{"search", "--model", "gpt2-1.3b", "--hardware", "p100-daint", "-P", "8", "--mini-batch",
+        "8", "--schedules", ""},
+       "--schedules: empty value"},
+      {{"sweep", "--file", "/tmp"}, "/tmp: file: is a directory"},
+      {{"frobnicate"}, "command line: 'frobnicate': unknown command (known: simulate"},
+  };
+  for (const auto& c : cases) {
+    const CliResult r = invoke(c.args);
+    EXPECT_EQ(r.code, 2) << c.args[0] << " " << c.expect << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliStrict, MinusZeroIsPrintedAsZero) {
+  const CliResult r = invoke({"simulate", "--t-comm", "-0", "--format", "csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.find("-0"), std::string::npos) << r.out;
+}
+
+TEST(CliStrict, SweepRowForAScheduleThatDoesNotTakeAGivenOptionIsInvalid) {
+  const CliResult r =
+      invoke({"sweep", "--schedule", "chimera,1f1b", "--pipelines", "2", "--jobs", "1"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("invalid: command line: --pipelines: does not apply to schedule 1f1b"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(",ok"), std::string::npos) << r.out;  // the chimera row ran
+}
+
 }  // namespace
 }  // namespace pipesim::cli

@@ -144,7 +144,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadArgs{{"sweep", "--stages", "2.5:4"},
                 "command line: --stages: expected an integer in [1, 4096], got '2.5'"},
         BadArgs{{"sweep", "--t-forward", "1,-1"},
-                "command line: --t-forward: must be in (0, inf], got -1"}));
+                "command line: --t-forward: must be in (0, 1000000000], got -1"}));
 
 }  // namespace
 }  // namespace pipesim::cli

@@ -1,5 +1,6 @@
 #pragma once
-// Where a command's main output goes: stdout, or a file written atomically.
+// Where a command's main output goes: stdout, or a file written atomically. A write error on
+// either is an error (one line, non-zero exit), never a silent success.
 
 #include <string>
 #include <string_view>
@@ -7,6 +8,11 @@
 namespace pipesim::cli {
 
 //! Prints `content` to stdout when `path` is empty or "-", else writes the file atomically.
+//! Throws core::ConfigError when stdout refuses the bytes (/dev/full, a closed descriptor).
 void emit(const std::string& path, std::string_view content);
+
+//! Flushes and closes stdout at exit: "" when everything written reached it, else the reason
+//! (errno text). A stdout that was closed before the run and never written to is not an error.
+std::string close_stdout();
 
 }  // namespace pipesim::cli

@@ -1,6 +1,13 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <new>
 #include <string>
+#include <system_error>
+#include <utility>
 
 #include "commands.hpp"
 #include "flags.hpp"
@@ -28,19 +35,51 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const Action search = add_search_command(app);
   actions[app.get_subcommand("search")] = search;
   actions[app.get_subcommand("calibrate")] = add_calibrate_command(app);
+  const auto fail = [&err](int code, const std::string& message) {
+    err << "pipesim: error: " << message << "\n";
+    return code;
+  };
+  // The first word that is not a flag is the command (the app's own flags take no values):
+  // name it when it is unknown, instead of CLI11's "A subcommand is required".
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with("-")) continue;
+    const std::function<bool(const CLI::App*)> all = [](const CLI::App*) { return true; };
+    const auto commands = std::as_const(app).get_subcommands(all);
+    if (std::none_of(commands.begin(), commands.end(),
+                     [&](const CLI::App* sub) { return sub->get_name() == word; })) {
+      std::string known;
+      for (const CLI::App* sub : commands)
+        known += (known.empty() ? "" : ", ") + sub->get_name();
+      return fail(2, fmt::format("command line: '{}': unknown command (known: {})", word, known));
+    }
+    break;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help, --version
-    err << "pipesim: error: " << e.what() << "\n";
-    return 2;
+    return fail(2, fmt::format("command line: {}", e.what()));
+  } catch (const std::exception& e) {
+    return fail(1, fmt::format("unexpected error while reading the command line: {}", e.what()));
   }
+  // One top-level handler: whatever a command throws ends as one line and a documented exit
+  // status (README, "Errors, exit codes and outputs"), never as std::terminate's abort.
   try {
     for (const CLI::App* sub : app.get_subcommands())
       return actions.at(sub)();
   } catch (const core::ConfigError& e) {
-    err << "pipesim: error: " << describe_error(e) << "\n";
-    return 2;
+    return fail(2, describe_error(e));
+  } catch (const std::bad_alloc&) {
+    return fail(4,
+                "out of memory: the run needs more memory than this machine allows; "
+                "use fewer stages, micro-batches or jobs");
+  } catch (const std::system_error& e) {
+    return fail(1, fmt::format("system error: {} ({})", e.what(), e.code().message()));
+  } catch (const std::exception& e) {
+    return fail(1, fmt::format("unexpected error (a bug; please report this line): {}", e.what()));
+  } catch (...) {
+    return fail(1, "unexpected error of unknown type (a bug; please report this line)");
   }
   return 2;
 }

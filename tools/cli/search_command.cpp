@@ -18,6 +18,7 @@
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/schedules/registry.hpp"
 #include "progress_bar.hpp"
+#include "sweep_options.hpp"
 
 namespace pipesim::cli {
 namespace {
@@ -36,7 +37,9 @@ Action add_search_command(CLI::App& app) {
     explore::SearchRequest request;
     std::string schedules;
     std::string recompute = "none,selective,full";
-    int jobs = 0;
+    std::string gpus, mini_batch;  // parsed with the one number syntax of every option
+    std::string jobs = "0";
+    const CLI::Option* schedules_flag = nullptr;
     std::string output;
     bool all = false;
   };
@@ -50,17 +53,16 @@ Action add_search_command(CLI::App& app) {
       ->required();
   cmd->add_option("--hardware", o->request.hardware, "Hardware profile name or YAML path")
       ->required();
-  cmd->add_option("--gpus,-P", o->request.gpus, "GPUs P = D·W")
-      ->required()
-      ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--mini-batch", o->request.mini_batch, "Mini-batch B̂ = B·N·W samples")
-      ->required()
-      ->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--schedules", o->schedules, "Comma list of schedules (default: all)");
+  cmd->add_option("--gpus,-P", o->gpus, "GPUs P = D·W, 1..1048576")->required();
+  cmd->add_option("--mini-batch", o->mini_batch, "Mini-batch B̂ = B·N·W samples, 1..16777216")
+      ->required();
+  o->schedules_flag =
+      cmd->add_option("--schedules", o->schedules, "Comma list of schedules (default: all)");
   cmd->add_option("--recompute", o->recompute, "Comma list of recomputation modes to try")
       ->capture_default_str();
-  cmd->add_option("--jobs,-j", o->jobs, "Parallel simulations (0 = one per hardware thread)")
-      ->check(CLI::Range(0, 4096))
+  cmd->add_option("--jobs,-j", o->jobs,
+                  fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)",
+                              explore::kMaxJobs))
       ->capture_default_str();
   cmd->add_option("--output,-o", o->output,
                   "Write the winners (with --all: every configuration) as CSV, atomically");
@@ -75,6 +77,14 @@ Action add_search_command(CLI::App& app) {
       }
     }
     explore::SearchRequest request = o->request;
+    request.gpus = scenario::parse_int("gpus", o->gpus, 1, 1 << 20);
+    request.mini_batch = scenario::parse_int("mini_batch", o->mini_batch, 1, 1 << 24);
+    const int jobs = parse_jobs(o->jobs);
+    if (o->schedules_flag->count() > 0 && o->schedules.empty()) {
+      throw scenario::OptionError("schedules",
+                                  "empty value (leave it out to search every "
+                                  "schedule)");
+    }
     if (o->schedules.empty()) {
       for (const auto& entry : schedules::all_schedules()) {
         request.schedules.emplace_back(entry.name);
@@ -90,8 +100,13 @@ Action add_search_command(CLI::App& app) {
     }
     if (has_option("recompute")) {
       request.recompute = explore::expand_values("command line", "--recompute", o->recompute);
+      // Checked up front by the recompute option's own parser: a bad mode is an error, not a
+      // search where every candidate is invalid.
+      for (const auto& mode : request.recompute) {
+        scenario::Scenario scratch;
+        scenario::apply_given(*scenario::find_option("recompute"), scratch, mode);
+      }
     }
-    const int jobs = o->jobs > 0 ? o->jobs : explore::default_jobs();
     explore::SpecCache specs;
     std::optional<ProgressBar> bar;  // drawn once the candidate count is known
     const std::vector<SweepRow> rows =

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -26,15 +27,16 @@ Action add_simulate_command(CLI::App& app) {
     struct Files {
       std::string schedule_file, export_csv, timeline, trace;
     } files;
-    std::map<std::string, std::string> values;  //!< flag → text as given
+    std::map<std::string, std::string> values;        //!< option → text as given
+    std::map<std::string, const CLI::Option*> flags;  //!< option → its flag, to see if given
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one schedule and report its metrics");
   // Options are kept as text and parsed by scenario::options(), so every bad value gets the
   // same one-line message naming the flag and the allowed range.
   for (const scenario::Option& option : scenario::options()) {
-    cmd->add_option(cli_names(option), o->values[option.name], option.help)
-        ->default_str(option.default_value);
+    o->flags[option.name] = cmd->add_option(cli_names(option), o->values[option.name], option.help)
+                                ->default_str(option.default_value);
   }
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "csv"}))
@@ -53,13 +55,29 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", o->files.trace,
                   "Write Chrome trace events (JSON; opens in ui.perfetto.dev)");
   return [o] {
+    // Given options take their text (an empty one is an error), the others their default.
+    std::vector<std::string> given;
     for (const scenario::Option& option : scenario::options()) {
-      const auto given = o->values.find(option.name);
-      option.apply(o->spec, given != o->values.end() && !given->second.empty()
-                                ? given->second
-                                : option.default_value);
+      if (o->flags.at(option.name)->count() > 0) {
+        given.push_back(option.name);
+        scenario::apply_given(option, o->spec, o->values.at(option.name));
+      } else {
+        option.apply(o->spec, option.default_value);
+      }
     }
     const auto& files = o->files;
+    if (!files.schedule_file.empty()) {
+      // The file fixes the schedule: options that would shape a generated one are refused.
+      for (const char* shaping : {"schedule", "stages", "micro_batches", "pipelines", "chunks",
+                                  "strategy", "iterations"}) {
+        if (std::find(given.begin(), given.end(), shaping) != given.end()) {
+          throw scenario::OptionError(shaping,
+                                      "does not apply with --schedule-file (the file "
+                                      "fixes the schedule)");
+        }
+      }
+    }
+    scenario::require_applicable(o->spec, given);
     if (o->spec.memory_timeline && !o->spec.perf.enabled()) {
       throw core::ConfigError("command line", "--memory-timeline",
                               "needs real-cost mode (--model and --hardware)");

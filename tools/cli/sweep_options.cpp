@@ -1,37 +1,52 @@
 #include "sweep_options.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <iostream>
 
 #include "flags.hpp"
 #include "pipesim/explore/spec_cache.hpp"
 #include "pipesim/explore/sweep_runner.hpp"
 #include "pipesim/explore/thread_pool.hpp"
+#include "pipesim/scenario/options.hpp"
 #include "progress_bar.hpp"
 
 namespace pipesim::cli {
 
 void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
   for (const scenario::Option& option : scenario::options()) {
-    cmd.add_option(cli_names(option), args.values[option.name],
-                   option.help + "; a list a,b,c or a range a:b, a:b:+step, a:b:xfactor")
-        ->default_str(option.default_value);
+    args.flags[option.name] =
+        cmd.add_option(cli_names(option), args.values[option.name],
+                       option.help + "; a list a,b,c or a range a:b, a:b:+step, a:b:xfactor")
+            ->default_str(option.default_value);
   }
   cmd.add_option("--file,-f", args.file,
                  "YAML sweep file: option names (without --) to values, lists or ranges; "
                  "the command line wins over it");
-  cmd.add_option("--jobs,-j", args.jobs, "Parallel simulations (0 = one per hardware thread)")
-      ->check(CLI::Range(0, 4096))
+  cmd.add_option("--jobs,-j", args.jobs,
+                 fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)",
+                             explore::kMaxJobs))
       ->capture_default_str();
 }
 
 explore::SweepGrid make_grid(const SweepArgs& args) {
   explore::GivenSource source;
   source.field = flag_of;
-  return explore::make_grid(args.values, args.file, source);
+  explore::OptionTexts given;  // only the options on the command line, empty texts included
+  for (const auto& [name, flag] : args.flags) {
+    if (flag->count() > 0) given[name] = args.values.at(name);
+  }
+  return explore::make_grid(given, args.file, source);
+}
+
+int parse_jobs(const std::string& text) {
+  const int jobs = scenario::parse_int("jobs", text, 0, explore::kMaxJobs);
+  return jobs > 0 ? jobs : std::min(explore::default_jobs(), explore::kMaxJobs);
 }
 
 int job_count(const SweepArgs& args) {
-  return args.jobs > 0 ? args.jobs : explore::default_jobs();
+  return parse_jobs(args.jobs);
 }
 
 std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int jobs) {
@@ -39,8 +54,10 @@ std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int job
   ProgressBar bar(std::cerr, grid.size(), ProgressBar::stderr_is_terminal());
   return explore::evaluate_all(
       grid.size(),
-      [&](size_t i) { return explore::evaluate(grid.point(i), specs, describe_error); }, jobs,
-      [&](size_t done) { bar.update(done); });
+      [&](size_t i) {
+        return explore::evaluate(grid.point(i), specs, describe_error, grid.given());
+      },
+      jobs, [&](size_t done) { bar.update(done); });
 }
 
 }  // namespace pipesim::cli

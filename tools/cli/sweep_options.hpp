@@ -4,6 +4,7 @@
 // sweep file, and the number of jobs; and running the grid with a progress bar.
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,10 @@
 namespace pipesim::cli {
 
 struct SweepArgs {
-  explore::OptionTexts values;  //!< option name → list or range text as given
-  std::string file;             //!< YAML sweep file, "" for none
-  int jobs = 0;                 //!< 0 = one per hardware thread
+  explore::OptionTexts values;  //!< option name → list or range text (bound to the flags)
+  std::map<std::string, const CLI::Option*> flags;  //!< option name → its flag
+  std::string file;                                 //!< YAML sweep file, "" for none
+  std::string jobs = "0";                           //!< 0 = one per hardware thread
 };
 
 //! Registers every option (taking lists and ranges), --file and --jobs on `cmd`.
@@ -26,6 +28,9 @@ explore::SweepGrid make_grid(const SweepArgs& args);
 
 //! The job count to use: args.jobs, or the hardware concurrency when 0.
 int job_count(const SweepArgs& args);
+
+//! `--jobs` text → a job count in [1, explore::kMaxJobs] (0 = one per hardware thread).
+int parse_jobs(const std::string& text);
 
 //! Evaluates every point of the grid (model and hardware loaded once), with a progress bar
 //! on a terminal's stderr.

@@ -19,8 +19,10 @@ inline constexpr size_t kMaxSweepPoints = 10'000'000;
 
 class SweepGrid {
  public:
-  //! `values[i]` lists the values of run option i; every list is non-empty.
-  explicit SweepGrid(std::vector<std::vector<std::string>> values);
+  //! `values[i]` lists the values of run option i; every list is non-empty. `given` names the
+  //! options a user set explicitly (the others hold their default).
+  explicit SweepGrid(std::vector<std::vector<std::string>> values,
+                     std::vector<std::string> given = {});
 
   //! Number of configurations (the product of the list lengths).
   size_t size() const { return size_; }
@@ -28,9 +30,13 @@ class SweepGrid {
   scenario::Point point(size_t index) const;
   //! The values of each option, in options() order.
   const std::vector<std::vector<std::string>>& values() const { return values_; }
+  //! Options given explicitly: a point where one of them does not apply (pipelines for 1f1b,
+  //! t_forward in real-cost mode) is an invalid row, not a silently ignored value.
+  const std::vector<std::string>& given() const { return given_; }
 
  private:
   std::vector<std::vector<std::string>> values_;
+  std::vector<std::string> given_;
   size_t size_ = 1;
 };
 
@@ -46,7 +52,8 @@ struct GivenSource {
   };
 };
 
-//! Builds the grid from given values (`given`, option → text; empty text = not given) and an
+//! Builds the grid from given values (`given`, option → text; present = given, so an empty
+//! text is an error, not the default) and an
 //! optional sweep file (`file`, "" for none). Given values win over the file; options in
 //! neither take their default. Every value is checked by its option's parser, so a bad value
 //! fails here with one line naming the option (or file and key) — before anything runs.

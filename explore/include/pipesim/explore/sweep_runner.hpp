@@ -20,9 +20,11 @@ using DescribeError = std::function<std::string(const core::ConfigError&)>;
 //! Applies `point` through scenario::options(), shares model and hardware through `specs`,
 //! simulates it and extracts its row. A core::ConfigError (bad combination, invalid schedule)
 //! becomes status invalid with `describe(error)` as the reason; a run that does not fit in
-//! memory becomes oom.
+//! memory becomes oom. An option of `given` (set explicitly by the user) that does not apply to
+//! the point (scenario::require_applicable) makes it invalid too.
 scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
-                            const DescribeError& describe = {});
+                            const DescribeError& describe = {},
+                            const std::vector<std::string>& given = {});
 
 //! Calls make_row(i) for i in [0, n) on `jobs` threads and returns the rows by index.
 //! `on_progress(done)` (optional) is called from the calling thread now and then.

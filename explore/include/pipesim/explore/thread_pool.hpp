@@ -11,10 +11,15 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 namespace pipesim::explore {
+
+//! Most threads a sweep or search starts: more only adds stacks (8 MiB each), since every
+//! simulation is compute-bound.
+inline constexpr int kMaxJobs = 256;
 
 //! std::thread::hardware_concurrency(), at least 1.
 inline int default_jobs() {
@@ -24,7 +29,9 @@ inline int default_jobs() {
 //! Calls body(i) once for each i in [0, n) on min(jobs, n) threads and returns when all are
 //! done. `on_progress(done)` (optional) is called from the calling thread a few times a second
 //! and once at the end. The first exception a body throws stops the remaining work and is
-//! rethrown here after every thread has joined.
+//! rethrown here after every thread has joined. When the system refuses to create a thread
+//! (std::system_error: a memory or process limit), the work runs on the threads that were
+//! created, or on the calling thread when none was: fewer threads, same results.
 inline void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& body,
                          const std::function<void(size_t)>& on_progress = {}) {
   std::atomic<size_t> next{0};
@@ -52,12 +59,16 @@ inline void parallel_for(size_t n, int jobs, const std::function<void(size_t)>& 
     const std::lock_guard lock(mutex);
     finished.notify_all();
   };
-  const size_t threads = std::min(n, static_cast<size_t>(std::max(1, jobs)));
+  const size_t threads = std::min(n, static_cast<size_t>(std::clamp(jobs, 1, kMaxJobs)));
   {
     std::vector<std::jthread> pool;
     pool.reserve(threads);
-    for (size_t t = 0; t < threads; ++t)
-      pool.emplace_back(worker);
+    try {
+      for (size_t t = 0; t < threads; ++t)
+        pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      if (pool.empty()) worker();  // no thread at all: do the work here
+    }
     if (on_progress) {
       std::unique_lock lock(mutex);
       while (done.load() < n && !stop.load()) {

@@ -53,7 +53,24 @@ std::string option_text(const Scenario& s, std::string_view name);
 //! option_text() of every option, in options() order.
 std::vector<std::string> option_texts(const Scenario& s);
 
-//! Parsers shared by the options; each throws OptionError(option, ...).
+//! Applies a value a user gave (command line, sweep file): an empty text is an error, never
+//! the default (a default is taken only when the option is not given at all).
+void apply_given(const Option& option, Scenario& s, const std::string& text);
+
+//! Whether option `name` has any effect on `s`: schedule options (pipelines, chunks, strategy,
+//! iterations) only for schedules that accept them (schedules::accepts), unit costs (t_*) only
+//! in unit-cost mode, the real-cost options (micro_batch_size ... bytes_per_param) only in
+//! real-cost mode. schedule, stages, micro_batches, model and hardware always apply.
+bool applies(const Scenario& s, std::string_view name);
+
+//! Throws OptionError naming the first of `given` (option names a user set explicitly) that
+//! does not apply to `s`, and why: "does not apply to schedule 1f1b (only chimera)".
+void require_applicable(const Scenario& s, const std::vector<std::string>& given);
+
+//! Number syntax, the same for every option: integers are decimal digits with an optional
+//! leading '-' (no '+', hex, exponent or spaces); reals are decimal with an optional fraction
+//! and exponent (1e-3), finite. -0 is read as 0. Parsers throw OptionError(option, ...) naming
+//! the allowed range.
 int parse_int(const std::string& option, const std::string& text, long lo, long hi);
 double parse_double(const std::string& option, const std::string& text, double lo, double hi,
                     bool lo_inclusive = true);
