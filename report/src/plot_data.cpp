@@ -311,8 +311,10 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
   }
   // Identical series are drawn once, named together, so none hides under another.
   std::vector<Series> shown;
-  std::vector<size_t> shown_of(series.size());
+  // A series with no point at all (every row oom or invalid) has no line; its marks remain.
+  std::vector<size_t> shown_of(series.size(), kNone);
   for (size_t i = 0; i < series.size(); ++i) {
+    if (series[i].points.empty()) continue;
     size_t j = 0;
     for (; j < shown.size(); ++j) {
       const auto& a = shown[j].points;
@@ -365,14 +367,15 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
     for (const Missing& m : marks) {
       if (m.why != reasons[ri]) continue;
       ++count;
-      const size_t si = shown_of[m.series];
+      const size_t si = shown_of[m.series] == kNone ? 0 : shown_of[m.series];
       const double x =
           x_numeric
               ? *parse_number(m.x_text)
               : static_cast<double>(std::find(categories.begin(), categories.end(), m.x_text) -
                                     categories.begin());
-      fig.data += fmt::format("{} {} {}\n", x_of(si, x), 0.03 + 0.025 * static_cast<double>(si % 6),
-                              gnuplot_string(m.x_text));
+      fig.data +=
+          fmt::format("{} {} {}\n", x_of(si, x), 0.03 + 0.025 * static_cast<double>(m.series % 6),
+                      gnuplot_string(m.x_text));
     }
     fig.data += "\n\n";
     const std::string what = reasons[ri] == "oom" ? "out of memory" : reasons[ri];
