@@ -190,7 +190,8 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
 
   // Inputs other than x and the group: constant ones go into the caption; varied ones either
   // split the series (no reduction) or are what the reduction picks the best of.
-  // Inputs that mean nothing in unit-cost mode, and 0 ("not set"), are left out.
+  // Inputs that mean nothing in the run's mode (real-cost options in unit-cost mode, slot
+  // costs in real-cost mode), and 0 ("not set"), are left out.
   static constexpr std::array<std::string_view, 8> kRealCostOnly{
       "micro_batch_size", "data_parallel", "recompute",   "partition",
       "placement",        "grad_sync",     "overlap_p2p", "bytes_per_param"};
@@ -211,7 +212,8 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
       hardware = first;
     } else if (!first.empty() && first != "0" &&
                !(unit_cost && std::find(kRealCostOnly.begin(), kRealCostOnly.end(), name) !=
-                                  kRealCostOnly.end())) {
+                                  kRealCostOnly.end()) &&
+               !(!unit_cost && name.rfind("t_", 0) == 0)) {
       fixed.push_back(fmt::format("{}={}", name, first));
     }
   }
@@ -387,7 +389,7 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
         ri == 0   ? 2
         : ri == 1 ? 1
                   : 3,
-        ri == 0 ? "#cc3311" : "#555555", gnuplot_string(what + " (not drawn)"));
+        reasons[ri] == "oom" ? "#cc3311" : "#555555", gnuplot_string(what + " (not drawn)"));
   }
 
   bool log_x = x_numeric;

@@ -3,7 +3,7 @@ if (!exists("outfile")) outfile = "gpt2-1.3b.throughput.svg"
 datafile = "gpt2-1.3b.throughput.dat"
 set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,12' background rgb 'white'
 set output outfile
-set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; t_forward=1; t_backward=2; partition=uniform; placement=pipeline-major\ngrad_sync=eager; overlap_p2p=on; bytes_per_param=16\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute per point\nnot drawn: 54 pruned, 1 out of memory, 13 invalid (x at the bottom)"
+set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; partition=uniform; placement=pipeline-major; grad_sync=eager\noverlap_p2p=on; bytes_per_param=16\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute per point\nnot drawn: 54 pruned, 1 out of memory, 13 invalid (x at the bottom)"
 set xlabel "pipeline depth D (stages)"
 set ylabel "throughput (samples/s)"
 set logscale x 2
@@ -27,6 +27,6 @@ plot datafile index 0 using 1:2 with linespoints ls 1 title "gpipe", \
      datafile index 5 using 1:2 with linespoints ls 6 title "interleaved", \
      datafile index 6 using 1:2 with linespoints ls 7 title "zb-h1 = zb-h2", \
      datafile index 7 using 1:2 with linespoints ls 8 title "zb-v", \
-     datafile index 8 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#cc3311' title "pruned (not drawn)", \
-     datafile index 9 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "out of memory (not drawn)", \
+     datafile index 8 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "pruned (not drawn)", \
+     datafile index 9 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#cc3311' title "out of memory (not drawn)", \
      datafile index 10 using 1:2 axes x1y2 with points pointtype 3 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "invalid (not drawn)"

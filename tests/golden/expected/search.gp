@@ -3,7 +3,7 @@ if (!exists("outfile")) outfile = "search.svg"
 datafile = "search.dat"
 set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,12' background rgb 'white'
 set output outfile
-set title "golden\ngpt2-1.3b on p100-daint; t_forward=1; t_backward=2; partition=uniform; placement=pipeline-major\ngrad_sync=eager; overlap_p2p=on; bytes_per_param=16\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute per point\nnot drawn: 5 pruned (x at the bottom)"
+set title "golden\ngpt2-1.3b on p100-daint; partition=uniform; placement=pipeline-major; grad_sync=eager\noverlap_p2p=on; bytes_per_param=16\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute per point\nnot drawn: 5 pruned (x at the bottom)"
 set xlabel "pipeline depth D (stages)"
 set ylabel "throughput (samples/s)"
 set grid
@@ -18,4 +18,4 @@ plot datafile index 0 using 1:2 with linespoints ls 1 title "1f1b", \
      datafile index 1 using 1:2 with linespoints ls 2 title "chimera", \
      datafile index 2 using 1:2 with linespoints ls 3 title "interleaved", \
      datafile index 3 using 1:2 with linespoints ls 4 title "zb-v", \
-     datafile index 4 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#cc3311' title "pruned (not drawn)"
+     datafile index 4 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "pruned (not drawn)"
