@@ -17,6 +17,6 @@ for schedule in 1f1b chimera; do
   "$bin" simulate --model gpt2-1.3b --hardware p100-daint --schedule "$schedule" -D 8 -N 8 \
     -B 1 -W 1 --memory-timeline --format json -o "$out/$name.json" --trace "$out/$name.trace.json"
   "$bin" plot "$out/$name.json" --kind memory \
-    --title "gpt2-1.3b, $schedule, D=8 N=8 B=1, p100-daint: memory per worker over time" \
+    --title "memory per worker over time" \
     -o "$out/$name.png"
 done

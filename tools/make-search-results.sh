@@ -23,5 +23,5 @@ search() {  # name, then search arguments
 search gpt3-175b --model gpt3-175b --hardware a100-dgx --gpus 1024 --mini-batch 1536
 search gpt2-1.3b --model gpt2-1.3b --hardware p100-daint --gpus 512 --mini-batch 512
 "$bin" plot "$out/gpt2-1.3b.all.csv" --x stages --y throughput --group schedule --reduce max \
-  --title "gpt2-1.3b, 512 x P100 (Piz Daint), mini-batch 512: best throughput per depth D" \
+  --title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512" \
   -o "$out/gpt2-1.3b.throughput.svg"

@@ -3,14 +3,21 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <map>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/scenario/row.hpp"
 
 namespace pipesim::report {
 namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr size_t kNone = static_cast<size_t>(-1);
 
 std::optional<double> parse_number(const std::string& s) {
   double v = 0;
@@ -25,10 +32,136 @@ std::string label(const std::string& column) {
   return out;
 }
 
+// How a column is drawn on an axis: its words with the unit, and the factor from the CSV's
+// unit to the axis's (bytes are drawn in GiB). Unit-cost times are slots, not seconds.
+struct Axis {
+  std::string text;
+  double scale = 1.0;
+};
+
+Axis axis_of(const std::string& column, bool unit_cost) {
+  const std::string time_unit = unit_cost ? "slots" : "s";
+  static const std::map<std::string, std::string> kWords{
+      {"stages", "pipeline depth D (stages)"},
+      {"micro_batches", "micro-batches per iteration N"},
+      {"micro_batch_size", "micro-batch size B (samples)"},
+      {"data_parallel", "data-parallel width W (pipeline replicas)"},
+      {"pipelines", "pipelines"},
+      {"chunks", "model chunks per worker"},
+      {"iterations", "iterations"},
+      {"workers", "GPUs per pipeline replica"},
+      {"gpus", "GPUs"},
+      {"mini_batch", "mini-batch (samples)"},
+      {"throughput", "throughput (samples/s)"},
+      {"tokens_per_second", "throughput (tokens/s)"},
+      {"mfu", "model FLOPs utilisation (fraction of peak)"},
+      {"bubble_ratio", "bubble ratio (fraction of worker time)"},
+      {"exposed_comm_ratio", "exposed communication (fraction of iteration)"},
+      {"memory_headroom", "memory headroom (fraction of GPU memory)"},
+      {"peak_activations_max", "peak activations, fullest worker (micro-batch-stage units)"},
+      {"peak_activations_min", "peak activations, emptiest worker (micro-batch-stage units)"},
+      {"peak_activations", "peak activations (micro-batch-stage units)"},
+  };
+  if (const auto it = kWords.find(column); it != kWords.end()) return {it->second, 1.0};
+  if (column == "iteration_time" || column == "span" || column == "total_time" ||
+      column.rfind("t_", 0) == 0) {
+    return {fmt::format("{} ({})", label(column), time_unit), 1.0};
+  }
+  if (column == "peak_memory_max") return {"peak memory, fullest worker (GiB)", 1.0 / kGiB};
+  if (column == "peak_memory_min") return {"peak memory, emptiest worker (GiB)", 1.0 / kGiB};
+  // Columns named with their unit (`_s`, `_bytes`, `_gib`, `_percent`).
+  auto ends_with = [&](std::string_view suffix) {
+    return column.size() > suffix.size() &&
+           column.compare(column.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  auto stem = [&](size_t n) { return label(column.substr(0, column.size() - n)); };
+  if (ends_with("_bytes")) return {stem(6) + " (GiB)", 1.0 / kGiB};
+  if (ends_with("_gib")) return {stem(4) + " (GiB)", 1.0};
+  if (ends_with("_percent") || ends_with("_pct")) return {stem(ends_with("_pct") ? 4 : 8) + " (%)"};
+  if (ends_with("_s")) return {fmt::format("{} ({})", stem(2), time_unit), 1.0};
+  return {label(column), 1.0};
+}
+
+// Lines of at most `width` characters from words separated by `sep`.
+std::string wrap(const std::vector<std::string>& words, const std::string& sep, size_t width) {
+  std::string out, line;
+  for (const std::string& w : words) {
+    if (!line.empty() && line.size() + sep.size() + w.size() > width) {
+      out += (out.empty() ? "" : "\n") + line;
+      line.clear();
+    }
+    line += (line.empty() ? "" : sep) + w;
+  }
+  if (!line.empty()) out += (out.empty() ? "" : "\n") + line;
+  return out;
+}
+
+// Paul Tol's bright scheme (colour-blind safe) then black: one colour, dash pattern and point
+// type per series, so series stay apart in colour, in grey print and where they overlap.
+constexpr std::array<const char*, 8> kColours{"#4477aa", "#ee6677", "#228833", "#ccbb44",
+                                              "#66ccee", "#aa3377", "#bbbbbb", "#000000"};
+constexpr std::array<int, 10> kPointTypes{7, 5, 9, 11, 13, 4, 6, 8, 10, 12};
+
+std::string series_style(size_t i) {
+  return fmt::format(
+      "set style line {} linecolor rgb '{}' dashtype {} linewidth 2 pointtype {} pointsize {}\n",
+      i + 1, kColours[i % kColours.size()], i % 5 + 1, kPointTypes[i % kPointTypes.size()],
+      1.4 - 0.05 * static_cast<double>(i % 6));
+}
+
+// "chimera, D=8 N=8 B=1 W=1, gpt2-1.3b on p100-daint" from a simulate JSON.
+std::string run_caption(const nlohmann::json& run) {
+  std::vector<std::string> parts;
+  const std::string schedule = run.value("schedule", std::string());
+  if (!schedule.empty()) parts.push_back(schedule);
+  std::string shape;
+  for (const auto& [key, letter] :
+       {std::pair{"stages", "D"}, std::pair{"micro_batches", "N"},
+        std::pair{"micro_batch_size", "B"}, std::pair{"data_parallel", "W"}}) {
+    if (run.contains(key) && run.at(key).is_number_integer()) {
+      shape += fmt::format("{}{}={}", shape.empty() ? "" : " ", letter, run.at(key).get<long>());
+    }
+  }
+  if (!shape.empty()) parts.push_back(shape);
+  const std::string model = run.value("model", std::string());
+  const std::string hw = run.value("hardware", std::string());
+  if (!model.empty()) parts.push_back(hw.empty() ? model : model + " on " + hw);
+  if (model.empty() && run.value("mode", std::string()) != "real-cost") {
+    parts.push_back("unit-cost mode");
+  }
+  std::string out;
+  for (const auto& p : parts)
+    out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+std::string title_line(const std::string& title, const std::string& fallback,
+                       const std::string& caption) {
+  const std::string head = title.empty() ? fallback : title;
+  return fmt::format("set title {}\n",
+                     gnuplot_string(caption.empty() ? head : head + "\n" + caption));
+}
+
+// The GPU's memory as a dashed line (GiB) when the run names it, with the y range above it.
+std::string gpu_memory_line(const nlohmann::json& run, GnuplotFigure& fig) {
+  if (!run.contains("memory_capacity") || !run.at("memory_capacity").is_number()) return {};
+  const double capacity = run.at("memory_capacity").get<double>() / kGiB;
+  fig.body += fmt::format("set yrange [0:{}]\n", capacity * 1.15);
+  return fmt::format(
+      ", \\\n     {} with lines linewidth 2 dashtype 2 linecolor rgb '#cc3311' "
+      "title \"GPU memory\"",
+      capacity);
+}
+
 struct Point2 {
   double x;
   double y;
   std::string x_text;
+};
+
+struct Series {
+  std::string name;
+  std::vector<Point2> points;
 };
 
 }  // namespace
@@ -36,102 +169,287 @@ struct Point2 {
 GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const LinePlotSpec& spec) {
   const size_t xc = table.column(source, spec.x);
   const size_t yc = table.column(source, spec.y);
-  constexpr size_t kNone = static_cast<size_t>(-1);
   const size_t gc = spec.group.empty() ? kNone : table.column(source, spec.group);
-  const bool grouped = gc != kNone;
-  size_t status = kNone;
-  for (size_t i = 0; i < table.header.size(); ++i) {
-    if (table.header[i] == "status") status = i;
-  }
+  auto find = [&](const std::string& name) {
+    const auto it = std::find(table.header.begin(), table.header.end(), name);
+    return it == table.header.end() ? kNone : static_cast<size_t>(it - table.header.begin());
+  };
+  const size_t status = find("status");
   if (spec.reduce != "none" && spec.reduce != "min" && spec.reduce != "max") {
     throw core::ConfigError("command line", "--reduce",
                             fmt::format("must be one of none|min|max, got '{}'", spec.reduce));
   }
-  // Rows to draw, and whether x is numeric.
-  std::vector<const std::vector<std::string>*> rows;
-  bool x_numeric = true;
-  for (size_t r = 0; r < table.rows.size(); ++r) {
-    const auto& row = table.rows[r];
-    if (status != kNone && row[status] != "ok") continue;
-    if (row[yc].empty()) continue;
-    if (!parse_number(row[yc])) {
-      throw core::ConfigError(source, spec.y,
-                              fmt::format("row {}: '{}' is not a number", r + 2, row[yc]));
-    }
-    x_numeric = x_numeric && parse_number(row[xc]).has_value();
-    rows.push_back(&row);
+  // Real-cost rows name a model; unit-cost times are slots.
+  const size_t model_c = find("model");
+  bool unit_cost = true;
+  for (const auto& row : table.rows) {
+    if (model_c != kNone && !row[model_c].empty()) unit_cost = false;
   }
-  if (rows.empty()) {
-    throw core::ConfigError(source, spec.y, "no row with status ok and a value to plot");
+  const Axis x_axis = axis_of(spec.x, unit_cost);
+  const Axis y_axis = axis_of(spec.y, unit_cost);
+
+  // Inputs other than x and the group: constant ones go into the caption; varied ones either
+  // split the series (no reduction) or are what the reduction picks the best of.
+  // Inputs that mean nothing in the run's mode (real-cost options in unit-cost mode, slot
+  // costs in real-cost mode), and 0 ("not set"), are left out.
+  static constexpr std::array<std::string_view, 8> kRealCostOnly{
+      "micro_batch_size", "data_parallel", "recompute",   "partition",
+      "placement",        "grad_sync",     "overlap_p2p", "bytes_per_param"};
+  std::vector<std::string> fixed;
+  std::vector<size_t> varied;
+  std::string model, hardware;
+  for (const std::string& name : scenario::input_columns()) {
+    const size_t c = find(name);
+    if (c == kNone || c == xc || c == gc || table.rows.empty()) continue;
+    const std::string& first = table.rows.front()[c];
+    const bool constant = std::all_of(table.rows.begin(), table.rows.end(),
+                                      [&](const auto& row) { return row[c] == first; });
+    if (!constant) {
+      varied.push_back(c);
+    } else if (name == "model") {
+      model = first;
+    } else if (name == "hardware") {
+      hardware = first;
+    } else if (!first.empty() && first != "0" &&
+               !(unit_cost && std::find(kRealCostOnly.begin(), kRealCostOnly.end(), name) !=
+                                  kRealCostOnly.end()) &&
+               !(!unit_cost && name.rfind("t_", 0) == 0)) {
+      fixed.push_back(fmt::format("{}={}", name, first));
+    }
+  }
+  const bool split = spec.reduce == "none";
+  auto series_of = [&](const std::vector<std::string>& row) {
+    std::string name = gc == kNone ? std::string() : row[gc];
+    if (split) {
+      for (size_t c : varied) {
+        name += fmt::format("{}{}={}", name.empty() ? "" : ", ", table.header[c], row[c]);
+      }
+    }
+    return name.empty() ? label(spec.y) : name;
+  };
+
+  // Points to draw, and the (series, x) cells whose rows could not be drawn, by status.
+  bool x_numeric = true;
+  for (const auto& row : table.rows) {
+    x_numeric = x_numeric && parse_number(row[xc]).has_value();
   }
   std::vector<std::string> categories;  // x values in order of appearance
-  std::vector<std::string> groups;      // group values in order of appearance
-  std::map<std::string, std::vector<Point2>> by_group;
-  for (const auto* row : rows) {
-    const std::string& xt = (*row)[xc];
+  std::vector<Series> series;
+  auto series_index = [&](const std::string& name) {
+    for (size_t i = 0; i < series.size(); ++i)
+      if (series[i].name == name) return i;
+    series.push_back({name, {}});
+    return series.size() - 1;
+  };
+  struct Missing {
+    size_t series;
+    std::string x_text;
+    std::string why;  // oom, invalid, pruned or another status
+  };
+  std::vector<Missing> missing;
+  size_t drawn = 0;
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    const auto& row = table.rows[r];
+    const std::string& xt = row[xc];
     if (std::find(categories.begin(), categories.end(), xt) == categories.end()) {
       categories.push_back(xt);
     }
-    const std::string g = grouped ? (*row)[gc] : spec.y;
-    if (std::find(groups.begin(), groups.end(), g) == groups.end()) groups.push_back(g);
+    const size_t si = series_index(series_of(row));
+    const bool ok = status == kNone || row[status] == "ok";
+    if (!ok || row[yc].empty()) {
+      std::string why = status == kNone || ok ? "no value" : row[status];
+      why = why.substr(0, why.find(':'));
+      missing.push_back({si, xt, why});
+      continue;
+    }
+    const auto y = parse_number(row[yc]);
+    if (!y) {
+      throw core::ConfigError(source, spec.y,
+                              fmt::format("row {}: '{}' is not a number", r + 2, row[yc]));
+    }
     const double x = x_numeric
                          ? *parse_number(xt)
                          : static_cast<double>(std::find(categories.begin(), categories.end(), xt) -
                                                categories.begin());
-    by_group[g].push_back({x, *parse_number((*row)[yc]), xt});
+    series[si].points.push_back({x, *y * y_axis.scale, xt});
+    ++drawn;
   }
+  if (drawn == 0) {
+    throw core::ConfigError(source, spec.y, "no row with status ok and a value to plot");
+  }
+  constexpr size_t kMaxSeries = 24;
+  if (series.size() > kMaxSeries) {
+    throw core::ConfigError(
+        source, spec.x,
+        fmt::format("{} lines to draw (other columns vary too); choose a group or reduce to the "
+                    "best row per point (min or max)",
+                    series.size()));
+  }
+  for (Series& s : series) {
+    std::stable_sort(s.points.begin(), s.points.end(),
+                     [](const Point2& a, const Point2& b) { return a.x < b.x; });
+    if (split) continue;
+    std::vector<Point2> kept;
+    for (const Point2& p : s.points) {
+      if (!kept.empty() && kept.back().x == p.x) {
+        const bool better = spec.reduce == "max" ? p.y > kept.back().y : p.y < kept.back().y;
+        if (better) kept.back() = p;
+      } else {
+        kept.push_back(p);
+      }
+    }
+    s.points = std::move(kept);
+  }
+  // A cell is missing only when its series has no point there at all.
+  std::vector<Missing> marks;
+  for (const Missing& m : missing) {
+    const auto& pts = series[m.series].points;
+    const bool has =
+        std::any_of(pts.begin(), pts.end(), [&](const Point2& p) { return p.x_text == m.x_text; });
+    const bool seen = std::any_of(marks.begin(), marks.end(), [&](const Missing& k) {
+      return k.series == m.series && k.x_text == m.x_text;
+    });
+    if (!has && !seen) marks.push_back(m);
+  }
+  // Identical series are drawn once, named together, so none hides under another.
+  std::vector<Series> shown;
+  // A series with no point at all (every row oom or invalid) has no line; its marks remain.
+  std::vector<size_t> shown_of(series.size(), kNone);
+  for (size_t i = 0; i < series.size(); ++i) {
+    if (series[i].points.empty()) continue;
+    size_t j = 0;
+    for (; j < shown.size(); ++j) {
+      const auto& a = shown[j].points;
+      const auto& b = series[i].points;
+      const bool same = !a.empty() && a.size() == b.size() &&
+                        std::equal(a.begin(), a.end(), b.begin(), [](const auto& p, const auto& q) {
+                          return p.x == q.x && p.y == q.y;
+                        });
+      if (same) break;
+    }
+    if (j == shown.size()) {
+      shown.push_back(series[i]);
+    } else {
+      shown[j].name += " = " + series[i].name;
+    }
+    shown_of[i] = j;
+  }
+
   GnuplotFigure fig;
   std::string plots;
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    auto& points = by_group[groups[gi]];
-    std::stable_sort(points.begin(), points.end(),
-                     [](const Point2& a, const Point2& b) { return a.x < b.x; });
-    if (spec.reduce != "none") {
-      std::vector<Point2> kept;
-      for (const Point2& p : points) {
-        if (!kept.empty() && kept.back().x == p.x) {
-          const bool better = spec.reduce == "max" ? p.y > kept.back().y : p.y < kept.back().y;
-          if (better) kept.back() = p;
-        } else {
-          kept.push_back(p);
-        }
-      }
-      points = std::move(kept);
-    }
-    fig.data += fmt::format("# {} = {}\n", grouped ? spec.group : "series", groups[gi]);
-    for (const Point2& p : points) {
-      fig.data += fmt::format("{} {} {}\n", p.x, p.y, gnuplot_string(p.x_text));
+  const bool bars = !x_numeric;
+  const double width = 0.8 / static_cast<double>(shown.size());
+  auto x_of = [&](size_t si, double x) {
+    return bars ? x - 0.4 + (static_cast<double>(si) + 0.5) * width : x;
+  };
+  for (size_t si = 0; si < shown.size(); ++si) {
+    fig.data += fmt::format("# {} = {}: {}, {}\n", spec.group.empty() ? "series" : spec.group,
+                            shown[si].name, spec.x, y_axis.text);
+    for (const Point2& p : shown[si].points) {
+      fig.data += fmt::format("{} {} {}\n", x_of(si, p.x), p.y, gnuplot_string(p.x_text));
     }
     fig.data += "\n\n";  // gnuplot: two blank lines end a data block (an `index`)
-    plots += fmt::format("{}datafile index {} using 1:2{} with linespoints ls {} title {}",
-                         gi == 0 ? "plot " : ", \\\n     ", gi, x_numeric ? "" : ":xtic(3)", gi + 1,
-                         gnuplot_string(groups[gi]));
+    plots += fmt::format("{}datafile index {} using 1:2 with {} ls {} title {}",
+                         si == 0 ? "plot " : ", \\\n     ", si,
+                         bars ? "boxes fill solid 0.85 border lc rgb 'black'" : "linespoints",
+                         si + 1, gnuplot_string(shown[si].name));
   }
+  // Missing cells: a cross at the bottom of the plot (second y axis, 0..1), one block per
+  // reason, counted in the caption.
+  std::vector<std::string> reasons;
+  for (const Missing& m : marks) {
+    if (std::find(reasons.begin(), reasons.end(), m.why) == reasons.end()) {
+      reasons.push_back(m.why);
+    }
+  }
+  std::vector<std::string> not_drawn;
+  for (size_t ri = 0; ri < reasons.size(); ++ri) {
+    size_t count = 0;
+    fig.data += fmt::format("# not drawn ({}): {}, position at the bottom\n", reasons[ri], spec.x);
+    for (const Missing& m : marks) {
+      if (m.why != reasons[ri]) continue;
+      ++count;
+      const size_t si = shown_of[m.series] == kNone ? 0 : shown_of[m.series];
+      const double x =
+          x_numeric
+              ? *parse_number(m.x_text)
+              : static_cast<double>(std::find(categories.begin(), categories.end(), m.x_text) -
+                                    categories.begin());
+      fig.data +=
+          fmt::format("{} {} {}\n", x_of(si, x), 0.03 + 0.025 * static_cast<double>(m.series % 6),
+                      gnuplot_string(m.x_text));
+    }
+    fig.data += "\n\n";
+    const std::string what = reasons[ri] == "oom" ? "out of memory" : reasons[ri];
+    not_drawn.push_back(fmt::format("{} {}", count, what));
+    plots += fmt::format(
+        ", \\\n     datafile index {} using 1:2 axes x1y2 with points pointtype {} pointsize 1.5 "
+        "linewidth 2 linecolor rgb '{}' title {}",
+        shown.size() + ri,
+        ri == 0   ? 2
+        : ri == 1 ? 1
+                  : 3,
+        reasons[ri] == "oom" ? "#cc3311" : "#555555", gnuplot_string(what + " (not drawn)"));
+  }
+
   bool log_x = x_numeric;
   double lo = 0, hi = 0;
-  for (const auto* row : rows) {
-    if (!x_numeric) break;
-    const double x = *parse_number((*row)[xc]);
-    if (x <= 0) log_x = false;
-    lo = lo == 0 ? x : std::min(lo, x);
-    hi = std::max(hi, x);
+  for (const auto& s : series) {
+    for (const Point2& p : s.points) {
+      if (p.x <= 0) log_x = false;
+      lo = lo == 0 ? p.x : std::min(lo, p.x);
+      hi = std::max(hi, p.x);
+    }
   }
   log_x = log_x && hi >= 16 * lo;
-  fig.body += fmt::format(
-      "set title {}\n",
-      gnuplot_string(spec.title.empty() ? label(spec.y) + " vs " + label(spec.x) : spec.title));
-  fig.body += fmt::format("set xlabel {}\nset ylabel {}\n", gnuplot_string(label(spec.x)),
-                          gnuplot_string(label(spec.y)));
-  if (log_x) fig.body += "set logscale x 2\n";
-  if (!x_numeric)
-    fig.body += fmt::format("set xrange [-0.5:{}]\n", static_cast<double>(categories.size()) - 0.5);
-  fig.body += "set grid\nset key outside right top";
-  if (grouped) fig.body += fmt::format(" title {}", gnuplot_string(label(spec.group)));
-  fig.body += "\n";
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    fig.body += fmt::format("set style line {} linewidth 2 pointtype {} pointsize 1\n", gi + 1,
-                            gi % 13 + 1);
+
+  // Caption: model and hardware, the fixed inputs, what the reduction chose among, what was
+  // not drawn.
+  std::vector<std::string> caption;
+  if (!model.empty()) caption.push_back(hardware.empty() ? model : model + " on " + hardware);
+  if (model.empty() && unit_cost) caption.push_back("unit-cost mode");
+  for (const auto& f : fixed)
+    caption.push_back(f);
+  if (!split && !varied.empty()) {
+    std::string among;
+    for (size_t c : varied)
+      among += (among.empty() ? "" : ", ") + table.header[c];
+    caption.push_back(fmt::format("{} of {} per point",
+                                  spec.reduce == "max" ? "best (max)" : "best (min)", among));
   }
+  if (!not_drawn.empty()) {
+    std::string nd;
+    for (const auto& n : not_drawn)
+      nd += (nd.empty() ? "" : ", ") + n;
+    caption.push_back("not drawn: " + nd + " (x at the bottom)");
+  }
+  fig.body += title_line(spec.title, fmt::format("{} vs {}", label(spec.y), label(spec.x)),
+                         wrap(caption, "; ", 100));
+  fig.body += fmt::format("set xlabel {}\nset ylabel {}\n", gnuplot_string(x_axis.text),
+                          gnuplot_string(y_axis.text));
+  if (log_x) fig.body += "set logscale x 2\n";
+  if (bars) {
+    fig.body += fmt::format("set xrange [-0.5:{}]\nset boxwidth {} absolute\nset yrange [0:*]\n",
+                            static_cast<double>(categories.size()) - 0.5, width * 0.9);
+    std::string tics;
+    size_t longest = 0;
+    for (size_t i = 0; i < categories.size(); ++i) {
+      tics += fmt::format("{}{} {}", i == 0 ? "" : ", ", gnuplot_string(categories[i]), i);
+      longest = std::max(longest, categories[i].size());
+    }
+    const bool rotate = static_cast<double>(longest * categories.size()) > 70.0;
+    fig.body += fmt::format("set xtics ({}){}\n", tics, rotate ? " rotate by -35 left" : "");
+    fig.body += "set grid ytics\n";
+  } else {
+    fig.body += "set grid\n";
+  }
+  if (!marks.empty()) fig.body += "set y2range [0:1]\nunset y2tics\n";
+  fig.body += shown.size() + reasons.size() > 12 ? "set key outside below maxcols 4"
+                                                 : "set key outside right top";
+  if (!spec.group.empty()) fig.body += fmt::format(" title {}", gnuplot_string(label(spec.group)));
+  fig.body += "\n";
+  for (size_t si = 0; si < shown.size(); ++si)
+    fig.body += series_style(si);
   fig.body += plots + "\n";
   return fig;
 }
@@ -147,44 +465,76 @@ GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source
   if (field.empty()) {
     field = workers.front().contains("peak_memory") ? "peak_memory" : "peak_activations";
   }
-  // Bytes are drawn in GiB, with the GPU's capacity as a line when the run names it.
+  // Bytes are drawn in GiB, with the GPU's capacity as a line when the run names it. Peak
+  // memory is stacked by what holds it at the peak when the run has that split.
   const bool bytes = field == "peak_memory" || field == "static_memory";
-  const double scale = bytes ? 1.0 / (1024.0 * 1024.0 * 1024.0) : 1.0;
+  const double scale = bytes ? 1.0 / kGiB : 1.0;
+  static constexpr std::array<const char*, 5> kParts{"weights", "gradients", "optimizer",
+                                                     "activations", "other"};
+  static constexpr std::array<const char*, 5> kPartColours{"#4477aa", "#66ccee", "#228833",
+                                                           "#ee6677", "#bbbbbb"};
+  const bool stacked =
+      field == "peak_memory" && std::all_of(workers.begin(), workers.end(), [](const auto& w) {
+        return w.contains("memory") && w.at("memory").is_object() &&
+               std::all_of(kParts.begin(), kParts.end(), [&](const char* part) {
+                 return w.at("memory").contains(part) && w.at("memory").at(part).is_number();
+               });
+      });
   GnuplotFigure fig;
-  fig.data = fmt::format("# worker {}{}\n", field, bytes ? " (GiB)" : "");
+  fig.data = fmt::format("# worker {}{}", field, bytes ? " (GiB)" : "");
+  if (stacked) {
+    fig.data += "; cumulative at the peak:";
+    for (const char* part : kParts)
+      fig.data += fmt::format(" +{}", part);
+  }
+  fig.data += "\n";
   for (size_t i = 0; i < workers.size(); ++i) {
     const auto& w = workers[i];
     if (!w.contains(field) || !w.at(field).is_number()) {
       throw core::ConfigError(source, field,
                               fmt::format("per_worker[{}] has no number '{}'", i, field));
     }
-    fig.data += fmt::format("{} {}\n", w.value("worker", static_cast<int>(i)),
+    fig.data += fmt::format("{} {}", w.value("worker", static_cast<int>(i)),
                             w.at(field).get<double>() * scale);
+    double sum = 0.0;
+    for (const char* part : stacked ? kParts : std::array<const char*, 5>{}) {
+      if (part == nullptr) break;
+      sum += w.at("memory").at(part).get<double>();
+      fig.data += fmt::format(" {}", sum * scale);
+    }
+    fig.data += "\n";
   }
   const std::string what = field == "peak_memory" ? "peak memory (GiB)"
                            : field == "peak_activations"
                                ? "peak activations (micro-batch-stage units)"
-                               : label(field);
-  const std::string schedule = run.value("schedule", std::string());
-  fig.body += fmt::format(
-      "set title {}\n",
-      gnuplot_string(!title.empty()     ? title
-                     : schedule.empty() ? what + " per worker"
-                                        : fmt::format("{}: {} per worker", schedule, what)));
-  fig.body += fmt::format("set xlabel \"worker\"\nset ylabel {}\n", gnuplot_string(what));
-  fig.body += "set style fill solid 0.8 border -1\nset boxwidth 0.7\nset grid ytics\n";
-  fig.body += "set yrange [0:*]\nunset key\n";
-  if (workers.size() <= 32) fig.body += "set xtics 1\n";
-  std::string capacity;
-  if (bytes && run.contains("memory_capacity") && run.at("memory_capacity").is_number()) {
-    capacity = fmt::format(
-        ", {} with lines linewidth 2 dashtype 2 linecolor rgb '#cc3311' title \"GPU memory\"",
-        run.at("memory_capacity").get<double>() * scale);
-    fig.body += fmt::format("set key top right\nset yrange [0:{}]\n",
-                            run.at("memory_capacity").get<double>() * scale * 1.15);
+                               : axis_of(field, false).text;
+  fig.body += title_line(
+      title, (stacked ? "peak memory per worker, split at its peak" : what + " per worker"),
+      run_caption(run));
+  fig.body += fmt::format("set xlabel \"worker (GPU of pipeline replica 0)\"\nset ylabel {}\n",
+                          gnuplot_string(what));
+  fig.body += "set style fill solid 0.85 border lc rgb 'black'\nset boxwidth 0.7\n";
+  fig.body += "set grid ytics\nset yrange [0:*]\n";
+  fig.body += fmt::format("set xrange [-0.6:{}]\n", static_cast<double>(workers.size()) - 0.4);
+  if (workers.size() <= 16) {
+    fig.body += "set xtics 1\n";
+  } else if (workers.size() <= 64) {
+    fig.body += "set xtics 4\nset mxtics 4\n";
   }
-  fig.body +=
-      "plot datafile using 1:2 with boxes linecolor rgb '#4477aa' notitle" + capacity + "\n";
+  std::string plots;
+  if (stacked) {
+    // Tallest first, each drawn over the one before: the visible bands stack.
+    for (size_t k = kParts.size(); k-- > 0;) {
+      plots +=
+          fmt::format("{}datafile using 1:{} with boxes linecolor rgb '{}' title \"{}\"",
+                      plots.empty() ? "plot " : ", \\\n     ", k + 3, kPartColours[k], kParts[k]);
+    }
+  } else {
+    plots = "plot datafile using 1:2 with boxes linecolor rgb '#4477aa' notitle";
+  }
+  fig.body += "set key outside right top\n";
+  if (bytes) plots += gpu_memory_line(run, fig);
+  fig.body += plots + "\n";
   return fig;
 }
 
@@ -195,12 +545,15 @@ GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
     throw core::ConfigError(source, "per_worker",
                             "expected a `pipesim simulate --format json` result");
   }
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   const auto& workers = run.at("per_worker");
   // Each line runs on to the end of the run, so the last level shows as a step too.
   const double end = run.contains("total_time") && run.at("total_time").is_number()
                          ? run.at("total_time").get<double>()
                          : 0.0;
+  // Up to 8 workers get a key entry each; more are coloured along a scale with a colour bar,
+  // so the legend stays one bar however many workers there are.
+  constexpr size_t kKeyed = 8;
+  const bool keyed = workers.size() <= kKeyed;
   GnuplotFigure fig;
   std::string plots;
   for (size_t i = 0; i < workers.size(); ++i) {
@@ -228,27 +581,30 @@ GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
     }
     if (end > last_t) fig.data += fmt::format("{} {}\n", end, last_b / kGiB);
     fig.data += "\n\n";
-    plots += fmt::format("{}datafile index {} using 1:2 with steps linewidth 2 title \"worker {}\"",
-                         i == 0 ? "plot " : ", \\\n     ", i, worker);
+    plots += keyed
+                 ? fmt::format("{}datafile index {} using 1:2 with steps ls {} title \"worker {}\"",
+                               i == 0 ? "plot " : ", \\\n     ", i, i + 1, worker)
+                 : fmt::format(
+                       "{}datafile index {} using 1:2:({}) with steps linewidth 1.5 "
+                       "linecolor palette notitle",
+                       i == 0 ? "plot " : ", \\\n     ", i, worker);
   }
-  const std::string schedule = run.value("schedule", std::string());
-  const std::string model = run.value("model", std::string());
-  const std::string hw = run.value("hardware", std::string());
-  std::string what = schedule.empty() ? "memory per worker" : schedule + ": memory per worker";
-  if (!model.empty()) what += fmt::format(" ({} on {})", model, hw);
-  fig.body += fmt::format("set title {}\n", gnuplot_string(title.empty() ? what : title));
   const bool real = run.value("mode", std::string()) == "real-cost";
-  fig.body += fmt::format("set xlabel {}\nset ylabel \"memory (GiB)\"\n",
-                          gnuplot_string(real ? "time (s)" : "time"));
+  fig.body += title_line(title, "memory per worker over time", run_caption(run));
+  fig.body += fmt::format("set xlabel {}\nset ylabel \"memory held (GiB)\"\n",
+                          gnuplot_string(real ? "time (s)" : "time (slots)"));
   fig.body += "set grid\nset key outside right top\nset yrange [0:*]\n";
-  if (run.contains("memory_capacity") && run.at("memory_capacity").is_number()) {
-    const double capacity = run.at("memory_capacity").get<double>() / kGiB;
-    plots += fmt::format(
-        ", \\\n     {} with lines linewidth 2 dashtype 2 linecolor rgb '#cc3311' "
-        "title \"GPU memory\"",
-        capacity);
-    fig.body += fmt::format("set yrange [0:{}]\n", capacity * 1.15);
+  if (keyed) {
+    for (size_t i = 0; i < workers.size(); ++i)
+      fig.body += series_style(i);
+  } else {
+    fig.body += fmt::format(
+        "set palette defined (0 '#4477aa', 1 '#228833', 2 '#ccbb44', 3 '#ee6677')\n"
+        "set cbrange [0:{}]\nset cblabel \"worker\"\nset colorbox vertical user origin "
+        "screen 0.9, screen 0.2 size screen 0.02, screen 0.5\n",
+        workers.size() - 1);
   }
+  plots += gpu_memory_line(run, fig);
   fig.body += plots + "\n";
   return fig;
 }

@@ -74,7 +74,9 @@ std::string svg_timeline(const Result& run, const std::string& title) {
       "<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{}</text>\n"
       "<text x=\"{}\" y=\"34\" fill=\"#444\">bubble ratio {:.4f}, iteration time {}, grey = "
       "idle</text>\n",
-      num(kLeft), title, num(kLeft), run.metrics.bubble_ratio, run.metrics.iteration_time);
+      num(kLeft), title, num(kLeft), run.metrics.bubble_ratio,
+      real_cost ? fmt::format("{:.4g} s", run.metrics.iteration_time)
+                : fmt::format("{:g} slots", run.metrics.iteration_time));
   for (int w = 0; w < g.workers(); ++w) {
     out += fmt::format(
         "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">P{}</text>\n"
@@ -129,7 +131,7 @@ std::string svg_timeline(const Result& run, const std::string& title) {
         fmt::format("{:g}", i * step));
   }
   out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", num(x(end)),
-                     num(rows_bottom + 30), real_cost ? "time (s)" : "time");
+                     num(rows_bottom + 30), real_cost ? "time (s)" : "time (slots)");
   // Legend.
   static constexpr const char* kNames[] = {"F forward", "B backward", "I input grad",
                                            "W weight grad", "R recompute"};

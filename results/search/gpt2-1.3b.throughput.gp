@@ -1,33 +1,32 @@
 # Written by pipesim. Restyle freely, then rerun `gnuplot gpt2-1.3b.throughput.gp` in this folder.
 if (!exists("outfile")) outfile = "gpt2-1.3b.throughput.svg"
 datafile = "gpt2-1.3b.throughput.dat"
-set terminal svg size 800,500 dynamic enhanced font 'Helvetica,12' background rgb 'white'
+set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,12' background rgb 'white'
 set output outfile
-set title "gpt2-1.3b, 512 x P100 (Piz Daint), mini-batch 512: best throughput per depth D"
-set xlabel "stages"
-set ylabel "throughput"
+set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; partition=uniform; placement=pipeline-major; grad_sync=eager\noverlap_p2p=on; bytes_per_param=16\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute per point\nnot drawn: 54 pruned, 1 out of memory, 13 invalid (x at the bottom)"
+set xlabel "pipeline depth D (stages)"
+set ylabel "throughput (samples/s)"
 set logscale x 2
 set grid
+set y2range [0:1]
+unset y2tics
 set key outside right top title "schedule"
-set style line 1 linewidth 2 pointtype 1 pointsize 1
-set style line 2 linewidth 2 pointtype 2 pointsize 1
-set style line 3 linewidth 2 pointtype 3 pointsize 1
-set style line 4 linewidth 2 pointtype 4 pointsize 1
-set style line 5 linewidth 2 pointtype 5 pointsize 1
-set style line 6 linewidth 2 pointtype 6 pointsize 1
-set style line 7 linewidth 2 pointtype 7 pointsize 1
-set style line 8 linewidth 2 pointtype 8 pointsize 1
-set style line 9 linewidth 2 pointtype 9 pointsize 1
-set style line 10 linewidth 2 pointtype 10 pointsize 1
-set style line 11 linewidth 2 pointtype 11 pointsize 1
+set style line 1 linecolor rgb '#4477aa' dashtype 1 linewidth 2 pointtype 7 pointsize 1.4
+set style line 2 linecolor rgb '#ee6677' dashtype 2 linewidth 2 pointtype 5 pointsize 1.3499999999999999
+set style line 3 linecolor rgb '#228833' dashtype 3 linewidth 2 pointtype 9 pointsize 1.2999999999999998
+set style line 4 linecolor rgb '#ccbb44' dashtype 4 linewidth 2 pointtype 11 pointsize 1.25
+set style line 5 linecolor rgb '#66ccee' dashtype 5 linewidth 2 pointtype 13 pointsize 1.2
+set style line 6 linecolor rgb '#aa3377' dashtype 1 linewidth 2 pointtype 4 pointsize 1.15
+set style line 7 linecolor rgb '#bbbbbb' dashtype 2 linewidth 2 pointtype 6 pointsize 1.4
+set style line 8 linecolor rgb '#000000' dashtype 3 linewidth 2 pointtype 8 pointsize 1.3499999999999999
 plot datafile index 0 using 1:2 with linespoints ls 1 title "gpipe", \
-     datafile index 1 using 1:2 with linespoints ls 2 title "1f1b", \
-     datafile index 2 using 1:2 with linespoints ls 3 title "dapple", \
-     datafile index 3 using 1:2 with linespoints ls 4 title "pipedream", \
-     datafile index 4 using 1:2 with linespoints ls 5 title "pipedream-2bw", \
-     datafile index 5 using 1:2 with linespoints ls 6 title "gems", \
-     datafile index 6 using 1:2 with linespoints ls 7 title "chimera", \
-     datafile index 7 using 1:2 with linespoints ls 8 title "interleaved", \
-     datafile index 8 using 1:2 with linespoints ls 9 title "zb-h1", \
-     datafile index 9 using 1:2 with linespoints ls 10 title "zb-h2", \
-     datafile index 10 using 1:2 with linespoints ls 11 title "zb-v"
+     datafile index 1 using 1:2 with linespoints ls 2 title "1f1b = dapple", \
+     datafile index 2 using 1:2 with linespoints ls 3 title "pipedream = pipedream-2bw", \
+     datafile index 3 using 1:2 with linespoints ls 4 title "gems", \
+     datafile index 4 using 1:2 with linespoints ls 5 title "chimera", \
+     datafile index 5 using 1:2 with linespoints ls 6 title "interleaved", \
+     datafile index 6 using 1:2 with linespoints ls 7 title "zb-h1 = zb-h2", \
+     datafile index 7 using 1:2 with linespoints ls 8 title "zb-v", \
+     datafile index 8 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "pruned (not drawn)", \
+     datafile index 9 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#cc3311' title "out of memory (not drawn)", \
+     datafile index 10 using 1:2 axes x1y2 with points pointtype 3 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "invalid (not drawn)"

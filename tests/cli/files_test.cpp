@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -47,11 +48,24 @@ TEST(CliFiles, TimelineDrawsEveryOpInTwoShadesDeterministically) {
   EXPECT_NE(a.find("F forward (down)"), std::string::npos);
   EXPECT_NE(a.find("F forward (up)"), std::string::npos);
   EXPECT_NE(a.find("all-reduce launch"), std::string::npos);
-  EXPECT_NE(a.find(">time<"), std::string::npos);
+  EXPECT_NE(a.find(">time (slots)<"), std::string::npos);
+  EXPECT_NE(a.find("iteration time 30 slots"), std::string::npos) << "the unit is named";
   ASSERT_EQ(
       invoke({"simulate", "--schedule", "chimera", "-D", "4", "-N", "8", "--timeline", svg}).code,
       0);
   EXPECT_EQ(slurp(svg), a);
+}
+
+TEST(CliFiles, TimelineRefusesAnExtensionItCannotWrite) {
+  const std::string png = kDir + "timeline.png";
+  const auto r =
+      invoke({"simulate", "--schedule", "1f1b", "-D", "2", "-N", "2", "--timeline", png});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(count(r.err, "\n"), 1u) << r.err;
+  EXPECT_NE(r.err.find("--timeline: writes SVG: the file must end in .svg, got '.png'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(png));
 }
 
 TEST(CliFiles, RealCostTimelineIsScaledToTheFigureWidth) {

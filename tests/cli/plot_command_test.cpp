@@ -36,13 +36,21 @@ TEST(PlotCommand, LinePlotIsWellFormedSvgWithScriptAndDataBeside) {
   const std::string script = ScratchDir::read(dir.file("fig.gp"));
   EXPECT_NE(script.find("datafile = \"fig.dat\""), std::string::npos) << script;
   EXPECT_NE(script.find("set terminal svg"), std::string::npos);
-  // Only ok rows are drawn: 3 stages per group (the t_weight = 3 rows are invalid).
+  // Only ok rows are drawn; t_weight varies too, so it splits the series; gpipe and 1f1b are
+  // identical at t_weight = 0 and drawn once under both names; the invalid t_weight = 3 rows
+  // have no line but are marked at the bottom, one cross per (series, x), and counted.
   const std::string data = ScratchDir::read(dir.file("fig.dat"));
-  EXPECT_EQ(data,
-            "# schedule = gpipe\n2 0.11111111111111116 \"2\"\n4 0.2727272727272727 \"4\"\n"
-            "8 0.4666666666666667 \"8\"\n\n\n"
-            "# schedule = 1f1b\n2 0.11111111111111116 \"2\"\n4 0.2727272727272727 \"4\"\n"
+  EXPECT_EQ(data.substr(0, data.find("# not drawn")),
+            "# schedule = gpipe, t_weight=0 = 1f1b, t_weight=0: stages, bubble ratio (fraction "
+            "of worker time)\n2 0.11111111111111116 \"2\"\n4 0.2727272727272727 \"4\"\n"
             "8 0.4666666666666667 \"8\"\n\n\n");
+  EXPECT_NE(data.find("# not drawn (invalid): stages, position at the bottom\n2 0.055 \"2\"\n"),
+            std::string::npos)
+      << data;
+  EXPECT_NE(script.find("not drawn: 6 invalid"), std::string::npos) << script;
+  EXPECT_NE(script.find("noenhanced"), std::string::npos) << "underscores stay underscores";
+  EXPECT_NE(script.find("set ylabel \"bubble ratio (fraction of worker time)\""), std::string::npos)
+      << script;
 }
 
 TEST(PlotCommand, PngByExtension) {
@@ -80,10 +88,21 @@ TEST(PlotCommand, RealCostBarsAreInGibWithTheGpuMemoryLine) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(xml_problem(ScratchDir::read(dir.file("mem.svg"))), "");
   const std::string data = ScratchDir::read(dir.file("mem.dat"));
-  EXPECT_EQ(data.rfind("# worker peak_memory (GiB)\n0 ", 0), 0u) << data;
+  // Stacked at the peak: the last cumulative column (weights .. other) is the peak itself.
+  EXPECT_EQ(data.rfind("# worker peak_memory (GiB); cumulative at the peak: +weights +gradients "
+                       "+optimizer +activations +other\n0 ",
+                       0),
+            0u)
+      << data;
+  for (size_t at = data.find('\n') + 1; at < data.size(); at = data.find('\n', at) + 1) {
+    const std::string line = data.substr(at, data.find('\n', at) - at);
+    const std::string peak =
+        line.substr(line.find(' ') + 1, line.find(' ', line.find(' ') + 1) - line.find(' ') - 1);
+    EXPECT_NEAR(std::stod(peak), std::stod(line.substr(line.rfind(' ') + 1)), 1e-9) << line;
+  }
   EXPECT_EQ(testing::count_lines(data), 5u);
   // p100-daint: 16 GiB per GPU.
-  EXPECT_NE(ScratchDir::read(dir.file("mem.gp")).find(", 16 with lines"), std::string::npos);
+  EXPECT_NE(ScratchDir::read(dir.file("mem.gp")).find("     16 with lines"), std::string::npos);
 }
 
 TEST(PlotCommand, MemoryOverTimeIsOneStepLinePerWorkerInGib) {
@@ -189,8 +208,8 @@ TEST_P(PlotCommandBad, OneLineExit2) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, PlotCommandBad,
     ::testing::Values(
-        BadPlot{{"--x", "stages", "--y", "bubble_ratio", "-o", "fig.pdf"},
-                "extension must be .svg or .png, got '.pdf'"},
+        BadPlot{{"--x", "stages", "--y", "bubble_ratio", "-o", "fig.jpg"},
+                "extension must be .svg, .png or .pdf, got '.jpg'"},
         BadPlot{{"--x", "nope", "--y", "bubble_ratio", "-o", "FIG"},
                 "nope: no such column; columns are schedule, stages"},
         BadPlot{{"--x", "stages", "--y", "schedule", "-o", "FIG"},

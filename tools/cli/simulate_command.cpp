@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -98,6 +99,12 @@ Action add_simulate_command(CLI::App& app) {
       core::write_file_atomically(files.export_csv, schedules::to_pytorch_csv(result.schedule));
     }
     if (!files.timeline.empty()) {
+      // Only SVG is written; another extension would get SVG bytes under a wrong name.
+      if (const auto ext = std::filesystem::path(files.timeline).extension(); ext != ".svg") {
+        throw core::ConfigError("command line", "--timeline",
+                                fmt::format("writes SVG: the file must end in .svg, got '{}'",
+                                            ext.empty() ? std::string("none") : ext.string()));
+      }
       core::write_file_atomically(files.timeline, report::svg_timeline(result, title));
     }
     if (!files.trace.empty()) {

@@ -16,9 +16,9 @@ struct GnuplotFigure {
 };
 
 //! Writes `<stem>.gp` and `<stem>.dat` beside `figure`, then runs `gnuplot` (a name looked up
-//! on PATH, or a path) to render `figure`: SVG for .svg, pngcairo for .png. Throws
-//! core::ConfigError with one line for another extension, a missing gnuplot, or a gnuplot
-//! that fails (its exit status and last line of stderr).
+//! on PATH, or a path) to render `figure`: svg, pngcairo or pdfcairo by extension (.svg, .png,
+//! .pdf). Throws core::ConfigError with one line for another extension, a missing gnuplot, or a
+//! gnuplot that fails (its exit status and last line of stderr).
 void render_figure(const std::string& figure, const GnuplotFigure& fig,
                    const std::string& gnuplot = "gnuplot");
 
