@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "completion.hpp"
 #include "flags.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
@@ -28,6 +29,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const Action search = add_search_command(app);
   actions[app.get_subcommand("search")] = search;
   actions[app.get_subcommand("calibrate")] = add_calibrate_command(app);
+  // Prints the script generated from everything registered above (installed by the build).
+  app.add_flag_callback(
+         "--completion-bash",
+         [&app, &out] {
+           out << bash_completion(app);
+           throw CLI::Success();
+         },
+         "Print the bash completion script and exit")
+      ->group("");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

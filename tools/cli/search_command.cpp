@@ -47,24 +47,43 @@ Action add_search_command(CLI::App& app) {
       "every D | P, W = P/D, power-of-two B, N = B̂/(W·B), recomputation and schedule options, "
       "simulated in parallel; ranked, with what limits each winner");
   cmd->add_option("--model", o->request.model, "Model name, YAML path or Hugging Face config.json")
-      ->required();
+      ->required()
+      ->type_name("NAME|PATH")
+      ->group("Search");
   cmd->add_option("--hardware", o->request.hardware, "Hardware profile name or YAML path")
-      ->required();
+      ->required()
+      ->type_name("NAME|PATH")
+      ->group("Search");
   cmd->add_option("--gpus,-P", o->request.gpus, "GPUs P = D·W")
       ->required()
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(CLI::Range(1, 1 << 20))
+      ->type_name("INT")
+      ->group("Search");
   cmd->add_option("--mini-batch", o->request.mini_batch, "Mini-batch B̂ = B·N·W samples")
       ->required()
-      ->check(CLI::Range(1, 1 << 24));
-  cmd->add_option("--schedules", o->schedules, "Comma list of schedules (default: all)");
+      ->check(CLI::Range(1, 1 << 24))
+      ->type_name("INT")
+      ->group("Search");
+  cmd->add_option("--schedule", o->schedules, "Comma list of schedules (default: all)")
+      ->type_name("LIST<NAME>")
+      ->group("Search");
+  // The old spelling, kept so existing scripts run; --schedule is the name every command uses.
+  cmd->add_option("--schedules", o->schedules)->group("");
   cmd->add_option("--recompute", o->recompute, "Comma list of recomputation modes to try")
-      ->capture_default_str();
+      ->type_name("LIST<none|selective|full>")
+      ->capture_default_str()
+      ->group("Search");
   cmd->add_option("--jobs,-j", o->jobs, "Parallel simulations (0 = one per hardware thread)")
       ->check(CLI::Range(0, 4096))
-      ->capture_default_str();
+      ->type_name("INT")
+      ->capture_default_str()
+      ->group("Search");
   cmd->add_option("--output,-o", o->output,
-                  "Write the winners (with --all: every configuration) as CSV, atomically");
-  cmd->add_flag("--all", o->all, "-o gets every evaluated configuration, not only the winners");
+                  "Write the winners (with --all: every configuration) as CSV, atomically")
+      ->type_name("PATH")
+      ->group("Output");
+  cmd->add_flag("--all", o->all, "-o gets every evaluated configuration, not only the winners")
+      ->group("Output");
   return [o] {
     for (const char* name : {"model", "hardware", "micro_batch_size", "data_parallel"}) {
       if (!has_option(name)) {
@@ -80,10 +99,10 @@ Action add_search_command(CLI::App& app) {
         request.schedules.emplace_back(entry.name);
       }
     } else {
-      request.schedules = explore::expand_values("command line", "--schedules", o->schedules);
+      request.schedules = explore::expand_values("command line", "--schedule", o->schedules);
       for (const auto& s : request.schedules) {
         if (schedules::find_schedule(s) == nullptr) {
-          throw core::ConfigError("command line", "--schedules",
+          throw core::ConfigError("command line", "--schedule",
                                   fmt::format("unknown schedule '{}'", s));
         }
       }
