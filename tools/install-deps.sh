@@ -11,6 +11,7 @@ packages=(
   libopenmpi-dev openmpi-bin        # MPI
   clang libclang-rt-14-dev          # libFuzzer harnesses (the fuzz preset)
   help2man                          # the man page, generated from `pipesim --help`
+  python3-jsonschema                # tests: outputs validate against docs/schema/
 )
 
 missing=()

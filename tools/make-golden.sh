@@ -33,8 +33,8 @@ run sweep-real sweep --schedule 1f1b,chimera,interleaved "${real[@]}" --stages 4
   --micro-batches 8,16 --data-parallel 1,2 -j 2
 run compare compare --schedule gpipe,1f1b --stages 4,8 --micro-batches 4:32:x2 -j 2 \
   --plot compare.svg
-run search search "${real[@]}" --gpus 16 --mini-batch 32 --schedules 1f1b,chimera,interleaved,zb-v -j 2 -o search-best.csv
-run search-all search "${real[@]}" --gpus 16 --mini-batch 32 --schedules 1f1b,chimera,interleaved,zb-v -j 2 --all -o search-all.csv
+run search search "${real[@]}" --gpus 16 --mini-batch 32 --schedule 1f1b,chimera,interleaved,zb-v -j 2 -o search-best.csv
+run search-all search "${real[@]}" --gpus 16 --mini-batch 32 --schedule 1f1b,chimera,interleaved,zb-v -j 2 --all -o search-all.csv
 run plot plot search-all.csv --x stages --y throughput --group schedule --reduce max \
   --title golden -o search.svg
 # Figures drawn by gnuplot depend on its version: keep their script and data only.

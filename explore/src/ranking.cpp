@@ -47,6 +47,44 @@ std::vector<size_t> rank_rows(const std::vector<SweepRow>& rows, const RankMetri
   return order;
 }
 
+namespace {
+
+long input_number(const SweepRow& row, const char* name) {
+  const auto& options = scenario::options();
+  for (size_t i = 0; i < options.size() && i < row.inputs.size(); ++i) {
+    if (options[i].name == name) return std::stol(row.inputs[i]);
+  }
+  return 1;  // a build without the option: one
+}
+
+}  // namespace
+
+std::string mini_batch_of(const SweepRow& row) {
+  const long n = input_number(row, "micro_batches");
+  if (row.metrics.throughput) {
+    return fmt::format("mini-batch {} samples", n * input_number(row, "micro_batch_size") *
+                                                    input_number(row, "data_parallel"));
+  }
+  return fmt::format("{} micro-batches", n);
+}
+
+std::vector<std::vector<size_t>> split_by_mini_batch(const std::vector<SweepRow>& rows,
+                                                     const std::vector<size_t>& order) {
+  std::vector<std::string> keys;
+  std::vector<std::vector<size_t>> parts;
+  for (size_t i : order) {
+    const std::string key = mini_batch_of(rows[i]);
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    if (at == keys.end()) {
+      keys.push_back(key);
+      parts.push_back({i});
+    } else {
+      parts[static_cast<size_t>(at - keys.begin())].push_back(i);
+    }
+  }
+  return parts;
+}
+
 std::vector<size_t> best_per_group(const std::vector<SweepRow>& rows, size_t group,
                                    const RankMetric& metric) {
   std::vector<size_t> best;

@@ -17,8 +17,7 @@ scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
       options[i].apply(s, point[i]);
     scenario::require_applicable(s, given);
     specs.attach(s);
-    row.metrics = scenario::extract_metrics(scenario::simulate(s));
-    if (row.metrics.fits_memory == false) row.status.kind = scenario::Status::Kind::Oom;
+    row = scenario::make_row(point, scenario::simulate(s));
   } catch (const core::ConfigError& e) {
     row.status = {scenario::Status::Kind::Invalid, describe ? describe(e) : std::string(e.what())};
   }

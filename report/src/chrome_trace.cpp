@@ -6,13 +6,21 @@ namespace pipesim::report {
 namespace {
 
 constexpr int kCompute = 0, kSend = 1, kCollective = 2;
-constexpr double kMicrosPerUnit = 1000.0;  // one run time unit shown as 1 ms
+// The format's ts and dur count microseconds. Real-cost runs are in seconds (1 s = 10⁶ µs);
+// unit-cost runs have slots, shown as 1 slot = 1 ms so a schedule's grid reads at a glance.
+constexpr double kMicrosPerSecond = 1e6;
+constexpr double kMicrosPerSlot = 1e3;
 
 }  // namespace
+
+double micros_per_time_unit(const Result& run) {
+  return run.perf ? kMicrosPerSecond : kMicrosPerSlot;
+}
 
 nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title) {
   using json = nlohmann::ordered_json;
   const sim::TaskGraph& g = run.graph;
+  const double micros = micros_per_time_unit(run);
   json events = json::array();
   for (int w = 0; w < g.workers(); ++w) {
     events.push_back({{"name", "process_name"},
@@ -38,13 +46,9 @@ nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title)
     const sim::Task& task = g.task(t);
     const double start = run.trace.timing[t].start, end = run.trace.timing[t].end;
     auto event = [&](int pid, int tid, std::string name, const char* category) {
-      json e{{"name", std::move(name)},
-             {"cat", category},
-             {"ph", "X"},
-             {"ts", start * kMicrosPerUnit},
-             {"dur", (end - start) * kMicrosPerUnit},
-             {"pid", pid},
-             {"tid", tid}};
+      json e{
+          {"name", std::move(name)},       {"cat", category}, {"ph", "X"}, {"ts", start * micros},
+          {"dur", (end - start) * micros}, {"pid", pid},      {"tid", tid}};
       e["args"] = {{"stage", task.stage}, {"pipeline", task.pipeline},
                    {"chunk", task.chunk}, {"micro_batch", task.micro_batch},
                    {"start", start},      {"end", end}};
@@ -71,7 +75,7 @@ nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title)
       for (const sim::MemorySample& sample : run.perf->memory[w].timeline) {
         events.push_back({{"name", "memory"},
                           {"ph", "C"},
-                          {"ts", sample.time * kMicrosPerUnit},
+                          {"ts", sample.time * micros},
                           {"pid", static_cast<int>(w)},
                           {"args", {{"bytes", sample.bytes}}}});
       }
@@ -80,7 +84,10 @@ nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title)
   json trace;
   trace["traceEvents"] = std::move(events);
   trace["displayTimeUnit"] = "ms";
-  trace["otherData"] = {{"generator", "pipesim"}, {"title", title}, {"time_unit", "1 unit = 1 ms"}};
+  trace["otherData"] = {{"generator", "pipesim"},
+                        {"title", title},
+                        {"time_unit", run.perf ? "ts and dur in microseconds (real time)"
+                                               : "1 slot = 1 ms (unit-cost mode)"}};
   return trace;
 }
 

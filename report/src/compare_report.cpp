@@ -8,8 +8,11 @@
 
 namespace pipesim::report {
 
-std::string compare_table(const std::vector<SweepRow>& rows, const std::vector<size_t>& order,
+std::string compare_table(const std::vector<SweepRow>& rows, const std::vector<RankedGroup>& groups,
                           const RankedBy& ranked_by) {
+  std::vector<size_t> order;
+  for (const RankedGroup& g : groups)
+    order.insert(order.end(), g.order.begin(), g.order.end());
   const std::string& metric = ranked_by.metric;
   const auto inputs = scenario::input_columns();
   RankedColumns columns;
@@ -23,9 +26,19 @@ std::string compare_table(const std::vector<SweepRow>& rows, const std::vector<s
     columns.metrics.insert(columns.metrics.begin(), metric);
   }
   std::string text =
-      fmt::format("{} configurations, {} ranked by {} ({} is better)\n\n", rows.size(),
-                  order.size(), metric, ranked_by.higher_is_better ? "higher" : "lower");
-  text += render_ranked(rows, order, columns);
+      fmt::format("{} configurations, {} ranked by {} ({} is better)", rows.size(), order.size(),
+                  metric, ranked_by.higher_is_better ? "higher" : "lower");
+  if (groups.size() <= 1) {
+    if (!groups.empty()) text += fmt::format(", all with {}", groups.front().label);
+    text += "\n\n";
+    text += render_ranked(rows, order, columns);
+  } else {
+    text += fmt::format(
+        ",\nonly against configurations of the same mini-batch (a bigger one amortises its "
+        "bubbles)\n");
+    for (const RankedGroup& g : groups)
+      text += fmt::format("\n{}:\n{}", g.label, render_ranked(rows, g.order, columns));
+  }
   bool first_unranked = true;
   for (size_t i = 0; i < rows.size(); ++i) {
     if (std::find(order.begin(), order.end(), i) != order.end()) continue;

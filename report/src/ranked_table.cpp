@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "pipesim/core/assert.hpp"
 #include "pipesim/report/text_table.hpp"
@@ -37,8 +38,16 @@ const scenario::Metric& metric_named(const std::string& name) {
 
 }  // namespace
 
-std::vector<size_t> varied_inputs(const std::vector<SweepRow>& rows) {
+std::vector<size_t> varied_inputs(const std::vector<SweepRow>& all) {
   std::vector<size_t> varied;
+  // Rows that ran hold the values used (2 pipelines, not the "default" 0 of a row that did
+  // not run): compare those when there are any, so the defaults do not look varied.
+  std::vector<SweepRow> ran;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(ran), [](const SweepRow& r) {
+    return r.status.kind == scenario::Status::Kind::Ok ||
+           r.status.kind == scenario::Status::Kind::Oom;
+  });
+  const std::vector<SweepRow>& rows = ran.empty() ? all : ran;
   if (rows.empty()) return varied;
   for (size_t c = 0; c < rows.front().inputs.size(); ++c) {
     for (const SweepRow& row : rows) {

@@ -4,12 +4,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
+#include "pipesim/core/version.hpp"
+#include "pipesim/report/rows_csv.hpp"
 #include "pipesim/scenario/names.hpp"
+#include "pipesim/scenario/options.hpp"
 
 namespace pipesim::report {
 namespace {
+
+// Bytes, parameter and sample counts are whole numbers: JSON prints them as integers.
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;  // memory in text, as in tables and plots
+
+std::int64_t whole(double count) {
+  return std::llround(count);
+}
 
 int max_peak_activations(const sim::Metrics& m) {
   int peak = 0;
@@ -43,7 +54,7 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["data_parallel"] = setup.data_parallel;
   j["tensor_parallel"] = setup.tensor_parallel;
   j["gpus"] = run.schedule.workers * setup.data_parallel * setup.tensor_parallel;
-  j["mini_batch"] = p.samples_per_iteration;
+  j["mini_batch"] = whole(p.samples_per_iteration);
   j["sequence_parallel"] = setup.sequence_parallel;
   j["distributed_optimizer"] = setup.distributed_optimizer;
   j["precision"] = models::precision_name(p.model.precision);  // as trained
@@ -65,9 +76,9 @@ void add_perf_metrics(nlohmann::ordered_json& j, const PerfResult& p) {
   j["tokens_per_second"] = p.tokens_per_second;
   j["mfu"] = p.mfu;
   j["fits_memory"] = p.fits_memory;
-  j["peak_memory"] = p.peak_memory;
-  j["memory_capacity"] = p.memory_capacity;
-  j["model_params"] = p.model_params;
+  j["peak_memory"] = whole(p.peak_memory);
+  j["memory_capacity"] = whole(p.memory_capacity);
+  j["model_params"] = whole(p.model_params);
   j["model_flops_per_iteration"] = p.model_flops_per_iteration;
   auto stages = nlohmann::ordered_json::array();
   for (size_t s = 0; s < p.partition.size(); ++s) {
@@ -86,26 +97,26 @@ void add_perf_metrics(nlohmann::ordered_json& j, const PerfResult& p) {
 }
 
 nlohmann::ordered_json breakdown_json(const sim::MemoryBreakdown& b) {
-  return {{"weights", b.weights},
-          {"gradients", b.gradients},
-          {"optimizer", b.optimizer},
-          {"activations", b.activations},
-          {"other", b.other}};
+  return {{"weights", whole(b.weights)},
+          {"gradients", whole(b.gradients)},
+          {"optimizer", whole(b.optimizer)},
+          {"activations", whole(b.activations)},
+          {"other", whole(b.other)}};
 }
 
 void add_perf_worker(nlohmann::ordered_json& jw, const Scenario& spec, const PerfResult& p,
                      size_t w) {
   const sim::WorkerMemory& m = p.memory[w];
-  jw["peak_memory"] = m.peak;
+  jw["peak_memory"] = whole(m.peak);
   jw["memory"] = breakdown_json(m.at_peak);
-  jw["static_memory"] = m.static_memory.total();
+  jw["static_memory"] = whole(m.static_memory.total());
   jw["compute_time"] = p.time[w].compute;
   jw["exposed_communication_time"] = p.time[w].exposed_communication;
   jw["idle_time"] = p.time[w].idle;
   if (spec.memory_timeline) {
     auto timeline = nlohmann::ordered_json::array();
     for (const sim::MemorySample& sample : m.timeline) {
-      timeline.push_back(nlohmann::ordered_json::array({sample.time, sample.bytes}));
+      timeline.push_back(nlohmann::ordered_json::array({sample.time, whole(sample.bytes)}));
     }
     jw["memory_timeline"] = std::move(timeline);
   }
@@ -117,11 +128,17 @@ nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops
   const sim::Metrics& m = run.metrics;
   nlohmann::ordered_json j;
   j["schema_version"] = kSchemaVersion;
+  j["pipesim_version"] = core::version;
   j["schedule"] = spec.schedule;
-  j["stages"] = run.schedule.stages;
-  j["micro_batches"] = run.schedule.micro_batches;
-  j["pipelines"] = run.schedule.pipelines;
-  j["workers"] = run.schedule.workers;
+  // The values the schedule was generated with: D (not D·v), the pipelines and chunks the
+  // scheme used when the option was left at its default.
+  const sim::Schedule& sched = run.schedule;
+  j["stages"] = sched.workers;
+  j["micro_batches"] = sched.micro_batches;
+  j["pipelines"] = sched.pipelines;
+  j["chunks"] = sched.workers > 0 ? sched.stages / sched.workers : 1;
+  j["virtual_stages"] = sched.stages;
+  j["workers"] = sched.workers;
   if (run.perf) {
     add_perf_header(j, spec, run);
   } else {
@@ -131,6 +148,7 @@ nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops
     j["t_weight"] = spec.unit.weight;
     j["t_comm"] = spec.unit.comm;
   }
+  j["time_unit"] = run.perf ? "s" : "slot";
   j["iteration_time"] = m.iteration_time;
   j["iterations"] = run.schedule.iterations;
   j["asynchronous"] = run.schedule.asynchronous;
@@ -174,46 +192,7 @@ nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops
 }
 
 std::string to_csv(const Scenario& spec, const Result& run) {
-  const sim::Metrics& m = run.metrics;
-  if (run.perf) {
-    const PerfResult& p = *run.perf;
-    double compute = 0, exposed = 0, idle = 0;
-    for (const sim::WorkerTime& t : p.time) {
-      compute = std::max(compute, t.compute);
-      exposed = std::max(exposed, t.exposed_communication);
-      idle = std::max(idle, t.idle);
-    }
-    std::string out =
-        "schedule,stages,micro_batches,pipelines,workers,model,hardware,micro_batch_size,"
-        "data_parallel,gpus,mini_batch,recompute,partition,placement,grad_sync,overlap_p2p,"
-        "iteration_time,span,bubble_ratio,peak_activations,throughput,tokens_per_second,mfu,"
-        "fits_memory,peak_memory,memory_capacity,model_params,model_flops_per_iteration,"
-        "max_compute_time,max_exposed_communication_time,max_idle_time\n";
-    const cost::TrainingSetup& setup = spec.perf.setup;
-    out += fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
-        "{}\n",
-        spec.schedule, run.schedule.stages, run.schedule.micro_batches, run.schedule.pipelines,
-        run.schedule.workers, p.model.name, p.hardware.name, setup.micro_batch_size,
-        setup.data_parallel, run.schedule.workers * setup.data_parallel * setup.tensor_parallel,
-        p.samples_per_iteration, scenario::name_of(scenario::kRecomputeNames, setup.recompute),
-        scenario::name_of(scenario::kPartitionNames, setup.partition),
-        scenario::name_of(scenario::kPlacementNames, setup.placement),
-        scenario::name_of(scenario::kGradSyncNames, spec.perf.flush_grad_sync),
-        scenario::name_of(scenario::kOnOffNames, spec.perf.overlap_p2p), m.iteration_time, m.span,
-        m.bubble_ratio, max_peak_activations(m), p.throughput, p.tokens_per_second, p.mfu,
-        p.fits_memory ? "true" : "false", p.peak_memory, p.memory_capacity, p.model_params,
-        p.model_flops_per_iteration, compute, exposed, idle);
-    return out;
-  }
-  std::string out =
-      "schedule,stages,micro_batches,pipelines,workers,t_forward,t_backward,t_weight,t_comm,"
-      "iteration_time,span,bubble_ratio,peak_activations\n";
-  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", spec.schedule, run.schedule.stages,
-                     run.schedule.micro_batches, run.schedule.pipelines, run.schedule.workers,
-                     spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm,
-                     m.iteration_time, m.span, m.bubble_ratio, max_peak_activations(m));
-  return out;
+  return rows_to_csv({scenario::make_row(scenario::option_texts(spec), run)});
 }
 
 std::string ascii_timeline(const Result& run, int max_columns) {
@@ -276,12 +255,14 @@ std::string to_text(const Scenario& spec, const Result& run) {
   } else {
     const PerfResult& p = *run.perf;
     const cost::TrainingSetup& setup = spec.perf.setup;
-    out += fmt::format("model            {} ({:.0f} parameters)\n", p.model.name, p.model_params);
+    out +=
+        fmt::format("model            {} ({} parameters)\n", p.model.name, whole(p.model_params));
     out += fmt::format("hardware         {} ({} GPUs = T {} x D {} x W {})\n", p.hardware.name,
                        run.schedule.workers * setup.data_parallel * setup.tensor_parallel,
                        setup.tensor_parallel, run.schedule.workers, setup.data_parallel);
-    out += fmt::format("mini-batch       {} (B {} x N {} x W {})\n", p.samples_per_iteration,
-                       setup.micro_batch_size, run.schedule.micro_batches, setup.data_parallel);
+    out += fmt::format("mini-batch       {} samples (B {} x N {} x W {})\n",
+                       whole(p.samples_per_iteration), setup.micro_batch_size,
+                       run.schedule.micro_batches, setup.data_parallel);
     out += fmt::format(
         "options          recompute={} partition={} placement={} grad-sync={} "
         "overlap-p2p={}\n",
@@ -292,32 +273,34 @@ std::string to_text(const Scenario& spec, const Result& run) {
         scenario::name_of(scenario::kOnOffNames, spec.perf.overlap_p2p));
     out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
                        p.tokens_per_second);
-    out += fmt::format("mfu              {:.4f}\n", p.mfu);
-    out += fmt::format("peak_memory      {:.4g} GB of {:.4g} GB ({})\n", p.peak_memory / 1e9,
-                       p.memory_capacity / 1e9, p.fits_memory ? "fits" : "DOES NOT FIT");
+    out += fmt::format("mfu              {:.4g} %\n", p.mfu * 100.0);
+    out += fmt::format("peak_memory      {:.4g} GiB of {:.4g} GiB ({})\n", p.peak_memory / kGiB,
+                       p.memory_capacity / kGiB, p.fits_memory ? "fits" : "DOES NOT FIT");
   }
-  out += fmt::format("iteration_time   {}\n", m.iteration_time);
+  const char* unit = run.perf ? "s" : "slots";
+  out += fmt::format("iteration_time   {:.6g} {}\n", m.iteration_time, unit);
   out += fmt::format("bubble_ratio     {:.6f}\n", m.bubble_ratio);
   out += fmt::format("peak_activations {}\n\n", max_peak_activations(m));
-  out += fmt::format("{:>6} {:>12} {:>12} {:>12} {:>16}\n", "worker", "busy", "first_start",
-                     "last_end", "peak_activations");
+  const std::string suffix = run.perf ? "_s" : "_slots";
+  out += fmt::format("{:>6} {:>14} {:>14} {:>14} {:>16}\n", "worker", "busy" + suffix,
+                     "first_start" + suffix, "last_end" + suffix, "peak_activations");
   for (const auto& w : m.workers) {
-    out += fmt::format("{:>6} {:>12} {:>12} {:>12} {:>16}\n", w.worker, w.busy, w.first_start,
-                       w.last_end, w.peak_activations);
+    out += fmt::format("{:>6} {:>14.6g} {:>14.6g} {:>14.6g} {:>16}\n", w.worker, w.busy,
+                       w.first_start, w.last_end, w.peak_activations);
   }
   if (run.perf) {
     const PerfResult& p = *run.perf;
     out += fmt::format("\n{:>6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
-                       "worker", "compute_s", "exposed_s", "idle_s", "peak_GB", "weights_GB",
-                       "grads_GB", "optim_GB", "activ_GB");
+                       "worker", "compute_s", "exposed_s", "idle_s", "peak_GiB", "weights_GiB",
+                       "grads_GiB", "optim_GiB", "activ_GiB");
     for (size_t w = 0; w < p.memory.size(); ++w) {
       const sim::MemoryBreakdown& b = p.memory[w].at_peak;
       out += fmt::format(
           "{:>6} {:>11.5g} {:>11.5g} {:>11.5g} {:>11.4g} {:>11.4g} {:>11.4g} "
           "{:>11.4g} {:>11.4g}\n",
           w, p.time[w].compute, p.time[w].exposed_communication, p.time[w].idle,
-          p.memory[w].peak / 1e9, b.weights / 1e9, b.gradients / 1e9, b.optimizer / 1e9,
-          b.activations / 1e9);
+          p.memory[w].peak / kGiB, b.weights / kGiB, b.gradients / kGiB, b.optimizer / kGiB,
+          b.activations / kGiB);
     }
   }
   if (const std::string timeline = ascii_timeline(run); !timeline.empty()) {

@@ -48,18 +48,19 @@ std::vector<Option> make_options() {
        [](Scenario& s, const std::string& v) {
          s.params.micro_batches = parse_int("micro_batches", v, 1, schedules::kMaxMicroBatches);
        }},
-      {"pipelines", "", "chimera: 2f pipelines, f dividing D/2 (0 = 2)", "0",
+      {"pipelines", "", "chimera: 2f pipelines, f dividing D/2 (0: the scheme's default)", "0",
        [](Scenario& s, const std::string& v) {
          s.params.pipelines = parse_int("pipelines", v, 0, schedules::kMaxStages);
        }},
-      {"chunks", "", "interleaved: model chunks v per worker (0 = 2)", "0",
+      {"chunks", "", "interleaved: model chunks v per worker (0: the scheme's default)", "0",
        [](Scenario& s, const std::string& v) { s.params.chunks = parse_int("chunks", v, 0, 64); }},
-      {"strategy", "", "chimera with N = kD: direct|doubling|halving (empty = direct)", "",
+      {"strategy", "", "chimera with N = kD: how the basic units are combined", "",
        [](Scenario& s, const std::string& v) {
          s.params.strategy =
              v.empty() ? v : parse_choice("strategy", v, {"direct", "doubling", "halving"});
        }},
-      {"iterations", "", "asynchronous schedules: iterations listed, 3..64 (0 = 4)", "0",
+      {"iterations", "",
+       "asynchronous schedules: iterations listed, 3..64 (0: the scheme's default)", "0",
        [](Scenario& s, const std::string& v) {
          s.params.iterations = parse_int("iterations", v, 0, 64);
        }},

@@ -13,6 +13,7 @@ RowMetrics extract_metrics(const Result& result) {
   RowMetrics row;
   row.workers = result.schedule.workers;
   row.iteration_time = m.iteration_time;
+  row.time_unit = result.perf ? "s" : "slot";
   row.bubble_ratio = m.bubble_ratio;
   if (!m.workers.empty()) {
     const auto [lo, hi] = std::minmax_element(
@@ -47,6 +48,28 @@ RowMetrics extract_metrics(const Result& result) {
   return row;
 }
 
+Point used_point(Point given, const Result& result) {
+  const sim::Schedule& s = result.schedule;
+  const auto set = [&](const char* name, int value) {
+    const auto& all = options();
+    for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
+      if (all[i].name == name) given[i] = fmt::format("{}", value);
+    }
+  };
+  set("pipelines", s.pipelines);
+  set("chunks", s.workers > 0 ? s.stages / s.workers : 1);
+  set("iterations", s.iterations);
+  return given;
+}
+
+SweepRow make_row(Point given, const Result& result) {
+  SweepRow row;
+  row.inputs = used_point(std::move(given), result);
+  row.metrics = extract_metrics(result);
+  if (row.metrics.fits_memory == false) row.status.kind = Status::Kind::Oom;
+  return row;
+}
+
 std::vector<std::string> input_columns() {
   std::vector<std::string> names;
   for (const Option& option : options())
@@ -78,7 +101,10 @@ std::string text(const std::optional<T>& v) {
 std::vector<Metric> make_metrics() {
   return {
       PIPESIM_METRIC(workers, "", 0, "workers", Plain),
-      PIPESIM_METRIC(iteration_time, "s", -1, "iteration_time", Plain),
+      PIPESIM_METRIC(iteration_time, "s|slot", -1, "iteration_time", Plain),
+      Metric{"time_unit", "", 0, "time_unit", TableScale::Plain,
+             [](const RowMetrics&) { return std::optional<double>(); },
+             [](const RowMetrics& m) { return m.time_unit.value_or(""); }},
       PIPESIM_METRIC(throughput, "samples/s", +1, "throughput", Plain),
       PIPESIM_METRIC(tokens_per_second, "tokens/s", +1, "tokens_per_second", Plain),
       PIPESIM_METRIC(mfu, "", +1, "mfu_%", Percent),

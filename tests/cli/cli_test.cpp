@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "../support/cli_invoke.hpp"
@@ -15,6 +17,44 @@ namespace {
 using pipesim::testing::CliResult;
 // One in-process CLI runner for every test (tests/support/cli_invoke.hpp).
 const auto invoke = &pipesim::testing::invoke_cli;
+
+// The completion script is generated; this checks it against the help text instead: every
+// subcommand and every flag that `--help-all` lists appears in the script.
+TEST(Cli, BashCompletionMentionsEverySubcommandAndFlag) {
+  const CliResult script = invoke({"--completion-bash"});
+  ASSERT_EQ(script.code, 0) << script.err;
+  EXPECT_NE(script.out.find("complete -o default -F _pipesim pipesim"), std::string::npos);
+  const CliResult help = invoke({"--help-all"});
+  ASSERT_EQ(help.code, 0);
+  std::set<std::string> flags;
+  const std::regex flag(R"((^|[\s,])(--?[A-Za-z][A-Za-z0-9-]*))");
+  for (auto it = std::sregex_iterator(help.out.begin(), help.out.end(), flag);
+       it != std::sregex_iterator(); ++it) {
+    flags.insert((*it)[2]);
+  }
+  EXPECT_GT(flags.size(), 60u);
+  for (const std::string& f : flags)
+    EXPECT_NE(script.out.find(" " + f), std::string::npos) << f;
+  for (const char* sub : {"simulate", "sweep", "compare", "search", "plot", "list", "calibrate"})
+    EXPECT_NE(script.out.find(std::string(":") + sub + "\")"), std::string::npos) << sub;
+  // Values: the names of a choice option.
+  EXPECT_NE(script.out.find("\"simulate:--recompute\") words=\"none selective full\""),
+            std::string::npos);
+}
+
+// Out of memory is a result, reported in full, and its own exit code for scripts.
+TEST(Cli, OutOfMemoryRunExitsFourWithTheFullReport) {
+  const CliResult r =
+      invoke({"simulate", "--schedule", "gpipe", "-D", "2", "-N", "64", "-B", "8", "--model",
+              "gpt2-1.3b", "--hardware", "p100-daint", "--format", "json"});
+  EXPECT_EQ(r.code, kExitOutOfMemory) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j.at("fits_memory").get<bool>());
+  EXPECT_GT(j.at("peak_memory").get<std::int64_t>(), j.at("memory_capacity").get<std::int64_t>());
+  const CliResult fits = invoke({"simulate", "--schedule", "1f1b", "-D", "4", "-N", "8", "--model",
+                                 "gpt2-32l", "--hardware", "p100-daint"});
+  EXPECT_EQ(fits.code, 0) << fits.err;
+}
 
 const auto lines = &pipesim::testing::count_lines;
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -104,6 +105,40 @@ TEST(CliFiles, TraceHasOneCompleteEventPerOpOnEachWorkersComputeTrack) {
   EXPECT_EQ(compute, 3u * 4u * 3u);  // F, I, W per stage and micro-batch
   EXPECT_GT(sends, 0u);
   EXPECT_EQ(names, 3u * 5u);  // process name, sort index, three thread names
+}
+
+// The trace format counts microseconds: the last event of a real-cost run ends at the simulated
+// iteration time (seconds, from the JSON report of the same run) × 10⁶, and the first compute
+// event starts at the first op's start × 10⁶. A unit-cost run shows 1 slot as 1000 µs.
+TEST(CliFiles, TraceShowsTheIterationAtItsTrueLengthInMicroseconds) {
+  struct Case {
+    std::vector<std::string> mode;
+    double micros_per_unit;
+  };
+  for (const Case& c : {Case{{"--model", "gpt2-32l", "--hardware", "p100-daint"}, 1e6},
+                        Case{{"--t-comm", "0.25"}, 1e3}}) {
+    const std::string path = kDir + "clock.json";
+    std::vector<std::string> args{"simulate", "--schedule", "1f1b", "-D",      "4", "-N",
+                                  "8",        "--format",   "json", "--trace", path};
+    args.insert(args.end(), c.mode.begin(), c.mode.end());
+    const CliResult r = invoke(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto report = nlohmann::json::parse(r.out);
+    const double iteration = report.at("iteration_time").get<double>();
+    ASSERT_GT(iteration, 0.0);
+    double first = 1e300, last = 0;
+    const auto trace = nlohmann::json::parse(slurp(path));
+    for (const auto& e : trace.at("traceEvents")) {
+      if (e.at("ph") != "X") continue;
+      first = std::min(first, e.at("ts").get<double>());
+      last = std::max(last, e.at("ts").get<double>() + e.at("dur").get<double>());
+    }
+    EXPECT_DOUBLE_EQ(first, 0.0);
+    EXPECT_NEAR(last, iteration * c.micros_per_unit, 1e-9 * iteration * c.micros_per_unit);
+    if (c.micros_per_unit == 1e6) {  // a real iteration is seconds long, not milliseconds
+      EXPECT_GT(last, 1e5);
+    }
+  }
 }
 
 TEST(CliFiles, ExportedCsvReplaysToTheSameRun) {

@@ -127,8 +127,8 @@ TEST(SearchCommand, BadRequestsAreOneLine) {
              "--mini-batch", "8"},
             "--gpus"},
            {{"search", "--model", "gpt2-32l", "--hardware", "p100-daint", "--gpus", "4",
-             "--mini-batch", "8", "--schedules", "gpipe,zigzag"},
-            "command line: --schedules: unknown schedule 'zigzag'"},
+             "--mini-batch", "8", "--schedule", "gpipe,zigzag"},
+            "command line: --schedule: unknown schedule 'zigzag'"},
            {{"search", "--model", "nope", "--hardware", "p100-daint", "--gpus", "4", "--mini-batch",
              "8"},
             "nope"}}) {

@@ -10,6 +10,10 @@ namespace pipesim::cli {
 
 using Action = std::function<int()>;
 
+//! `simulate`'s exit code when the run completed but the configuration does not fit the GPUs'
+//! memory (status `oom`); 2 is a user error, 3 is taken by "out of budget".
+inline constexpr int kExitOutOfMemory = 4;
+
 Action add_simulate_command(CLI::App& app);
 Action add_list_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);

@@ -34,21 +34,39 @@ Action add_compare_command(CLI::App& app) {
       "plot");
   add_sweep_options(*cmd, o->sweep);
   cmd->add_option("--rank-by", o->rank_by,
-                  "Metric to rank by (default: throughput, or iteration_time in unit-cost mode)");
-  cmd->add_option("--csv", o->csv, "Also write the sweep's CSV to this file (atomically)");
+                  "Metric to rank by, within each mini-batch (default: throughput, or "
+                  "iteration_time in unit-cost mode)")
+      ->type_name("METRIC")
+      ->group("Compare");
+  cmd->add_option("--csv", o->csv, "Also write the sweep's CSV to this file (atomically)")
+      ->type_name("PATH")
+      ->group("Output");
   cmd->add_option("--plot", o->plot,
-                  "Also plot the ranking metric to this figure (.svg or .png) with gnuplot");
-  cmd->add_option("--x", o->x, "Plot: x column (default: the first varied option but the group)");
+                  "Also plot the ranking metric to this figure (.svg or .png) with gnuplot")
+      ->type_name("PATH")
+      ->group("Output");
+  cmd->add_option("--x", o->x, "Plot: x column (default: the first varied option but the group)")
+      ->type_name("COLUMN")
+      ->group("Output");
   cmd->add_option("--group", o->group,
-                  "Plot: one line per value of this column (default: schedule when it varies)");
-  cmd->add_option("--gnuplot", o->gnuplot, "gnuplot executable")->capture_default_str();
+                  "Plot: one line per value of this column (default: schedule when it varies)")
+      ->type_name("COLUMN")
+      ->group("Output");
+  cmd->add_option("--gnuplot", o->gnuplot, "gnuplot executable")
+      ->type_name("PATH")
+      ->capture_default_str()
+      ->group("Output");
   return [o] {
     const auto rows = run_grid(make_grid(o->sweep), job_count(o->sweep));
     const RankMetric metric =
         o->rank_by.empty() ? explore::default_rank_metric(rows) : explore::rank_metric(o->rank_by);
     const auto order = explore::rank_rows(rows, metric);
     const report::RankedBy ranked_by{metric.name, metric.higher_is_better};
-    const std::string text = report::compare_table(rows, order, ranked_by);
+    std::vector<report::RankedGroup> groups;
+    for (auto& part : explore::split_by_mini_batch(rows, order)) {
+      groups.push_back({explore::mini_batch_of(rows[part.front()]), std::move(part)});
+    }
+    const std::string text = report::compare_table(rows, groups, ranked_by);
     if (!o->csv.empty()) emit(o->csv, report::rows_to_csv(rows));
     if (!o->plot.empty()) {
       const report::LinePlotSpec spec = report::compare_plot_spec(rows, ranked_by, o->x, o->group);

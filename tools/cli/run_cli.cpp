@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "commands.hpp"
+#include "completion.hpp"
 #include "flags.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
@@ -35,6 +36,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const Action search = add_search_command(app);
   actions[app.get_subcommand("search")] = search;
   actions[app.get_subcommand("calibrate")] = add_calibrate_command(app);
+  // Prints the script generated from everything registered above (installed by the build).
+  app.add_flag_callback(
+         "--completion-bash",
+         [&app, &out] {
+           out << bash_completion(app);
+           throw CLI::Success();
+         },
+         "Print the bash completion script and exit")
+      ->group("");
   const auto fail = [&err](int code, const std::string& message) {
     err << "pipesim: error: " << message << "\n";
     return code;

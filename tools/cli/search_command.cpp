@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -39,7 +40,7 @@ Action add_search_command(CLI::App& app) {
     std::string recompute = "none,selective,full";
     std::string gpus, mini_batch;  // parsed with the one number syntax of every option
     std::string jobs = "0";
-    const CLI::Option* schedules_flag = nullptr;
+    std::array<const CLI::Option*, 2> schedule_flags{};  //!< --schedule and its old spelling
     std::string output;
     bool all = false;
   };
@@ -50,23 +51,43 @@ Action add_search_command(CLI::App& app) {
       "every D | P, W = P/D, power-of-two B, N = B̂/(W·B), recomputation and schedule options, "
       "simulated in parallel; ranked, with what limits each winner");
   cmd->add_option("--model", o->request.model, "Model name, YAML path or Hugging Face config.json")
-      ->required();
+      ->required()
+      ->type_name("NAME|PATH")
+      ->group("Search");
   cmd->add_option("--hardware", o->request.hardware, "Hardware profile name or YAML path")
-      ->required();
-  cmd->add_option("--gpus,-P", o->gpus, "GPUs P = D·W, 1..1048576")->required();
-  cmd->add_option("--mini-batch", o->mini_batch, "Mini-batch B̂ = B·N·W samples, 1..16777216")
-      ->required();
-  o->schedules_flag =
-      cmd->add_option("--schedules", o->schedules, "Comma list of schedules (default: all)");
+      ->required()
+      ->type_name("NAME|PATH")
+      ->group("Search");
+  cmd->add_option("--gpus,-P", o->gpus, "GPUs P = D·W")
+      ->required()
+      ->type_name("INT 1..1048576")
+      ->group("Search");
+  cmd->add_option("--mini-batch", o->mini_batch, "Mini-batch B̂ = B·N·W samples")
+      ->required()
+      ->type_name("INT 1..16777216")
+      ->group("Search");
+  o->schedule_flags[0] = cmd->add_option("--schedule", o->schedules,
+                                         "Comma list of schedules (default: all)")
+                             ->type_name("LIST<NAME>")
+                             ->group("Search");
+  // The old spelling, kept so existing scripts run; --schedule is the name every command uses.
+  o->schedule_flags[1] = cmd->add_option("--schedules", o->schedules)->group("");
   cmd->add_option("--recompute", o->recompute, "Comma list of recomputation modes to try")
-      ->capture_default_str();
+      ->type_name("LIST<none|selective|full>")
+      ->capture_default_str()
+      ->group("Search");
   cmd->add_option("--jobs,-j", o->jobs,
                   fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)",
                               explore::kMaxJobs))
-      ->capture_default_str();
+      ->type_name("INT")
+      ->capture_default_str()
+      ->group("Search");
   cmd->add_option("--output,-o", o->output,
-                  "Write the winners (with --all: every configuration) as CSV, atomically");
-  cmd->add_flag("--all", o->all, "-o gets every evaluated configuration, not only the winners");
+                  "Write the winners (with --all: every configuration) as CSV, atomically")
+      ->type_name("PATH")
+      ->group("Output");
+  cmd->add_flag("--all", o->all, "-o gets every evaluated configuration, not only the winners")
+      ->group("Output");
   return [o] {
     for (const char* name : {"model", "hardware", "micro_batch_size", "data_parallel"}) {
       if (!has_option(name)) {
@@ -80,8 +101,9 @@ Action add_search_command(CLI::App& app) {
     request.gpus = scenario::parse_int("gpus", o->gpus, 1, 1 << 20);
     request.mini_batch = scenario::parse_int("mini_batch", o->mini_batch, 1, 1 << 24);
     const int jobs = parse_jobs(o->jobs);
-    if (o->schedules_flag->count() > 0 && o->schedules.empty()) {
-      throw scenario::OptionError("schedules",
+    const bool given = o->schedule_flags[0]->count() + o->schedule_flags[1]->count() > 0;
+    if (given && o->schedules.empty()) {
+      throw scenario::OptionError("schedule",
                                   "empty value (leave it out to search every "
                                   "schedule)");
     }
@@ -90,10 +112,10 @@ Action add_search_command(CLI::App& app) {
         request.schedules.emplace_back(entry.name);
       }
     } else {
-      request.schedules = explore::expand_values("command line", "--schedules", o->schedules);
+      request.schedules = explore::expand_values("command line", "--schedule", o->schedules);
       for (const auto& s : request.schedules) {
         if (schedules::find_schedule(s) == nullptr) {
-          throw core::ConfigError("command line", "--schedules",
+          throw core::ConfigError("command line", "--schedule",
                                   fmt::format("unknown schedule '{}'", s));
         }
       }

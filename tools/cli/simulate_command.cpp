@@ -36,25 +36,41 @@ Action add_simulate_command(CLI::App& app) {
   // Options are kept as text and parsed by scenario::options(), so every bad value gets the
   // same one-line message naming the flag and the allowed range.
   for (const scenario::Option& option : scenario::options()) {
-    o->flags[option.name] = cmd->add_option(cli_names(option), o->values[option.name], option.help)
-                                ->default_str(option.default_value);
+    o->flags[option.name] = add_scenario_option(*cmd, option, o->values[option.name], false);
   }
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "csv"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group("Output");
   cmd->add_flag("--memory-timeline", o->spec.memory_timeline,
                 "JSON, real-cost mode: each worker's memory over time, memory_timeline: "
-                "[[time, bytes], ...] at every change");
-  cmd->add_flag("--ops", o->ops, "JSON: list each worker's ops with start and end times");
-  cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout");
+                "[[seconds, bytes], ...] at every change")
+      ->group("Output");
+  cmd->add_flag("--ops", o->ops, "JSON: list each worker's ops with start and end times")
+      ->group("Output");
+  cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout")
+      ->type_name("PATH")
+      ->group("Output");
   cmd->add_option("--schedule-file", o->files.schedule_file,
                   "Replay a schedule from a file: pipesim's text format, or PyTorch's pipelining "
-                  "CSV actions (.csv); overrides --schedule");
+                  "CSV actions (.csv); overrides --schedule")
+      ->type_name("PATH")
+      ->group("Schedule");
   cmd->add_option("--export-csv", o->files.export_csv,
-                  "Write the schedule in PyTorch's pipelining CSV action format");
-  cmd->add_option("--timeline", o->files.timeline, "Write an SVG timeline (a row per worker)");
+                  "Write the schedule in PyTorch's pipelining CSV action format")
+      ->type_name("PATH")
+      ->group("Output");
+  cmd->add_option("--timeline", o->files.timeline, "Write an SVG timeline (a row per worker)")
+      ->type_name("PATH")
+      ->group("Output");
   cmd->add_option("--trace", o->files.trace,
-                  "Write Chrome trace events (JSON; opens in ui.perfetto.dev)");
+                  "Write Chrome trace events (JSON, times in microseconds; opens in "
+                  "ui.perfetto.dev)")
+      ->type_name("PATH")
+      ->group("Output");
+  cmd->footer(
+      "Exit codes: 0 ok; 2 bad input (one line on stderr); 4 the run completed but the "
+      "configuration does not fit the GPUs' memory (real-cost mode; the report says so too).");
   return [o] {
     // Given options take their text (an empty one is an error), the others their default.
     std::vector<std::string> given;
@@ -119,7 +135,9 @@ Action add_simulate_command(CLI::App& app) {
       text = report::to_text(o->spec, result);
     }
     emit(o->output, text);
-    return 0;
+    // The run is reported either way; the exit code tells a script that the configuration
+    // does not fit the GPUs' memory without parsing the output.
+    return result.perf && !result.perf->fits_memory ? kExitOutOfMemory : 0;
   };
 }
 

@@ -18,7 +18,9 @@ Action add_sweep_command(CLI::App& app) {
       "Simulate the cartesian product of option lists in parallel; one CSV row per "
       "configuration (the last option in --help order varies fastest)");
   add_sweep_options(*cmd, o->sweep);
-  cmd->add_option("--output,-o", o->output, "Write the CSV to this file (atomically)");
+  cmd->add_option("--output,-o", o->output, "Write the CSV to this file (atomically)")
+      ->type_name("PATH")
+      ->group("Output");
   return [o] {
     const auto rows = run_grid(make_grid(o->sweep), job_count(o->sweep));
     emit(o->output, report::rows_to_csv(rows));

@@ -16,18 +16,20 @@ namespace pipesim::cli {
 
 void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
   for (const scenario::Option& option : scenario::options()) {
-    args.flags[option.name] =
-        cmd.add_option(cli_names(option), args.values[option.name],
-                       option.help + "; a list a,b,c or a range a:b, a:b:+step, a:b:xfactor")
-            ->default_str(option.default_value);
+    args.flags[option.name] = add_scenario_option(cmd, option, args.values[option.name], true);
   }
   cmd.add_option("--file,-f", args.file,
                  "YAML sweep file: option names (without --) to values, lists or ranges; "
-                 "the command line wins over it");
+                 "the command line wins over it")
+      ->type_name("PATH")
+      ->group("Sweep");
   cmd.add_option("--jobs,-j", args.jobs,
                  fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)",
                              explore::kMaxJobs))
-      ->capture_default_str();
+      ->type_name("INT")
+      ->capture_default_str()
+      ->group("Sweep");
+  cmd.footer(list_syntax_note());
 }
 
 explore::SweepGrid make_grid(const SweepArgs& args) {

@@ -31,6 +31,17 @@ RankMetric default_rank_metric(const std::vector<SweepRow>& rows);
 //! Indices of the ok rows that have the metric, best first.
 std::vector<size_t> rank_rows(const std::vector<SweepRow>& rows, const RankMetric& metric);
 
+//! The amount of work one iteration of `row` does, which a ranking must hold equal: in
+//! real-cost mode the mini-batch B̂ = B·N·W ("mini-batch 32 samples"), in unit-cost mode the
+//! micro-batches N ("8 micro-batches"). Iteration time and even throughput favour a bigger
+//! mini-batch (its bubbles are amortised), so configurations are ranked only against equals.
+std::string mini_batch_of(const SweepRow& row);
+
+//! `order` split by mini_batch_of(), each part keeping `order`'s order; parts in the order of
+//! their best row.
+std::vector<std::vector<size_t>> split_by_mini_batch(const std::vector<SweepRow>& rows,
+                                                     const std::vector<size_t>& order);
+
 //! For each distinct value of input column `group` (an index into SweepRow::inputs), the best
 //! ranked row; returned best first (so the groups come out ranked against each other).
 std::vector<size_t> best_per_group(const std::vector<SweepRow>& rows, size_t group,

@@ -17,10 +17,16 @@ struct RankedBy {
   bool higher_is_better = true;
 };
 
-//! The text: a heading, the ranked table (rows in `order`, best first), then "not ranked"
-//! lines for the other rows.
+//! Rows that do the same work per iteration (one mini-batch), ranked against each other.
+struct RankedGroup {
+  std::string label;          //!< e.g. "mini-batch 32 samples", "8 micro-batches"
+  std::vector<size_t> order;  //!< best first
+};
+
+//! The text: a heading, one ranked table per group (rows in its order, best first; the groups
+//! are never ranked against each other), then "not ranked" lines for the other rows.
 std::string compare_table(const std::vector<scenario::SweepRow>& rows,
-                          const std::vector<size_t>& order, const RankedBy& ranked_by);
+                          const std::vector<RankedGroup>& groups, const RankedBy& ranked_by);
 
 //! The plot of the ranking metric: `x` and `group` when given, else the varied option with
 //! the most values against the schedule (when it varies).

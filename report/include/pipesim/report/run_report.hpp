@@ -13,13 +13,15 @@ using scenario::PerfResult;
 using scenario::Result;
 using scenario::Scenario;
 
-inline constexpr int kSchemaVersion = 1;
+//! The output schema's version (docs/schema/): 2 added pipesim_version, time_unit, chunks,
+//! virtual_stages, integer counts, and made simulate's CSV the sweep row.
+inline constexpr int kSchemaVersion = 2;
 
 //! Metrics at top level, a per_worker array; with `ops` each worker also
 //! lists its compute ops in execution order.
 nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops);
 
-//! A header line and one row.
+//! The sweep CSV's header and this run's row (the same columns as `sweep`).
 std::string to_csv(const Scenario& spec, const Result& run);
 
 //! Metrics, a per-worker table and, when the run is small and on a regular time grid, an

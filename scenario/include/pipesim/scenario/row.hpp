@@ -4,11 +4,11 @@
 //
 // Columns, in this order (results/search/README.md and the README document them):
 //   one input column per option, in options() order, named after the option (schedule,
-//   stages, micro_batches, ...), holding the text the run used; then the metric columns of
-//   metrics() and `status`:
-//   workers, iteration_time, throughput, tokens_per_second, mfu, bubble_ratio,
-//   exposed_comm_ratio, peak_memory_max, peak_memory_min, memory_headroom,
-//   peak_activations_max, peak_activations_min, fits_memory, status.
+//   stages, micro_batches, ...), holding the value the run used (used_point(): `pipelines`,
+//   `chunks` and `iterations` as the schedule ran them, never the "default" 0); then the metric
+//   columns of metrics() and `status`: workers, iteration_time, time_unit, throughput,
+//   tokens_per_second, mfu, bubble_ratio, exposed_comm_ratio, peak_memory_max, peak_memory_min,
+//   memory_headroom, peak_activations_max, peak_activations_min, fits_memory, status.
 // A metric the run does not produce (the performance figures in unit-cost mode, everything for
 // an invalid configuration) is an empty field. `status` is `ok`, `oom` (runs, but peak memory
 // exceeds the GPU), `invalid: <reason>` or `pruned: <reason>`; no configuration is dropped.
@@ -28,8 +28,10 @@ namespace pipesim::scenario {
 using Point = std::vector<std::string>;
 
 struct RowMetrics {
-  std::optional<int> workers;                //!< GPUs of one pipeline replica set (D·pipelines)
-  std::optional<double> iteration_time;      //!< seconds (slots in unit-cost mode)
+  std::optional<int> workers;            //!< GPUs of one pipeline replica set (D·pipelines)
+  std::optional<double> iteration_time;  //!< in time_unit
+  //! "s" in real-cost mode, "slot" in unit-cost mode (whose durations have no real length).
+  std::optional<std::string> time_unit;
   std::optional<double> throughput;          //!< samples per second
   std::optional<double> tokens_per_second;   //!< throughput × sequence length
   std::optional<double> mfu;                 //!< model FLOPs utilisation, 0..1
@@ -86,6 +88,14 @@ const Metric* find_metric(const std::string& name);
 
 //! The figures of one finished run.
 RowMetrics extract_metrics(const Result& result);
+
+//! `given` (option texts, aligned with options()) with the values `result` actually used for
+//! the options whose default means "the scheme's default": `pipelines`, `chunks` (model chunks
+//! per worker) and `iterations` as the schedule was generated. Every other text is kept.
+Point used_point(Point given, const Result& result);
+
+//! The row of a finished run: used_point(given), its metrics, status `ok` or `oom`.
+SweepRow make_row(Point given, const Result& result);
 
 //! Input column names: one per option, in options() order.
 std::vector<std::string> input_columns();
