@@ -1,4 +1,8 @@
-# Warnings and sanitizers live in one interface target that every pipesim target links.
+include(GNUInstallDirs)
+
+# Warnings and sanitizers live in one interface target that every pipesim target links. It is a
+# build-time concern: libraries link it PRIVATE through $<BUILD_INTERFACE>, so it never reaches
+# the installed export set or a consumer's flags.
 add_library(pipesim_options INTERFACE)
 add_library(pipesim::options ALIAS pipesim_options)
 target_compile_options(pipesim_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow
@@ -13,13 +17,25 @@ if(PIPESIM_SANITIZE)
 endif()
 
 # pipesim_add_library(<name> SOURCES ... DEPS ...): a module library pipesim_<name>, aliased
-# pipesim::<name>, whose public headers live in <name>/include/pipesim/<name>/.
+# pipesim::<name>, whose public headers live in <name>/include/pipesim/<name>/. It is installed
+# with its headers into the export set pipesimTargets, where consumers see it as
+# pipesim::<name>, and joins the umbrella target pipesim::pipesim (cmake/PipesimInstall.cmake).
+# DEPS are PUBLIC: a third-party one must also be found by cmake/pipesimConfig.cmake.in.
 function(pipesim_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(pipesim_${name} STATIC ${ARG_SOURCES})
   add_library(pipesim::${name} ALIAS pipesim_${name})
-  target_include_directories(pipesim_${name} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include)
-  target_link_libraries(pipesim_${name} PUBLIC ${ARG_DEPS} PRIVATE pipesim::options)
+  set_target_properties(pipesim_${name} PROPERTIES EXPORT_NAME ${name})
+  target_compile_features(pipesim_${name} PUBLIC cxx_std_20)
+  target_include_directories(pipesim_${name} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(pipesim_${name} PUBLIC ${ARG_DEPS}
+                                        PRIVATE $<BUILD_INTERFACE:pipesim::options>)
+  install(TARGETS pipesim_${name} EXPORT pipesimTargets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  set_property(GLOBAL APPEND PROPERTY PIPESIM_MODULES pipesim_${name})
 endfunction()
 
 # pipesim_add_test(<name> SOURCES ... DEPS ...): one GoogleTest executable registered with ctest.

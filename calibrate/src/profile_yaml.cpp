@@ -1,10 +1,9 @@
 #include "pipesim/calibrate/profile_yaml.hpp"
 
-#include "pipesim/core/config_error.hpp"
+#include <string>
 
-#ifndef PIPESIM_VERSION
-#define PIPESIM_VERSION "unknown"
-#endif
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/core/version.hpp"
 
 namespace pipesim::calibrate {
 
@@ -21,7 +20,7 @@ hardware::Provenance provenance_from(const SampleSet& samples, const std::string
   p.driver = samples.meta("driver", "unknown");
   p.cuda = samples.meta("cuda_runtime", "unknown");
   p.date = samples.meta("date", "unknown");
-  p.tool_version = std::string("pipesim ") + PIPESIM_VERSION;
+  p.tool_version = "pipesim " + std::string(core::version);
   return p;
 }
 

@@ -199,12 +199,12 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
 }
 
 std::vector<std::string> shipped_profiles() {
-  return core::shipped_names(PIPESIM_HARDWARE_DIR);
+  return core::shipped_names_in("hardware");
 }
 
 HardwareProfile load_profile(const std::string& name_or_path) {
-  const std::string path = core::resolve_shipped_yaml(name_or_path, PIPESIM_HARDWARE_DIR,
-                                                      "--hardware", "hardware profile");
+  const std::string path =
+      core::resolve_shipped_yaml(name_or_path, "hardware", "--hardware", "hardware profile");
   return parse_profile(core::read_text_file(path), path);
 }
 

@@ -85,12 +85,11 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
 }
 
 std::vector<std::string> shipped_models() {
-  return core::shipped_names(PIPESIM_MODELS_DIR);
+  return core::shipped_names_in("models");
 }
 
 ModelSpec load_model(const std::string& name_or_path) {
-  const std::string path =
-      core::resolve_shipped_yaml(name_or_path, PIPESIM_MODELS_DIR, "--model", "model");
+  const std::string path = core::resolve_shipped_yaml(name_or_path, "models", "--model", "model");
   return parse_model(core::read_text_file(path), path);
 }
 

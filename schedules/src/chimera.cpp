@@ -6,8 +6,8 @@
 // pipeline runs 1F1B on its D/(2f) micro-batches of a basic unit (N = D); merging them is
 // conflict-free for even D. In unit slots (t_F = t_B = 1) micro-batch x of a pipeline runs
 // stage s forward at slot s+2x and backward at slot 2D-s-1+2x; a worker's order is its ops
-// sorted by slot (DESIGN.md §3 prints the D = 4 orders; the parity argument in the README shows
-// no two ops share a slot for any f).
+// sorted by slot (docs/architecture.md §3 prints the D = 4 orders; the parity argument in the
+// README shows no two ops share a slot for any f).
 //
 // §3.5, N = kD micro-batches:
 //  - direct: the k basic units concatenated, unit u shifted by 2D slots, so the tail backwards
@@ -16,15 +16,15 @@
 //    micro-batches back to back where 1F1B has one, so a doubled forward fills a backward's slot
 //    (t_B = 2t_F) and the intermediate bubbles of direct concatenation disappear; the doubled
 //    activations are paid for with recomputation (R before every B). Per-worker order as in the
-//    paper's runtime (REFERENCES.md), e.g. D=4, N=8, worker 0:
+//    paper's runtime (docs/architecture.md §3), e.g. D=4, N=8, worker 0:
 //    F0 F1 F4 F5 F2 F3 B2 F6 F7 B3 B0 B6 B1 B7 B4 B5;
 //  - halving (backward halving): the same doubled-forward order with micro-batches of half the
 //    size (B/2), so two of them hold as many activations as one micro-batch of direct
 //    concatenation and no recomputation is needed (the paper's Fig. 5: "doubling, B=8, R" vs
 //    "halving, B=4"). pipesim lists the order; the caller halves the micro-batch size.
 // Doubling and halving are defined for two pipelines; more pipelines use direct.
-// Micro-batch ids (DESIGN.md §7): unit u gives down pipeline i the ids uD + i·D/(2f) + x and
-// up pipeline i the ids uD + D/2 + i·D/(2f) + x, x < D/(2f).
+// Micro-batch ids (docs/architecture.md §7): unit u gives down pipeline i the ids
+// uD + i·D/(2f) + x and up pipeline i the ids uD + D/2 + i·D/(2f) + x, x < D/(2f).
 
 #include <fmt/format.h>
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -33,20 +34,30 @@ std::string error_after(const std::string& from, const std::string& to) {
   return "accepted";
 }
 
+// "(line N)" for the line `below` lines under the one of the shipped profile where `text` starts.
+std::string line_of(const std::string& text, long below) {
+  const std::string doc = h200();
+  const auto before = doc.begin() + static_cast<long>(doc.find(text));
+  return "(line " + std::to_string(1 + below + std::count(doc.begin(), before, '\n')) + ")";
+}
+
 TEST(ProfileBounds, NonScalarKeysAnywhereAreErrors) {
-  EXPECT_EQ(error_after("interference: 0.0\n", "interference: 0.0\n? [a, b]\n: 1\n"),
-            "h.yaml: key: keys must be plain names, got a list (line 38)");
+  EXPECT_EQ(
+      error_after("interference: 0.0\n", "interference: 0.0\n? [a, b]\n: 1\n"),
+      "h.yaml: key: keys must be plain names, got a list " + line_of("interference: 0.0\n", 1));
   EXPECT_EQ(
       error_after("  memory_bytes: 141.0e9\n", "  memory_bytes: 141.0e9\n  ? [a, b]\n  : 1\n"),
-      "h.yaml: gpu.key: keys must be plain names, got a list (line 20)");
+      "h.yaml: gpu.key: keys must be plain names, got a list " + line_of("  memory_bytes", 1));
   EXPECT_EQ(error_after("fp16: 989.0e12}", "fp16: 989.0e12, [a]: 1}"),
-            "h.yaml: gpu.peak_flops.key: keys must be plain names, got a list (line 20)");
+            "h.yaml: gpu.peak_flops.key: keys must be plain names, got a list " +
+                line_of("fp16: 989", 0));
 }
 
 TEST(ProfileBounds, DuplicateKeysSecondDocumentsAndFractionsOfBytes) {
   EXPECT_EQ(
       error_after("  hbm_bandwidth: 4.8e12\n", "  hbm_bandwidth: 4.8e12\n  hbm_bandwidth: 1\n"),
-      "h.yaml: gpu.hbm_bandwidth: given twice (line 27); each key at most once");
+      "h.yaml: gpu.hbm_bandwidth: given twice " + line_of("  hbm_bandwidth", 1) +
+          "; each key at most once");
   EXPECT_EQ(error_after("interference: 0.0\n", "interference: 0.0\n---\nname: other\n"),
             "h.yaml: document: 2 YAML documents ('---'), expected exactly one");
   EXPECT_EQ(error_after("memory_bytes: 141.0e9", "memory_bytes: 0.5"),

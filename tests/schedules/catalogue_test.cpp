@@ -1,5 +1,5 @@
-// The other schemes of DESIGN.md §3 against their closed forms in unit-cost mode: DAPPLE,
-// PipeDream and PipeDream-2BW (steady state), GEMS, Megatron interleaved; and the catalogue
+// The other schemes of docs/architecture.md §3 against their closed forms in unit-cost mode:
+// DAPPLE, PipeDream and PipeDream-2BW (steady state), GEMS, Megatron interleaved; and the catalogue
 // itself (every scheme registered, described and cited).
 
 #include <gtest/gtest.h>

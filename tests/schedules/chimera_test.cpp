@@ -1,7 +1,7 @@
-// Chimera against the paper: the D = 4 orders printed in DESIGN.md §3, the D = 4, N = 8 orders of
-// the paper's runtime (REFERENCES.md), the bubble ratio (D-2f)/(2fN+D-2f) at t_B = t_F, the
-// activation range [D - D/2f + 1, D], micro-batch numbering (DESIGN.md §7), eager all-reduce,
-// and one clear error for each invalid parameter.
+// Chimera against the paper: the D = 4 orders printed in docs/architecture.md §3, the D = 4, N = 8
+// orders of the paper's runtime (docs/architecture.md §3), the bubble ratio (D-2f)/(2fN+D-2f) at
+// t_B = t_F, the activation range [D - D/2f + 1, D], micro-batch numbering (docs/architecture.md
+// §7), eager all-reduce, and one clear error for each invalid parameter.
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
-// GPipe and 1F1B against their closed forms (DESIGN.md §3) over a grid of D, N and costs.
+// GPipe and 1F1B against their closed forms (docs/architecture.md §3) over a grid of D, N and
+// costs.
 
 #include <gtest/gtest.h>
 

@@ -76,7 +76,7 @@ TEST(PytorchCsv, ReadsCompactAndCommunicationCells) {
 }
 
 TEST(TextFormat, DescribesChimeraExactly) {
-  const std::string text = R"(# Chimera, D = 4, N = 4 (DESIGN.md §3)
+  const std::string text = R"(# Chimera, D = 4, N = 4 (docs/architecture.md §3)
 workers 4
 micro-batches 4
 pipelines 2

@@ -12,8 +12,8 @@
 namespace pipesim {
 namespace {
 
-// Random parameters the scheme accepts: each generator's constraints (DESIGN.md §3) applied to
-// a random draw.
+// Random parameters the scheme accepts: each generator's constraints (docs/architecture.md §3)
+// applied to a random draw.
 schedules::ScheduleParams draw_valid(std::string_view name, std::mt19937& rng) {
   std::uniform_int_distribution<int> stages(1, 24), micro(1, 48), small(1, 4);
   schedules::ScheduleParams p;

@@ -1,8 +1,8 @@
 #pragma once
-// A Chimera basic unit built by hand from DESIGN.md §3's slot rule (N = D, two pipelines):
-// down pipeline stage s on worker s, up pipeline stage s on worker D−1−s; micro-batch x of a
-// pipeline runs stage s forward at slot s + 2x and backward at slot 2D − s − 1 + 2x; each worker
-// runs its ops in slot order. For tests until schedules/chimera.cpp is registered.
+// A Chimera basic unit built by hand from docs/architecture.md §3's slot rule (N = D, two
+// pipelines): down pipeline stage s on worker s, up pipeline stage s on worker D−1−s; micro-batch x
+// of a pipeline runs stage s forward at slot s + 2x and backward at slot 2D − s − 1 + 2x; each
+// worker runs its ops in slot order. For tests until schedules/chimera.cpp is registered.
 
 #include <algorithm>
 #include <utility>
@@ -23,7 +23,7 @@ inline sim::Schedule hand_chimera(int d) {
     s.stage_worker[0][static_cast<size_t>(st)] = st;
     s.stage_worker[1][static_cast<size_t>(st)] = d - 1 - st;
   }
-  // Down pipeline: micro-batches 0 … D/2−1; up pipeline: D/2 … D−1 (DESIGN.md §7).
+  // Down pipeline: micro-batches 0 … D/2−1; up pipeline: D/2 … D−1 (docs/architecture.md §7).
   for (int m = 0; m < d; ++m)
     s.micro_batch_pipeline.push_back(m < d / 2 ? 0 : 1);
   std::vector<std::vector<std::pair<int, sim::Op>>> slotted(static_cast<size_t>(d));

@@ -1,8 +1,10 @@
 #include <iostream>
 #include <map>
+#include <string>
 
 #include "commands.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/version.hpp"
 
 namespace pipesim::cli {
 
@@ -10,6 +12,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"pipesim: simulate pipeline-parallel training schedules", "pipesim"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
+  app.set_version_flag("--version", "pipesim " + std::string(core::version));
   std::map<const CLI::App*, Action> actions;
   const Action simulate = add_simulate_command(app);
   actions[app.get_subcommand("simulate")] = simulate;
@@ -27,7 +30,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help
+    if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help, --version
     err << "pipesim: error: " << e.what() << "\n";
     return 2;
   }

@@ -2,7 +2,7 @@
 // The layer check: one transformer layer's measured kernel times (from the CUDA layer
 // benchmark, calibrate/bench/layer_bench.cu) beside the cost model's prediction.
 //
-// Prediction, the performance model's formula for an op (DESIGN.md §4; hardware/
+// Prediction, the performance model's formula for an op (docs/architecture.md §4; hardware/
 // TrainingCostModel::compute_time):
 //   Σ_gemm flops / (peak_flops[dtype] · gemm_efficiency[dtype](flops))
 //   + memory_bytes / (hbm_bandwidth · hbm_efficiency(memory_bytes))  (memory-bound kernels summed)

@@ -1,5 +1,5 @@
 #pragma once
-// Communication times in closed form (DESIGN.md §4). Each result keeps its latency and
+// Communication times in closed form (docs/architecture.md §4). Each result keeps its latency and
 // bandwidth parts apart, so the simulator can slow the bandwidth part when links are shared.
 //
 // Sources:

@@ -1,5 +1,5 @@
 #pragma once
-// A hardware profile (DESIGN.md §8): one GPU type, its node and network, as YAML
+// A hardware profile (docs/architecture.md §8): one GPU type, its node and network, as YAML
 // schema_version 1 — the contract with calibrate/ (hardware/README.md documents every field).
 
 #include <map>

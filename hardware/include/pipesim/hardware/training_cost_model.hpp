@@ -1,9 +1,9 @@
 #pragma once
 // Real-cost mode's cost model: a model spec, a hardware profile and a placement turn every task
 // of a schedule's TaskGraph into a duration (compute, optimizer) or a flow (transfers,
-// all-reduces), and every stage into bytes of memory (DESIGN.md §4, §5).
+// all-reduces), and every stage into bytes of memory (docs/architecture.md §4, §5).
 //
-// Compute time [DESIGN.md §4; efficiency tables as in Calculon, Isaev et al., SC'23]:
+// Compute time [docs/architecture.md §4; efficiency tables as in Calculon, Isaev et al., SC'23]:
 //   t = Σ_gemm FLOPs / (peak · eff_gemm(FLOPs)) + bytes / (HBM · eff_hbm(bytes)) + launches ·
 //   t_launch
 // Transfers: Hockney α + n/β on the tier the two GPUs share (collectives.hpp).

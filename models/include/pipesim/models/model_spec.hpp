@@ -1,6 +1,6 @@
 #pragma once
 // A transformer model as pipesim sees it: the shape that fixes parameters, FLOPs and
-// activation bytes (DESIGN.md §4). Loaded from models/<name>.yaml or from a path.
+// activation bytes (docs/architecture.md §4). Loaded from models/<name>.yaml or from a path.
 
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 #pragma once
-// Parameters, FLOPs and activation bytes of a transformer, per layer and for the embedding and
-// LM head (DESIGN.md §4). Every formula cites its source; all are pure functions of the spec.
+// Parameters, FLOPs and activation bytes of a transformer, per layer and for the embedding and LM
+// head (docs/architecture.md §4). Every formula cites its source; all are pure functions of the
+// spec.
 //
 // Sources:
 //  [N21] Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
