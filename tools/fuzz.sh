@@ -14,7 +14,7 @@ targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(model_yaml hardware_yaml sweep_yaml schedule_text pytorch_csv samples_csv value_range)
 fi
-jobs="${FUZZ_BUILD_JOBS:-2}"
+jobs="${FUZZ_BUILD_JOBS:-$(nproc)}"
 
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$jobs"

@@ -52,15 +52,22 @@ fs::path resolve_links(const fs::path& path) {
 
 enum class TargetKind { Replace, InPlace };
 
-TargetKind classify(const fs::path& original, const fs::path& target, mode_t& mode) {
-  struct ::stat st {};
+// What `path` names, following every link the way open() would: a directory is an error; a
+// device, FIFO or socket is written in place, and so is anything under /dev or /proc
+// (/dev/stdout is a link to a "pipe:[N]" that only open() understands); a regular or missing
+// file is replaced, keeping an existing file's permission bits.
+TargetKind classify(const fs::path& path, mode_t& mode) {
   mode = 0644;
-  if (::stat(target.c_str(), &st) != 0) {
+  const std::string s = path.string();
+  struct ::stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return TargetKind::Replace;
-    fail(original, "cannot inspect", errno);
+    fail(path, "cannot inspect", errno);
   }
-  if (S_ISDIR(st.st_mode)) fail(original, "is a directory", EISDIR);
-  if (!S_ISREG(st.st_mode)) return TargetKind::InPlace;
+  if (S_ISDIR(st.st_mode)) fail(path, "is a directory", EISDIR);
+  if (!S_ISREG(st.st_mode) || s.starts_with("/dev/") || s.starts_with("/proc/")) {
+    return TargetKind::InPlace;
+  }
   mode = st.st_mode & 07777;
   return TargetKind::Replace;
 }
@@ -85,10 +92,11 @@ struct Prepared {
 Prepared prepare(const fs::path& path, std::string_view content) {
   Prepared p;
   p.original = path;
-  p.target = resolve_links(path);
+  p.target = path;
   mode_t mode = 0644;
-  p.kind = classify(path, p.target, mode);
+  p.kind = classify(path, mode);
   if (p.kind == TargetKind::InPlace) return p;
+  p.target = resolve_links(path);
   p.temporary = std::make_unique<TemporaryFile>(p.target);
   TemporaryFile& t = *p.temporary;
   if (!t.ok()) fail(path, "cannot create a temporary file beside it", errno);

@@ -1,11 +1,13 @@
 #include "pipesim/core/yaml_reader.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <sstream>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/text_file.hpp"
@@ -69,23 +71,69 @@ void check_tree(const YAML::Node& n, const std::string& path, const std::string&
 
 }  // namespace
 
-YamlMap YamlMap::parse(std::string_view text, const std::string& source) {
-  std::vector<YAML::Node> docs;
+namespace {
+
+// Counts documents without building them: yaml-cpp 0.7's LoadAll loops forever on "," (found by
+// fuzzing: the parser reports an endless run of empty documents), so the count is capped.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+}  // namespace
+
+void check_yaml_text(std::string_view text, const std::string& source) {
+  int line = 1;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') ++line;
+    if ((u < 0x20 && c != '\t' && c != '\n' && c != '\r') || u == 0x7f) {
+      throw ConfigError(source, fmt::format("line {}", line),
+                        fmt::format("control character \\x{:02x} is not allowed in YAML", u));
+    }
+  }
+  std::istringstream in{std::string(text)};
+  YAML::Parser parser(in);
+  DocumentCounter counter;
+  int documents = 0;
   try {
-    docs = YAML::LoadAll(std::string(strip_bom(text)));
+    while (documents < 2 && parser.HandleNextDocument(counter))
+      ++documents;
   } catch (const YAML::Exception& e) {
-    throw ConfigError(source, "yaml", e.what());
+    throw ConfigError(source, fmt::format("line {}", e.mark.line + 1), e.msg);
   }
-  if (docs.size() > 1) {
+  if (documents > 1) {
     throw ConfigError(source, "document",
-                      fmt::format("{} YAML documents ('---'), expected exactly one", docs.size()));
+                      "more than one YAML document ('---' or stray text), expected exactly one");
   }
-  if (docs.empty() || !docs[0].IsMap()) {
+}
+
+YamlMap YamlMap::parse(std::string_view text, const std::string& source) {
+  text = strip_bom(text);
+  check_yaml_text(text, source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(source, fmt::format("line {}", e.mark.line + 1), e.msg);
+  }
+  if (!root.IsMap()) {
     throw ConfigError(source, "document", "must be a YAML mapping of fields (key: value)");
   }
   long visited = 0;
-  check_tree(docs[0], "", source, visited);
-  return YamlMap(wrap(docs[0]), source, "");
+  check_tree(root, "", source, visited);
+  return YamlMap(wrap(root), source, "");
 }
 
 YamlMap YamlMap::load(const std::filesystem::path& path) {

@@ -112,6 +112,29 @@ std::string check_profile_name(const std::string& name) {
             : fmt::format("must be 1 to 64 characters of [a-z0-9-], got '{}'", name);
 }
 
+std::vector<std::string> plausibility_warnings(const HardwareProfile& p) {
+  std::vector<std::string> out;
+  auto below = [&](const std::string& field, double v, double lo, const char* what) {
+    if (v < lo) out.push_back(fmt::format("{}: {} is below {} ({})", field, v, lo, what));
+  };
+  below("gpu.memory_bytes", p.gpu.memory_bytes, 1024.0 * 1024 * 1024, "1 GiB");
+  for (const auto& [dtype, flops] : p.gpu.peak_flops)
+    below("gpu.peak_flops." + dtype, flops, 1e12, "1 TFLOP/s");
+  below("gpu.hbm_bandwidth", p.gpu.hbm_bandwidth, 1e11, "100 GB/s");
+  for (const auto& [tier, h] :
+       {std::pair{"intra_node", p.intra_node}, {"inter_node", p.inter_node}}) {
+    below(fmt::format("links.{}.beta", tier), h.beta, 1e8, "100 MB/s");
+    if (h.alpha > 1e-3) {
+      out.push_back(fmt::format("links.{}.alpha: {} s is above 1 ms per message", tier, h.alpha));
+    }
+  }
+  if (p.gpu.kernel_launch > 1e-4) {
+    out.push_back(
+        fmt::format("gpu.kernel_launch: {} s is above 100 us per kernel", p.gpu.kernel_launch));
+  }
+  return out;
+}
+
 const char* algorithm_name(AllReduceAlgorithm a) {
   switch (a) {
     case AllReduceAlgorithm::Ring:

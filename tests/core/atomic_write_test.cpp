@@ -113,6 +113,13 @@ TEST(AtomicWrite, DevicesAreWrittenInPlaceNeverReplaced) {
   }
 }
 
+TEST(AtomicWrite, DevStdoutIsWrittenInPlaceWhateverStdoutIs) {
+  // /dev/stdout -> /proc/self/fd/1 -> "pipe:[N]" or a terminal: only open() can follow it.
+  ::testing::internal::CaptureStdout();
+  write_file_atomically("/dev/stdout", "to stdout\n");
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "to stdout\n");
+}
+
 TEST(AtomicWrite, FifosAreWrittenInPlace) {
   const fs::path dir = fresh_dir();
   const fs::path fifo = dir / "pipe";

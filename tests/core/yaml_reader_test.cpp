@@ -39,8 +39,9 @@ TEST(YamlReader, DuplicateKeysAndExtraDocumentsAreErrors) {
             "in.yaml: layers: given twice (line 2); each key at most once");
   EXPECT_EQ(error_of("gpu:\n  a: 1\n  a: 2\n"),
             "in.yaml: gpu.a: given twice (line 3); each key at most once");
-  EXPECT_EQ(error_of("name: x\n---\nname: y\n"),
-            "in.yaml: document: 2 YAML documents ('---'), expected exactly one");
+  EXPECT_EQ(
+      error_of("name: x\n---\nname: y\n"),
+      "in.yaml: document: more than one YAML document ('---' or stray text), expected exactly one");
   EXPECT_EQ(error_of(""), "in.yaml: document: must be a YAML mapping of fields (key: value)");
   EXPECT_EQ(error_of("- 1\n"), "in.yaml: document: must be a YAML mapping of fields (key: value)");
 }
@@ -70,6 +71,21 @@ TEST(YamlReader, EmptyValuesWrongTypesAndNonFiniteNumbers) {
             "in.yaml: n: must be an integer in [1, 8], got 'a\\nb'");
   EXPECT_EQ(error_of("n: {a: 1}\n", [](YamlMap& y) { y.integer("n", 1, 8); }),
             "in.yaml: n: must be an integer in [1, 8], got 'a list or mapping'");
+}
+
+TEST(YamlReader, ControlCharactersAreRefusedBeforeYamlCppSeesThem) {
+  // Found by fuzzing (model_yaml): NUL bytes inside a quoted string made yaml-cpp 0.7 loop.
+  const std::string nul_in_string = std::string("name: x\nreferences:\n  - \"Ti") +
+                                    std::string(30, '\0') + "2 layers\"\nlayers: 3\n";
+  EXPECT_EQ(error_of(nul_in_string),
+            "in.yaml: line 3: control character \\x00 is not allowed in YAML");
+  EXPECT_EQ(error_of("a: 1\n\x1b: 2\n"),
+            "in.yaml: line 2: control character \\x1b is not allowed in YAML");
+  EXPECT_EQ(error_of("a: 1\r\nb: \"x\ty\"\n"), "accepted");  // tab, CR and LF are allowed
+  // Found by fuzzing (model_yaml): yaml-cpp's LoadAll never returned on a lone comma.
+  EXPECT_EQ(error_of(","),
+            "in.yaml: document: more than one YAML document ('---' or stray text), expected "
+            "exactly one");
 }
 
 TEST(YamlReader, ValidDocumentsReadAsBefore) {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
+#include "cli/sweep_file.hpp"
 #include "fuzz_support.hpp"
-#include "sweep_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = (std::filesystem::temp_directory_path() /

@@ -1,6 +1,6 @@
 // Value lists and ranges (`4,8,16`, `8:64:x2`, `1:9:+2`) through cli::expand_values.
+#include "cli/value_range.hpp"
 #include "fuzz_support.hpp"
-#include "value_range.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   pipesim::fuzz::expect_only_config_errors([&] {

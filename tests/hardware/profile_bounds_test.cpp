@@ -59,7 +59,8 @@ TEST(ProfileBounds, DuplicateKeysSecondDocumentsAndFractionsOfBytes) {
       "h.yaml: gpu.hbm_bandwidth: given twice " + line_of("  hbm_bandwidth", 1) +
           "; each key at most once");
   EXPECT_EQ(error_after("interference: 0.0\n", "interference: 0.0\n---\nname: other\n"),
-            "h.yaml: document: 2 YAML documents ('---'), expected exactly one");
+            "h.yaml: document: more than one YAML document ('---' or stray text), expected exactly "
+            "one");
   EXPECT_EQ(error_after("memory_bytes: 141.0e9", "memory_bytes: 0.5"),
             "h.yaml: gpu.memory_bytes: must be a whole number in [1048576, 1e+15], got 0.5");
 }
@@ -81,6 +82,20 @@ TEST(ProfileBounds, PhysicallyAbsurdValuesNameTheBound) {
             "h.yaml: name: must be 1 to 64 characters of [a-z0-9-], got 'Bad Name!'");
   EXPECT_EQ(error_after("hbm_bandwidth: 4.8e12", "hbm_bandwidth: .inf"),
             "h.yaml: gpu.hbm_bandwidth: must be finite, got '.inf'");
+}
+
+TEST(ProfileBounds, OddButValidValuesAreWarnedAbout) {
+  for (const std::string& name : shipped_profiles()) {
+    EXPECT_EQ(plausibility_warnings(load_profile(name)), std::vector<std::string>{}) << name;
+  }
+  HardwareProfile p = parse_profile(h200(), "h.yaml");
+  p.gpu.memory_bytes = 1 << 20;
+  p.inter_node.beta = 1e3;
+  p.gpu.kernel_launch = 1e-3;
+  EXPECT_EQ(plausibility_warnings(p),
+            (std::vector<std::string>{"gpu.memory_bytes: 1048576 is below 1073741824 (1 GiB)",
+                                      "links.inter_node.beta: 1000 is below 100000000 (100 MB/s)",
+                                      "gpu.kernel_launch: 0.001 s is above 100 us per kernel"}));
 }
 
 TEST(ProfileBounds, TheNameRuleIsOneFunction) {

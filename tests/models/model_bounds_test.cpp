@@ -42,7 +42,8 @@ TEST(ModelBounds, IssueInputsAreOneLineErrors) {
   EXPECT_EQ(error_of(gpt2() + "layers: 3\n"),
             "m.yaml: layers: given twice " + appended + "; each key at most once");
   EXPECT_EQ(error_of(gpt2() + "---\nname: x\n"),
-            "m.yaml: document: 2 YAML documents ('---'), expected exactly one");
+            "m.yaml: document: more than one YAML document ('---' or stray text), expected exactly "
+            "one");
   EXPECT_EQ(error_of(edited("hidden: 1280", "hidden: 16777216")),
             "m.yaml: hidden: must be in [1, 262144], got 16777216");
   EXPECT_EQ(error_of(edited("sequence: 632", "sequence: 16777216")),

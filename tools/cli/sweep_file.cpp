@@ -6,6 +6,8 @@
 #include <algorithm>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/text_file.hpp"
+#include "pipesim/core/yaml_reader.hpp"
 #include "run_options.hpp"
 #include "value_range.hpp"
 
@@ -32,11 +34,13 @@ std::string flag_for(std::string key) {
 }  // namespace
 
 std::map<std::string, SweepFileEntry> load_sweep_file(const std::string& path) {
+  // core's reader and text check: a directory or NUL bytes must be errors, not
+  // std::ios_base::failure or a yaml-cpp infinite loop (issue 12, fuzzing).
+  const std::string text = core::read_text_file(path);
+  core::check_yaml_text(text, path);
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw core::ConfigError(path, "file", "cannot be read");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw core::ConfigError(path, fmt::format("line {}", e.mark.line + 1), e.msg);
   }

@@ -3,8 +3,9 @@
 // file beside it, flushed, then renamed over it, so an interrupted run never leaves a
 // half-written CSV or JSON. The rules:
 //  - a symlink is written through: its final target is replaced, the link stays a link;
-//  - a target that is not a regular file (character device such as /dev/null, a FIFO) is
-//    written in place and never replaced; a directory is an error;
+//  - a target that is not a regular file (character device such as /dev/null, a FIFO), and any
+//    path under /dev or /proc (/dev/stdout), is written in place and never replaced; a
+//    directory is an error;
 //  - an existing file keeps its permission bits; a new one is 0644;
 //  - any open, write, flush, close or rename error is a ConfigError naming the path;
 //  - temporaries are named .NAME.tmp.XXXXXX beside the target and are removed on error and

@@ -19,6 +19,11 @@ namespace pipesim::core {
 
 struct YamlNode;  // yaml_reader.cpp: wraps YAML::Node
 
+//! Throws ConfigError(source, "line N", ...) for a byte YAML does not allow in a document: C0
+//! control characters other than tab, LF and CR, and DEL. yaml-cpp 0.7 loops forever on some
+//! inputs holding NUL bytes (found by fuzzing), so every YAML text is checked before parsing.
+void check_yaml_text(std::string_view text, const std::string& source);
+
 //! One mapping of a YAML document. Read each field once with a getter, then call finish(),
 //! which rejects any key that was not read.
 class YamlMap {

@@ -78,6 +78,12 @@ inline constexpr double kMaxLaunch = 1e-3;     //!< seconds per kernel launch (r
 //! characters of [a-z0-9-]. "" when `name` follows it, else the problem, for a ConfigError.
 std::string check_profile_name(const std::string& name);
 
+//! Values inside the bounds but outside what real GPUs of the last decade have (memory < 1 GiB,
+//! peak < 1 TFLOP/s, HBM < 1e11 B/s, a link below 1e8 B/s or above 1 ms latency, launch above
+//! 100 µs): one line each, "field: value is ...", for the caller to print as warnings. The
+//! profile is still valid (a user may model a hypothetical machine on purpose).
+std::vector<std::string> plausibility_warnings(const HardwareProfile& p);
+
 //! Parses a profile document; strict (plus physical bounds: peak FLOP/s in (0, 1e17], HBM and
 //! link bandwidths in [1e3, 1e14] B/s, memory in [1 MiB, 1e15] B and whole, link latency in
 //! [0, 1] s, kernel launch in [0, 1e-3] s, efficiencies in (0, 1]); also strict (unknown keys,
