@@ -20,7 +20,8 @@ endif()
 # pipesim::<name>, whose public headers live in <name>/include/pipesim/<name>/. It is installed
 # with its headers into the export set pipesimTargets, where consumers see it as
 # pipesim::<name>, and joins the umbrella target pipesim::pipesim (cmake/PipesimInstall.cmake).
-# DEPS are PUBLIC: a third-party one must also be found by cmake/pipesimConfig.cmake.in.
+# DEPS are PUBLIC and exported: a third-party one must also be found by
+# cmake/pipesimConfig.cmake.in, a pipesim one must itself be made by pipesim_add_library.
 function(pipesim_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
   add_library(pipesim_${name} STATIC ${ARG_SOURCES})

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -222,10 +223,52 @@ inline void write_atomically(const std::string& path, const std::string& content
   }
 }
 
-//! Minimal flag parsing shared by both benchmarks: --quick, --out FILE, --only LIST, --help.
+//! Exit status of a benchmark run on a machine without a usable CUDA device (documented in
+//! calibrate/README.md; `pipesim calibrate` tells it apart from a failed measurement).
+constexpr int kExitNoDevice = 3;
+
+//! Device 0 selected, or one line on stderr saying why there is no CUDA device and exit
+//! kExitNoDevice. The runtime's own wording ("CUDA driver version is insufficient for CUDA
+//! runtime version") is what it says when there is no NVIDIA driver at all, which misleads on a
+//! machine without a GPU; a driver that is present but too old is named as such.
+inline int require_cuda_device(const char* tool) {
+  int devices = 0;
+  const cudaError_t err = cudaGetDeviceCount(&devices);
+  if (err == cudaSuccess && devices > 0) {
+    PIPESIM_CUDA_CHECK(cudaSetDevice(0));
+    return devices;
+  }
+  const bool driver = std::filesystem::exists("/proc/driver/nvidia/version");
+  if (err == cudaErrorInsufficientDriver && driver) {
+    std::fprintf(stderr, "%s: the NVIDIA driver is older than this CUDA runtime (%s)\n", tool,
+                 cudaGetErrorString(err));
+  } else if (err == cudaSuccess || err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) {
+    std::fprintf(stderr, "%s: no CUDA device found (%s)\n", tool,
+                 driver ? "the NVIDIA driver sees no GPU" : "no NVIDIA driver loaded");
+  } else {
+    std::fprintf(stderr, "%s: no CUDA device found (cudaGetDeviceCount: %s)\n", tool,
+                 cudaGetErrorString(err));
+  }
+  std::exit(kExitNoDevice);
+}
+
+//! --probe: the devices found, one line each on stdout, exit 0 (kExitNoDevice without one).
+inline void probe_devices(const char* tool) {
+  const int devices = require_cuda_device(tool);
+  for (int d = 0; d < devices; ++d) {
+    cudaDeviceProp prop{};
+    PIPESIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, d));
+    std::printf("%d: %s (sm_%d%d)\n", d, prop.name, prop.major, prop.minor);
+  }
+  std::exit(0);
+}
+
+//! Minimal flag parsing shared by both benchmarks: --quick, --out FILE, --only LIST, --probe,
+//! --help.
 struct Args {
   bool quick = false;
   bool help = false;
+  bool probe = false;
   std::string out;
   std::string only;  //!< comma-separated groups; empty = all
   bool wants(const std::string& group) const {
@@ -241,6 +284,8 @@ inline Args parse_args(int argc, char** argv, const char* usage) {
       a.quick = true;
     } else if (s == "--help" || s == "-h") {
       a.help = true;
+    } else if (s == "--probe") {
+      a.probe = true;
     } else if ((s == "--out" || s == "--only") && i + 1 < argc) {
       (s == "--out" ? a.out : a.only) = argv[++i];
     } else {
@@ -252,6 +297,7 @@ inline Args parse_args(int argc, char** argv, const char* usage) {
     std::printf("%s", usage);
     std::exit(0);
   }
+  if (a.probe) return a;
   if (a.out.empty()) {
     std::fprintf(stderr, "error: --out FILE is required\n%s", usage);
     std::exit(2);

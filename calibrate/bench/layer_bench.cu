@@ -25,7 +25,8 @@ using bf16 = __nv_bfloat16;
 
 const char* kUsage =
     "usage: pipesim-layer-bench --out layer_times.csv [--quick]\n"
-    "  Times one transformer layer's forward and backward kernels (bf16) over a (b, s, h) grid.\n";
+    "  Times one transformer layer's forward and backward kernels (bf16) over a (b, s, h) grid.\n"
+    "  --probe: list the CUDA devices and exit (status 3: no CUDA device, as for a run).\n";
 
 #define CUBLAS_CHECK(call)                                                                   \
   do {                                                                                       \
@@ -484,7 +485,8 @@ class LayerRunner {
 
 int main(int argc, char** argv) {
   const pipesim_bench::Args args = pipesim_bench::parse_args(argc, argv, kUsage);
-  PIPESIM_CUDA_CHECK(cudaSetDevice(0));
+  if (args.probe) pipesim_bench::probe_devices("pipesim-layer-bench");
+  pipesim_bench::require_cuda_device("pipesim-layer-bench");
   TimingPlan plan;
   plan.reps = args.quick ? 5 : 9;
   plan.batch_seconds = args.quick ? 1e-3 : 3e-3;

@@ -35,7 +35,8 @@ using pipesim_bench::TimingPlan;
 const char* kUsage =
     "usage: pipesim-calibrate-bench --out samples.csv [--quick] [--only "
     "gemm,memory,host,peer,nccl,launch]\n"
-    "  Measures this node for pipesim calibrate. --quick: < 3 min on one H200.\n";
+    "  Measures this node for pipesim calibrate. --quick: < 3 min on one H200.\n"
+    "  --probe: list the CUDA devices and exit (status 3: no CUDA device, as for a run).\n";
 
 #define CUBLAS_CHECK(call)                                                                   \
   do {                                                                                       \
@@ -428,9 +429,8 @@ void bench_launch(Csv& csv, const TimingPlan& plan) {
 
 int main(int argc, char** argv) {
   const pipesim_bench::Args args = pipesim_bench::parse_args(argc, argv, kUsage);
-  int devices = 0;
-  PIPESIM_CUDA_CHECK(cudaGetDeviceCount(&devices));
-  PIPESIM_CUDA_CHECK(cudaSetDevice(0));
+  if (args.probe) pipesim_bench::probe_devices("pipesim-calibrate-bench");
+  pipesim_bench::require_cuda_device("pipesim-calibrate-bench");
   TimingPlan plan;
   plan.reps = args.quick ? 5 : 11;
   plan.batch_seconds = args.quick ? 1e-3 : 2e-3;

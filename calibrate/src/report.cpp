@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <string>
+
+#include "pipesim/core/version.hpp"
+
 namespace pipesim::calibrate {
 namespace {
 
@@ -37,6 +41,7 @@ nlohmann::json fit_to_json(const CalibrationFit& fit, const hardware::Provenance
                            const std::string& samples_source) {
   nlohmann::json j;
   j["schema_version"] = 1;
+  j["pipesim_version"] = std::string(core::version);
   j["samples"] = samples_source;
   j["provenance"] = {{"gpu", provenance.gpu},
                      {"driver", provenance.driver},
@@ -106,7 +111,10 @@ nlohmann::json layer_check_to_json(const LayerCheck& check) {
                     {"predicted", c.predicted},
                     {"relative_error", c.relative_error}});
   }
-  return {{"schema_version", 1}, {"rows", rows}, {"median_abs_error", check.median_abs_error}};
+  return {{"schema_version", 1},
+          {"pipesim_version", std::string(core::version)},
+          {"rows", rows},
+          {"median_abs_error", check.median_abs_error}};
 }
 
 std::string layer_check_to_text(const LayerCheck& check) {

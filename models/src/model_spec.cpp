@@ -9,6 +9,7 @@
 #include "pipesim/core/shipped_files.hpp"
 #include "pipesim/core/text_file.hpp"
 #include "pipesim/core/yaml_reader.hpp"
+#include "pipesim/models/hf_config.hpp"
 
 namespace pipesim::models {
 namespace {
@@ -68,6 +69,7 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   m.ffn_hidden = static_cast<int>(y.integer("ffn_hidden", 1, kMaxFfn));
   if (y.has("gated_mlp")) m.gated_mlp = y.boolean("gated_mlp");
   if (y.has("bias")) m.bias = y.boolean("bias");
+  if (y.has("qkv_bias")) m.qkv_bias = y.boolean("qkv_bias");
   if (y.has("norm")) {
     m.norm =
         y.choice("norm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? Norm::RMSNorm : Norm::LayerNorm;
@@ -89,6 +91,17 @@ std::vector<std::string> shipped_models() {
 }
 
 ModelSpec load_model(const std::string& name_or_path) {
+  const std::string ext = std::filesystem::path(name_or_path).extension().string();
+  if (ext == ".json") return load_hf_config(name_or_path);
+  const bool yaml = ext == ".yaml" || ext == ".yml";
+  if (!yaml && name_or_path.find('/') != std::string::npos) {
+    throw core::ConfigError(name_or_path, "file",
+                            "a model file must end in .yaml or .yml (pipesim model) or .json "
+                            "(Hugging Face config.json)");
+  }
+  if (yaml && !std::filesystem::exists(name_or_path)) {
+    throw core::ConfigError(name_or_path, "file", "no such file");
+  }
   const std::string path = core::resolve_shipped_yaml(name_or_path, "models", "--model", "model");
   return parse_model(core::read_text_file(path), path);
 }

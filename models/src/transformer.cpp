@@ -73,7 +73,11 @@ double layer_params(const ModelSpec& m) {
   // RMSNorm (Touvron et al., "Llama 2", arXiv 2307.09288, §2.2).
   const double h = d(m.hidden), f = d(m.ffn_hidden), kv = d(m.kv_hidden());
   double p = layer_matmul_params(m);
-  if (m.bias) p += (h + 2 * kv + h) + (m.gated_mlp ? 2 * f : f) + h;
+  if (m.bias) {
+    p += (h + 2 * kv + h) + (m.gated_mlp ? 2 * f : f) + h;
+  } else if (m.qkv_bias) {
+    p += h + 2 * kv;  // Qwen2: Q, K, V biases only
+  }
   p += 2 * (m.norm == Norm::LayerNorm ? 2 * h : h);
   return p;
 }

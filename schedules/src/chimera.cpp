@@ -26,8 +26,6 @@
 // Micro-batch ids (docs/architecture.md §7): unit u gives down pipeline i the ids
 // uD + i·D/(2f) + x and up pipeline i the ids uD + D/2 + i·D/(2f) + x, x < D/(2f).
 
-#include <fmt/format.h>
-
 #include "builders.hpp"
 #include "pipesim/schedules/generators.hpp"
 #include "pipesim/schedules/params_check.hpp"
@@ -124,32 +122,10 @@ void doubled(sim::Schedule& s, const Layout& l) {
 }  // namespace
 
 sim::Schedule make_chimera(const ScheduleParams& params) {
-  require_basic("chimera", params);
+  require_valid("chimera", params);
   const int d = params.stages, n = params.micro_batches;
-  const int pipelines = params.pipelines == 0 ? 2 : params.pipelines;
-  const std::string strategy = params.strategy.empty() ? "direct" : params.strategy;
-  if (d % 2 != 0) {
-    reject("chimera", "--stages",
-           fmt::format("must be even (a down and an up pipeline share the workers), got {}", d));
-  }
-  if (pipelines < 2 || pipelines % 2 != 0 || (d / 2) % (pipelines / 2) != 0) {
-    reject("chimera", "--pipelines",
-           fmt::format("must be 2f with f dividing D/2 = {} (e.g. 2{}), got {}", d / 2,
-                       d / 2 > 1 ? fmt::format(", {}", d) : "", pipelines));
-  }
-  if (n % d != 0) {
-    reject("chimera", "--micro-batches",
-           fmt::format("must be a multiple of D = {} (N = kD), got {}", d, n));
-  }
-  if (strategy != "direct" && strategy != "doubling" && strategy != "halving") {
-    reject("chimera", "--strategy",
-           fmt::format("must be direct, doubling or halving, got '{}'", strategy));
-  }
-  if (strategy != "direct" && ((n / d) % 2 != 0 || pipelines != 2)) {
-    reject("chimera", "--strategy",
-           fmt::format("{} needs N = kD with k even and --pipelines 2, got k = {}, {} pipelines",
-                       strategy, n / d, pipelines));
-  }
+  const int pipelines = chimera_pipelines(params);
+  const std::string strategy = chimera_strategy(params);
   const int f = pipelines / 2;
   const Layout layout{d, n, f, d / (2 * f)};
   sim::Schedule s;

@@ -10,7 +10,7 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_dapple(const ScheduleParams& params) {
-  require_basic("dapple", params);
+  require_valid("dapple", params);
   sim::Schedule s = make_1f1b(params);
   s.name = "dapple";
   return s;

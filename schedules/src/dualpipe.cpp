@@ -8,8 +8,6 @@
 // worker, so DualPipe's overlap of a forward with another micro-batch's backward (one "F&B"
 // chunk hiding the all-to-all) is modelled as F followed by B: t_F&B = t_F + t_B.
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "builders.hpp"
@@ -19,14 +17,8 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_dualpipe(const ScheduleParams& params) {
-  require_basic("dualpipe", params);
+  require_valid("dualpipe", params);
   const int d = params.stages, n = params.micro_batches;
-  if (d % 2 != 0) reject("dualpipe", "--stages", fmt::format("must be even, got {}", d));
-  if (n % 2 != 0 || n < 2 * d) {
-    reject("dualpipe", "--micro-batches",
-           fmt::format("must be even and at least 2D = {} (half enter from each end), got {}",
-                       2 * d, n));
-  }
   sim::Schedule s;
   s.name = "dualpipe";
   s.workers = d;

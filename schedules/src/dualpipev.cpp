@@ -5,8 +5,6 @@
 // per-rank order is DualPipe's eight steps with H = D ranks and h = r (detail::dualpipe_order);
 // needs N >= 2D. F&B overlap is modelled as serial ops (see dualpipe.cpp).
 
-#include <fmt/format.h>
-
 #include <numeric>
 
 #include "builders.hpp"
@@ -16,12 +14,8 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_dualpipev(const ScheduleParams& params) {
-  require_basic("dualpipev", params);
+  require_valid("dualpipev", params);
   const int d = params.stages, n = params.micro_batches;
-  if (n < 2 * d) {
-    reject("dualpipev", "--micro-batches",
-           fmt::format("must be at least 2D = {}, got {}", 2 * d, n));
-  }
   sim::Schedule s = sim::make_linear_schedule("dualpipev", d, n);
   s.stages = 2 * d;
   s.stage_worker[0] = detail::v_shape_map(d);

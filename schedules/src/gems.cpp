@@ -13,7 +13,7 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_gems(const ScheduleParams& params) {
-  require_basic("gems", params);
+  require_valid("gems", params);
   const int d = params.stages, n = params.micro_batches;
   sim::Schedule s;
   s.name = "gems";

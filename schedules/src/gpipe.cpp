@@ -8,12 +8,14 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_gpipe(const ScheduleParams& params) {
-  require_basic("gpipe", params);
+  require_valid("gpipe", params);
   sim::Schedule s = sim::make_linear_schedule("gpipe", params.stages, params.micro_batches);
   for (int stage = 0; stage < s.stages; ++stage) {
     auto& ops = s.program[static_cast<size_t>(stage)];
-    for (int m = 0; m < s.micro_batches; ++m) ops.push_back({sim::OpKind::Forward, 0, stage, 0, m});
-    for (int m = 0; m < s.micro_batches; ++m) ops.push_back({sim::OpKind::Backward, 0, stage, 0, m});
+    for (int m = 0; m < s.micro_batches; ++m)
+      ops.push_back({sim::OpKind::Forward, 0, stage, 0, m});
+    for (int m = 0; m < s.micro_batches; ++m)
+      ops.push_back({sim::OpKind::Backward, 0, stage, 0, m});
   }
   return s;
 }

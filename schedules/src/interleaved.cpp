@@ -6,8 +6,6 @@
 // mirror the chunks. Worker w runs 2(D-w-1) + (v-1)D warm-up forwards (all of them when N = D),
 // then 1F1B, then the remaining backwards. Needs N % D == 0. Bubble (D-1)/(vN+D-1).
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "builders.hpp"
@@ -17,17 +15,9 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_interleaved(const ScheduleParams& params) {
-  require_basic("interleaved", params);
+  require_valid("interleaved", params);
   const int d = params.stages, n = params.micro_batches;
-  const int v = params.chunks == 0 ? 2 : params.chunks;
-  if (v < 1 || v > 64) {
-    reject("interleaved", "--chunks", fmt::format("must be in [1, 64], got {}", v));
-  }
-  if (n % d != 0) {
-    reject("interleaved", "--micro-batches",
-           fmt::format("must be a multiple of D = {} (Megatron groups micro-batches by D), got {}",
-                       d, n));
-  }
+  const int v = interleaved_chunks(params);
   sim::Schedule s = sim::make_linear_schedule("interleaved", d, n);
   s.stages = d * v;
   s.stage_worker[0].resize(static_cast<size_t>(d * v));

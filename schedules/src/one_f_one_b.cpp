@@ -11,7 +11,7 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_1f1b(const ScheduleParams& params) {
-  require_basic("1f1b", params);
+  require_valid("1f1b", params);
   sim::Schedule s = sim::make_linear_schedule("1f1b", params.stages, params.micro_batches);
   const int n = s.micro_batches;
   for (int stage = 0; stage < s.stages; ++stage) {
@@ -20,12 +20,14 @@ sim::Schedule make_1f1b(const ScheduleParams& params) {
     auto backward = [&](int m) { ops.push_back({sim::OpKind::Backward, 0, stage, 0, m}); };
     const int warmup = std::min(s.stages - stage - 1, n);
     int f = 0, b = 0;
-    while (f < warmup) forward(f++);
+    while (f < warmup)
+      forward(f++);
     while (f < n) {
       forward(f++);
       backward(b++);
     }
-    while (b < n) backward(b++);
+    while (b < n)
+      backward(b++);
   }
   return s;
 }

@@ -36,8 +36,8 @@ sim::Schedule make_async_1f1b(std::string name, int stages, int micro_batches, i
 }
 
 sim::Schedule make_pipedream(const ScheduleParams& params) {
-  require_basic("pipedream", params);
-  const int iterations = async_iterations("pipedream", params);
+  require_valid("pipedream", params);
+  const int iterations = async_iterations(params);
   sim::Schedule s = make_async_1f1b("pipedream", params.stages, params.micro_batches, iterations);
   s.weight_versions.resize(static_cast<size_t>(s.workers));
   for (int w = 0; w < s.workers; ++w) {

@@ -9,8 +9,8 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_pipedream_2bw(const ScheduleParams& params) {
-  require_basic("pipedream-2bw", params);
-  const int iterations = async_iterations("pipedream-2bw", params);
+  require_valid("pipedream-2bw", params);
+  const int iterations = async_iterations(params);
   sim::Schedule s =
       make_async_1f1b("pipedream-2bw", params.stages, params.micro_batches, iterations);
   s.weight_versions.assign(static_cast<size_t>(s.workers), 2);

@@ -14,7 +14,7 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_zb_h1(const ScheduleParams& params) {
-  require_basic("zb-h1", params);
+  require_valid("zb-h1", params);
   sim::Schedule s = sim::make_linear_schedule("zb-h1", params.stages, params.micro_batches);
   s.split_backward = true;
   const int n = s.micro_batches;

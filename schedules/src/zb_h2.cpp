@@ -12,7 +12,7 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_zb_h2(const ScheduleParams& params) {
-  require_basic("zb-h2", params);
+  require_valid("zb-h2", params);
   sim::Schedule s = sim::make_linear_schedule("zb-h2", params.stages, params.micro_batches);
   s.split_backward = true;
   detail::ListPolicy policy;

@@ -16,7 +16,7 @@
 namespace pipesim::schedules {
 
 sim::Schedule make_zb_v(const ScheduleParams& params) {
-  require_basic("zb-v", params);
+  require_valid("zb-v", params);
   sim::Schedule s = sim::make_linear_schedule("zb-v", params.stages, params.micro_batches);
   const int p = s.workers, n = s.micro_batches, padded = std::max(2 * p - 1, n);
   s.stages = 2 * p;

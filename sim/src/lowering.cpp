@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "cycle.hpp"
 #include "pipesim/core/assert.hpp"
 
 namespace pipesim::sim {
@@ -18,8 +19,7 @@ class OpIndex {
  public:
   OpIndex(int stages, int micro_batches)
       : micro_batches_(micro_batches),
-        slots_(static_cast<size_t>(stages) * static_cast<size_t>(micro_batches) *
-                   kNumComputeKinds,
+        slots_(static_cast<size_t>(stages) * static_cast<size_t>(micro_batches) * kNumComputeKinds,
                kNoTask) {}
 
   TaskId& at(int stage, int micro_batch, OpKind kind) {
@@ -36,12 +36,17 @@ class OpIndex {
 
 bool kind_allowed(const Schedule& s, OpKind kind) {
   switch (kind) {
-    case OpKind::Forward: return true;
-    case OpKind::Backward: return !s.split_backward;
+    case OpKind::Forward:
+      return true;
+    case OpKind::Backward:
+      return !s.split_backward;
     case OpKind::BackwardInput:
-    case OpKind::BackwardWeight: return s.split_backward;
-    case OpKind::Recompute: return s.recompute;
-    default: return false;
+    case OpKind::BackwardWeight:
+      return s.split_backward;
+    case OpKind::Recompute:
+      return s.recompute;
+    default:
+      return false;
   }
 }
 
@@ -73,8 +78,8 @@ std::string check_dimensions(const Schedule& s) {
     for (int st = 0; st < s.stages; ++st) {
       const int w = map[static_cast<size_t>(st)];
       if (w < 0 || w >= s.workers) {
-        return fmt::format("pipeline {} stage {} is mapped to worker {}, outside [0, {}]", p,
-                           st, w, s.workers - 1);
+        return fmt::format("pipeline {} stage {} is mapped to worker {}, outside [0, {}]", p, st, w,
+                           s.workers - 1);
       }
     }
   }
@@ -106,8 +111,8 @@ std::string check_structure(const Schedule& s) {
       }
       if (op.stage < 0 || op.stage >= s.stages || op.micro_batch < 0 ||
           op.micro_batch >= micro_batches || op.pipeline < 0 || op.pipeline >= s.pipelines) {
-        return fmt::format("worker {} lists {}, outside stages [0, {}], micro-batches [0, {}]",
-                           w, describe(op), s.stages - 1, micro_batches - 1);
+        return fmt::format("worker {} lists {}, outside stages [0, {}], micro-batches [0, {}]", w,
+                           describe(op), s.stages - 1, micro_batches - 1);
       }
       if (s.micro_batch_pipeline[static_cast<size_t>(op.micro_batch)] != op.pipeline) {
         return fmt::format("worker {} lists {}, but micro-batch {} belongs to pipeline {}", w,
@@ -115,8 +120,8 @@ std::string check_structure(const Schedule& s) {
                            s.micro_batch_pipeline[static_cast<size_t>(op.micro_batch)]);
       }
       if (s.worker_of(op) != w) {
-        return fmt::format("worker {} lists {}, but that stage runs on worker {}", w,
-                           describe(op), s.worker_of(op));
+        return fmt::format("worker {} lists {}, but that stage runs on worker {}", w, describe(op),
+                           s.worker_of(op));
       }
       TaskId& slot = seen.at(op.stage, op.micro_batch, op.kind);
       if (slot != kNoTask) return fmt::format("duplicate {} on worker {}", describe(op), w);
@@ -144,7 +149,8 @@ TaskGraph build_task_graph(const Schedule& s) {
   const int micro_batches = s.total_micro_batches();
   TaskGraphBuilder graph(s.workers);
   size_t compute_ops = 0;
-  for (const auto& ops : s.program) compute_ops += ops.size();
+  for (const auto& ops : s.program)
+    compute_ops += ops.size();
   graph.reserve(2 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers),
                 4 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers));
 
@@ -153,8 +159,8 @@ TaskGraph build_task_graph(const Schedule& s) {
   for (int w = 0; w < s.workers; ++w) {
     TaskId previous = kNoTask;
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
-      const TaskId id = graph.add_task(
-          Task{op.kind, w, -1, op.pipeline, op.stage, op.chunk, op.micro_batch, -1});
+      const TaskId id =
+          graph.add_task(Task{op.kind, w, -1, op.pipeline, op.stage, op.chunk, op.micro_batch, -1});
       index.at(op.stage, op.micro_batch, op.kind) = id;
       if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
       previous = id;
@@ -180,8 +186,8 @@ TaskGraph build_task_graph(const Schedule& s) {
   for (int m = 0; m < micro_batches; ++m) {
     for (int st = 0; st < s.stages; ++st) {
       if (st > 0) connect(index.at(st - 1, m, OpKind::Forward), index.at(st, m, OpKind::Forward));
-      const TaskId grad_source = st + 1 < s.stages ? index.at(st + 1, m, backward)
-                                                   : index.at(st, m, OpKind::Forward);
+      const TaskId grad_source =
+          st + 1 < s.stages ? index.at(st + 1, m, backward) : index.at(st, m, OpKind::Forward);
       connect(grad_source, index.at(st, m, backward));
       if (s.split_backward) {
         connect(index.at(st, m, OpKind::BackwardInput), index.at(st, m, OpKind::BackwardWeight));
@@ -234,7 +240,8 @@ TaskGraph build_task_graph(const Schedule& s) {
 }
 
 std::string check_acyclic(const TaskGraph& graph) {
-  const auto& g = graph.graph();
+  const auto offset = graph.successor_offsets();
+  const auto succ = graph.successors();
   const size_t n = graph.num_tasks();
   std::vector<TaskId> indegree = graph.in_degrees();
   std::vector<TaskId> ready;
@@ -246,22 +253,32 @@ std::string check_acyclic(const TaskGraph& graph) {
     const TaskId v = ready.back();
     ready.pop_back();
     ++done;
-    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-      const TaskId t = boost::target(*e, g);
-      if (--indegree[t] == 0) ready.push_back(t);
+    for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
+      if (--indegree[succ[i]] == 0) ready.push_back(succ[i]);
     }
   }
-  if (done == n) return {};
-  // Some tasks never became ready. Each blocked task has a blocked predecessor; following
-  // them back must repeat a task, which lies on a cycle. Name the cycle's first compute op in
-  // program order: that is where the schedule deadlocks.
+  return done == n ? std::string() : detail::name_cycle(graph, indegree);
+}
+
+namespace detail {
+
+std::string name_cycle(const TaskGraph& graph, std::span<const TaskId> waiting) {
+  // Each waiting task has a waiting predecessor; following them back must repeat a task, which
+  // lies on a cycle. Name the cycle's first compute op in program order: that is where the
+  // schedule deadlocks.
+  const auto offset = graph.successor_offsets();
+  const auto succ = graph.successors();
+  const size_t n = graph.num_tasks();
   std::vector<TaskId> blocked_pred(n, kNoTask);
-  for (auto [e, end] = boost::edges(g); e != end; ++e) {
-    const TaskId from = boost::source(*e, g), to = boost::target(*e, g);
-    if (indegree[from] != 0 && blocked_pred[to] == kNoTask) blocked_pred[to] = from;
+  for (TaskId from = 0; from < n; ++from) {
+    if (waiting[from] == 0) continue;
+    for (TaskId i = offset[from]; i < offset[from + 1]; ++i) {
+      if (blocked_pred[succ[i]] == kNoTask) blocked_pred[succ[i]] = from;
+    }
   }
   TaskId v = 0;
-  while (indegree[v] == 0) ++v;
+  while (waiting[v] == 0)
+    ++v;
   std::vector<bool> visited(n, false);
   while (!visited[v]) {
     visited[v] = true;
@@ -278,6 +295,8 @@ std::string check_acyclic(const TaskGraph& graph) {
   return fmt::format("cyclic order (deadlock): worker {} can never run {}", t.worker,
                      describe(t.op()));
 }
+
+}  // namespace detail
 
 ValidationResult validate(const Schedule& schedule) {
   if (std::string why = check_structure(schedule); !why.empty()) return {false, why};

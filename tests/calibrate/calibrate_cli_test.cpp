@@ -9,12 +9,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "../support/cli_invoke.hpp"
 #include "cli/commands.hpp"
 #include "pipesim/calibrate/calibration_fit.hpp"
 #include "pipesim/calibrate/layer_check.hpp"
 #include "pipesim/calibrate/profile_yaml.hpp"
+#include "pipesim/core/version.hpp"
+#include "pipesim/hardware/profile.hpp"
 #include "test_paths.hpp"
-#include "../support/cli_invoke.hpp"
 
 namespace pipesim::calibrate {
 namespace {
@@ -118,6 +120,7 @@ TEST(CalibrateCli, JsonCarriesTheFittedParameters) {
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schema_version"), 1);
+  EXPECT_EQ(j.at("pipesim_version"), std::string(pipesim::core::version));
   EXPECT_NEAR(j.at("kernel_launch").get<double>(), 2.5e-6, 0.1e-6);
   EXPECT_NEAR(j.at("links").at("intra_node").at("beta").get<double>(), 370e9, 10e9);
   EXPECT_EQ(j.at("links").at("intra_node").at("from"), "send_recv");
@@ -235,11 +238,35 @@ TEST(CalibrateCli, LayerCheckPrintsMeasuredBesidePredicted) {
   ASSERT_EQ(json.code, 0) << json.err;
   const auto j = nlohmann::json::parse(json.out);
   ASSERT_EQ(j.at("rows").size(), 2u);
+  EXPECT_EQ(j.at("pipesim_version"), std::string(pipesim::core::version));
   EXPECT_NEAR(j.at("rows")[1].at("relative_error").get<double>(), 1 / 1.1 - 1, 1e-9);
   const CliResult bad =
       invoke({"calibrate", "layer-check", "--layer-times", kSamples, "--profile", kBase});
   EXPECT_EQ(bad.code, 2);
   EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
+TEST(CalibrateCli, ShippedExampleLayerTimesAreTheStatedSyntheticValues) {
+  // calibrate/examples/layer_times.csv: SYNTHETIC, from make_layer_times.py's known values
+  // (600 TFLOP/s achieved, 5 µs per launch, 13 forward and 19 backward kernels).
+  const fs::path example = testing::source_dir() / "calibrate" / "examples" / "layer_times.csv";
+  const auto rows = read_layer_times(example);
+  ASSERT_EQ(rows.size(), 24u);
+  for (const LayerMeasurement& m : rows) {
+    const double b = static_cast<double>(m.shape.batch), s = static_cast<double>(m.shape.seq),
+                 h = static_cast<double>(m.shape.hidden);
+    const double flops = 24 * b * s * h * h + 4 * b * s * s * h;
+    const bool forward = m.direction == LayerDirection::forward;
+    const double expected = (forward ? flops : 2 * flops) / 600e12 + (forward ? 13 : 19) * 5e-6;
+    EXPECT_NEAR(m.seconds / expected, 1.0, 1e-6) << "line " << m.line;
+    EXPECT_EQ(m.shape.heads * 128, m.shape.hidden);
+    EXPECT_EQ(m.kernel, "total");
+  }
+  // The documented try-out command works on it.
+  const CliResult r = invoke({"calibrate", "layer-check", "--layer-times", example.string(),
+                              "--profile", "h200-sxm", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("rows").size(), 24u);
 }
 
 TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
@@ -261,12 +288,114 @@ TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
   EXPECT_EQ(slurp(dir / "node.samples.csv"), slurp(kSamples));
   EXPECT_EQ(load_base_profile(out.string()).name, "h200-sxm-calibrated");
 
-  std::ofstream(bench) << "#!/bin/sh\nexit 3\n";
+  // No GPU: the binary's --probe exits 3 with its one line; pipesim says it in one line of its
+  // own and leaves no run folder behind.
+  std::ofstream(bench) << "#!/bin/sh\n"
+                       << "echo 'pipesim-calibrate-bench: no CUDA device found (no NVIDIA driver "
+                          "loaded)' >&2\nexit 3\n";
+  const CliResult no_gpu =
+      invoke({"calibrate", "--quick", "--bench-dir", bench.parent_path().string(), "-o",
+              (dir / "other.yaml").string()});
+  EXPECT_EQ(no_gpu.code, 2);
+  EXPECT_EQ(no_gpu.err,
+            "pipesim: error: " + bench.string() +
+                ": device: no CUDA device found (no NVIDIA driver loaded) (measure on a "
+                "GPU node with tools/gpu-calibrate.sh, then fit here with "
+                "--from-samples)\n");
+  EXPECT_FALSE(fs::exists(dir / "other-run"));
+  EXPECT_FALSE(fs::exists(dir / "other.yaml"));
+
+  // A device, but the measurement fails: its exit status, and no empty run folder.
+  std::ofstream(bench) << "#!/bin/sh\n[ \"$1\" = --probe ] && exit 0\nexit 1\n";
   const CliResult failed = invoke({"calibrate", "--bench-dir", bench.parent_path().string(),
                                    "--base", kBase, "-o", (dir / "other.yaml").string()});
   EXPECT_EQ(failed.code, 2);
-  EXPECT_NE(failed.err.find("failed (status"), std::string::npos) << failed.err;
+  EXPECT_NE(failed.err.find(": run: failed (exit status 1); see its output above"),
+            std::string::npos)
+      << failed.err;
+  EXPECT_FALSE(fs::exists(dir / "other-run"));
   EXPECT_FALSE(fs::exists(dir / "other.yaml"));
+}
+
+// The synthetic samples with their `# gpu:` line replaced.
+// The synthetic samples relabelled as measured on `gpu`. Their GEMM and copy rates are an H200's,
+// above other GPUs' peaks (which calibrate refuses, issue 12), so only the launch and link rows
+// are kept.
+fs::path samples_from(const fs::path& dir, const std::string& gpu) {
+  std::istringstream in(slurp(kSamples));
+  std::string text, row;
+  while (std::getline(in, row)) {
+    if (!row.starts_with("gemm,") && !row.starts_with("copy,") && !row.starts_with("triad,")) {
+      text += row + "\n";
+    }
+  }
+  const std::string line = "# gpu: synthetic (not measured)";
+  text.replace(text.find(line), line.size(), "# gpu: " + gpu);
+  const fs::path file = dir / "samples.csv";
+  std::ofstream(file, std::ios::binary) << text;
+  return file;
+}
+
+TEST(CalibrateCli, BaseIsRequiredWhenTheSamplesNameNoGpu) {
+  const fs::path dir = testing::scratch_dir();
+  const CliResult r =
+      invoke({"calibrate", "--from-samples", kSamples, "-o", (dir / "out.yaml").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err.rfind("pipesim: error: command line: base: required: the samples " + kSamples +
+                            " do not name the GPU they were measured on (gpu: synthetic (not "
+                            "measured))",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out.yaml"));
+}
+
+TEST(CalibrateCli, BaseIsInferredFromTheMeasuredGpu) {
+  // A100 samples without a base: the shipped a100-dgx profile, its 80 GiB and its name.
+  const fs::path dir = testing::scratch_dir();
+  const fs::path samples = samples_from(dir, "NVIDIA A100-SXM4-80GB");
+  const fs::path out = dir / "a100.yaml";
+  const CliResult r = invoke({"calibrate", "--from-samples", samples.string(), "-o", out.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const hardware::HardwareProfile a100 = hardware::load_profile("a100-dgx");
+  const hardware::HardwareProfile cal = load_base_profile(out.string());
+  EXPECT_EQ(cal.name, "a100-dgx-calibrated");
+  EXPECT_EQ(cal.gpu.memory_bytes, a100.gpu.memory_bytes);
+  EXPECT_EQ(cal.gpu.peak_flops, a100.gpu.peak_flops);
+  EXPECT_EQ(cal.provenance.gpu, "NVIDIA A100-SXM4-80GB");
+
+  // A GPU no shipped profile is for: the base must be given.
+  const CliResult unknown = invoke(
+      {"calibrate", "--from-samples", samples_from(dir, "NVIDIA L4").string(), "--format", "json"});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("command line: base: required: no shipped profile is for 'NVIDIA "
+                             "L4', the GPU of the samples (shipped: a100-dgx (NVIDIA "
+                             "A100-SXM4-80GB), "),
+            std::string::npos)
+      << unknown.err;
+}
+
+TEST(CalibrateCli, ABaseForAnotherGpuIsRefused) {
+  // The trap of issue 13: A100 samples fitted onto the H200 base gave an "h200-sxm-calibrated"
+  // profile with 141 GB.
+  const fs::path dir = testing::scratch_dir();
+  const fs::path samples = samples_from(dir, "NVIDIA A100-SXM4-80GB");
+  const fs::path out = dir / "out.yaml";
+  const CliResult r = invoke(
+      {"calibrate", "--from-samples", samples.string(), "--base", kBase, "-o", out.string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: " + samples.string() +
+                       ": gpu: measured on 'NVIDIA A100-SXM4-80GB', but the base profile "
+                       "'h200-sxm' is for 'NVIDIA H200' (its memory, peaks and links would be "
+                       "another GPU's); use a base profile for 'NVIDIA A100-SXM4-80GB' (shipped: "
+                       "a100-dgx)\n");
+  EXPECT_FALSE(fs::exists(out));
+  // The matching base is accepted.
+  EXPECT_EQ(invoke({"calibrate", "--from-samples", samples.string(), "--base", "a100-dgx", "-o",
+                    out.string()})
+                .code,
+            0);
 }
 
 TEST(CalibrateCli, RunningBenchmarksNeedsACudaBuildOrSamples) {

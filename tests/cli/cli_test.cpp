@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/commands.hpp"
 #include "../support/cli_invoke.hpp"
+#include "cli/commands.hpp"
 
 namespace pipesim::cli {
 namespace {
@@ -19,9 +19,8 @@ const auto invoke = &pipesim::testing::invoke_cli;
 const auto lines = &pipesim::testing::count_lines;
 
 TEST(Cli, DoneWhenExampleReports33And3Over11) {
-  const CliResult r = invoke({"simulate", "--schedule", "1f1b", "--stages", "4",
-                              "--micro-batches", "8", "--t-forward", "1", "--t-backward", "2",
-                              "--format", "json"});
+  const CliResult r = invoke({"simulate", "--schedule", "1f1b", "--stages", "4", "--micro-batches",
+                              "8", "--t-forward", "1", "--t-backward", "2", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("schedule"), "1f1b");
@@ -41,8 +40,8 @@ TEST(Cli, DoneWhenExampleReports33And3Over11) {
 }
 
 TEST(Cli, OpsListEachWorkersOpsInExecutionOrder) {
-  const CliResult r = invoke({"simulate", "--schedule", "gpipe", "-D", "3", "-N", "4",
-                              "--format", "json", "--ops"});
+  const CliResult r = invoke(
+      {"simulate", "--schedule", "gpipe", "-D", "3", "-N", "4", "--format", "json", "--ops"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   for (const auto& pw : j.at("per_worker")) {
@@ -60,8 +59,9 @@ TEST(Cli, OpsListEachWorkersOpsInExecutionOrder) {
 }
 
 TEST(Cli, OutputIsByteIdenticalAcrossRuns) {
-  const std::vector<std::string> args{"simulate", "--schedule", "1f1b", "-D", "5", "-N", "7",
-                                      "--t-comm", "0.25", "--format", "json", "--ops"};
+  const std::vector<std::string> args{"simulate", "--schedule", "1f1b", "-D",
+                                      "5",        "-N",         "7",    "--t-comm",
+                                      "0.25",     "--format",   "json", "--ops"};
   EXPECT_EQ(invoke(args).out, invoke(args).out);
 }
 
@@ -97,19 +97,17 @@ TEST_P(CliBadInput, OneClearLineAndExitCode2) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, CliBadInput,
-    ::testing::Values(
-        BadInput{{"simulate", "--stages", "0"}, "--stages"},
-        BadInput{{"simulate", "--micro-batches", "0"}, "--micro-batches"},
-        BadInput{{"simulate", "--stages", "abc"}, "--stages"},
-        BadInput{{"simulate", "--stages", "-3"}, "--stages"},
-        BadInput{{"simulate", "--t-forward", "-1"}, "--t-forward"},
-        BadInput{{"simulate", "--t-backward", "x"}, "--t-backward"},
-        BadInput{{"simulate", "--t-weight", "3", "--t-backward", "2"}, "--t-weight"},
-        BadInput{{"simulate", "--schedule", "zigzag"}, "unknown schedule 'zigzag'"},
-        BadInput{{"simulate", "--format", "xml"}, "--format"},
-        BadInput{{"simulate", "--no-such-flag"}, "--no-such-flag"},
-        BadInput{{"list", "cats"}, "cats"},
-        BadInput{{}, "subcommand"}));
+    ::testing::Values(BadInput{{"simulate", "--stages", "0"}, "--stages"},
+                      BadInput{{"simulate", "--micro-batches", "0"}, "--micro-batches"},
+                      BadInput{{"simulate", "--stages", "abc"}, "--stages"},
+                      BadInput{{"simulate", "--stages", "-3"}, "--stages"},
+                      BadInput{{"simulate", "--t-forward", "-1"}, "--t-forward"},
+                      BadInput{{"simulate", "--t-backward", "x"}, "--t-backward"},
+                      BadInput{{"simulate", "--t-weight", "3", "--t-backward", "2"}, "--t-weight"},
+                      BadInput{{"simulate", "--schedule", "zigzag"}, "unknown schedule 'zigzag'"},
+                      BadInput{{"simulate", "--format", "xml"}, "--format"},
+                      BadInput{{"simulate", "--no-such-flag"}, "--no-such-flag"},
+                      BadInput{{"list", "cats"}, "cats"}, BadInput{{}, "subcommand"}));
 
 TEST(Cli, HelpExitsZero) {
   const CliResult r = invoke({"simulate", "--help"});

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/commands.hpp"
 #include "../support/cli_invoke.hpp"
+#include "cli/commands.hpp"
 
 namespace pipesim::cli {
 namespace {
@@ -57,8 +57,8 @@ TEST(CliFiles, TimelineDrawsEveryOpInTwoShadesDeterministically) {
 TEST(CliFiles, RealCostTimelineIsScaledToTheFigureWidth) {
   // Real-cost runs last fractions of a second: the figure must still be wide enough to read.
   const std::string svg = kDir + "real.svg";
-  ASSERT_EQ(invoke({"simulate", "--schedule", "1f1b", "-D", "4", "-N", "4", "--model",
-                    "gpt2-32l", "--hardware", "p100-daint", "--timeline", svg})
+  ASSERT_EQ(invoke({"simulate", "--schedule", "1f1b", "-D", "4", "-N", "4", "--model", "gpt2-32l",
+                    "--hardware", "p100-daint", "--timeline", svg})
                 .code,
             0);
   const std::string a = slurp(svg);

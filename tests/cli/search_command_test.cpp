@@ -7,10 +7,13 @@
 #include <map>
 
 #include "../support/cli_invoke.hpp"
-#include "cli/csv.hpp"
+#include "pipesim/report/csv.hpp"
 
 namespace pipesim::cli {
 namespace {
+
+using report::CsvTable;
+using report::parse_csv;
 
 using testing::invoke_cli;
 using testing::ScratchDir;

@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "../support/cli_invoke.hpp"
-#include "cli/csv.hpp"
+#include "pipesim/report/csv.hpp"
 
 namespace pipesim::cli {
 namespace {
+
+using report::CsvTable;
+using report::parse_csv;
 
 using testing::count_lines;
 using testing::invoke_cli;

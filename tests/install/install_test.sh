@@ -52,4 +52,10 @@ cp "$prefix/share/pipesim/models/gpt2-1.3b.yaml" "$prefix/share/pipesim/models/o
 cmp -s "$work/shipped.json" "$work/moved.json" ||
   fail "the same model under two names gave different results"
 grep -q '"iteration_time"' "$work/shipped.json" || fail "simulate printed no iteration_time"
+
+# $PIPESIM_DATA_DIR overrides the installed data: only its one model is listed.
+mkdir -p "$work/data/models"
+cp "$prefix/share/pipesim/models/gpt2-1.3b.yaml" "$work/data/models/from-env.yaml"
+listed=$(PIPESIM_DATA_DIR=$work/data "$pipesim" list models | cut -d' ' -f1)
+[ "$listed" = from-env ] || fail "PIPESIM_DATA_DIR: list models gave '$listed'"
 echo "install_test: moved prefix OK ($prefix)"

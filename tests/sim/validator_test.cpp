@@ -4,6 +4,8 @@
 
 #include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/lowering.hpp"
+#include "pipesim/sim/network.hpp"
+#include "pipesim/sim/simulator.hpp"
 
 namespace pipesim::sim {
 namespace {
@@ -101,10 +103,17 @@ TEST(Lowering, InsertsOneTransferPerCrossWorkerEdgeAndSyncTasks) {
   size_t compute = 0, transfers = 0, reduces = 0, steps = 0;
   for (TaskId t = 0; t < g.num_tasks(); ++t) {
     switch (g.task(t).kind) {
-      case OpKind::Transfer: ++transfers; break;
-      case OpKind::AllReduce: ++reduces; break;
-      case OpKind::Optimizer: ++steps; break;
-      default: ++compute;
+      case OpKind::Transfer:
+        ++transfers;
+        break;
+      case OpKind::AllReduce:
+        ++reduces;
+        break;
+      case OpKind::Optimizer:
+        ++steps;
+        break;
+      default:
+        ++compute;
     }
   }
   // D=4, N=6: 2·D·N compute ops; activations and gradients cross D−1 boundaries each way.
@@ -112,6 +121,42 @@ TEST(Lowering, InsertsOneTransferPerCrossWorkerEdgeAndSyncTasks) {
   EXPECT_EQ(transfers, 2u * 3 * 6);
   EXPECT_EQ(reduces, 4u);
   EXPECT_EQ(steps, 4u);
+}
+
+// A network where every transfer and all-reduce is a short flow on one shared link.
+class OneLink final : public NetworkModel {
+ public:
+  int num_resources() const override { return 1; }
+  Flow flow(const TaskGraph&, TaskId) const override { return Flow{0.1, 0.5, {{0, 1.0}}}; }
+};
+
+// The replay doubles as the deadlock check: a cyclic schedule's replay stops with unfinished
+// tasks and names the same worker and op as the validator, in both cost modes.
+TEST(Validator, ReplayOfACyclicScheduleNamesTheSameDeadlock) {
+  Schedule same_worker = valid_1f1b();
+  ASSERT_TRUE(erase_first(same_worker.program[1], OpKind::Backward, 0));
+  same_worker.program[1].insert(same_worker.program[1].begin(), Op{OpKind::Backward, 0, 1, 0, 0});
+  Schedule cross_worker = valid_1f1b();
+  ASSERT_TRUE(erase_first(cross_worker.program[0], OpKind::Forward, 1));
+  cross_worker.program[0].push_back(Op{OpKind::Forward, 0, 0, 0, 1});
+  for (const Schedule& s : {same_worker, cross_worker}) {
+    ASSERT_TRUE(check_structure(s).empty());
+    const TaskGraph g = build_task_graph(s);
+    const std::string expected = check_acyclic(g);
+    ASSERT_FALSE(expected.empty());
+    const Trace unit = simulate(g, UnitCostModel({1, 2, 0, 0.5}));
+    EXPECT_FALSE(unit.completed);
+    EXPECT_EQ(unit.deadlock, expected);
+    for (bool overlap : {true, false}) {
+      const Trace real = simulate_network(g, UnitCostModel({1, 2, 0, 0}), OneLink(),
+                                          EngineOptions{overlap, !overlap, 0.25});
+      EXPECT_FALSE(real.completed);
+      EXPECT_EQ(real.deadlock, expected);
+    }
+  }
+  const Trace sound = simulate(build_task_graph(valid_1f1b()), UnitCostModel({1, 2, 0, 0}));
+  EXPECT_TRUE(sound.completed);
+  EXPECT_TRUE(sound.deadlock.empty());
 }
 
 }  // namespace

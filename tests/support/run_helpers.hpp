@@ -1,51 +1,54 @@
 #pragma once
-// Shared by the tests: run a schedule in unit-cost mode and check the engine's invariants.
+// Shared by the tests: run a schedule in unit-cost mode (through scenario::simulate, the one
+// chain schedule → graph → engine → metrics) and check the engine's invariants.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
-#include "pipesim/schedules/registry.hpp"
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/scenario/scenario.hpp"
 #include "pipesim/sim/lowering.hpp"
-#include "pipesim/sim/metrics.hpp"
-#include "pipesim/sim/simulator.hpp"
 
 namespace pipesim::testing {
 
-struct UnitRun {
-  sim::Schedule schedule;
-  sim::TaskGraph graph;
-  sim::Trace trace;
-  sim::Metrics metrics;
-};
+//! schedule, graph, trace and metrics of one unit-cost run.
+using UnitRun = scenario::Result;
 
+//! Simulates `name` with `params` and `costs`; a schedule the validator rejects (simulate()
+//! throws) is a test failure with the reason.
 inline UnitRun run_unit(const std::string& name, const schedules::ScheduleParams& params,
                         const sim::UnitCosts& costs) {
+  scenario::Scenario s;
+  s.schedule = name;
+  s.params = params;
+  s.unit = costs;
   UnitRun r;
-  r.schedule = schedules::make_schedule(name, params);
-  const sim::ValidationResult v = sim::validate(r.schedule);
-  EXPECT_TRUE(v.ok) << name << ": " << v.reason;
-  r.graph = sim::build_task_graph(r.schedule);
-  r.trace = sim::simulate(r.graph, sim::UnitCostModel(costs));
+  try {
+    r = scenario::simulate(s);
+  } catch (const core::ConfigError& e) {
+    ADD_FAILURE() << name << ": " << e.what();
+    return r;
+  }
   EXPECT_TRUE(r.trace.completed);
-  r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
   return r;
 }
 
 //! Every edge is respected, every task lasts what the cost model says, and each worker's
 //! compute stream runs one op at a time in program order.
 inline void expect_engine_invariants(const UnitRun& r, const sim::CostModel& costs) {
-  const auto& g = r.graph.graph();
-  for (auto [e, end] = boost::edges(g); e != end; ++e) {
-    const auto from = boost::source(*e, g), to = boost::target(*e, g);
-    ASSERT_LE(r.trace.timing[from].end, r.trace.timing[to].start)
-        << "edge " << from << " -> " << to << " violated";
+  const auto offset = r.graph.successor_offsets();
+  for (sim::TaskId from = 0; from < r.graph.num_tasks(); ++from) {
+    for (sim::TaskId i = offset[from]; i < offset[from + 1]; ++i) {
+      const sim::TaskId to = r.graph.successors()[i];
+      ASSERT_LE(r.trace.timing[from].end, r.trace.timing[to].start)
+          << "edge " << from << " -> " << to << " violated";
+    }
   }
   std::vector<std::vector<sim::TaskId>> stream(static_cast<size_t>(r.graph.workers()));
   for (sim::TaskId t = 0; t < r.graph.num_tasks(); ++t) {
-    ASSERT_DOUBLE_EQ(r.trace.timing[t].end - r.trace.timing[t].start,
-                     costs.duration(r.graph, t));
+    ASSERT_DOUBLE_EQ(r.trace.timing[t].end - r.trace.timing[t].start, costs.duration(r.graph, t));
     if (sim::is_compute(r.graph.task(t).kind)) {
       stream[static_cast<size_t>(r.graph.task(t).worker)].push_back(t);
     }

@@ -3,10 +3,14 @@
 // beside the cost model's predictions. See calibrate/README.md.
 
 #include <fmt/format.h>
+#include <sys/wait.h>
 
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "commands.hpp"
@@ -32,7 +36,7 @@ namespace fs = std::filesystem;
 
 struct CalibrateOptions {
   std::string from_samples;
-  std::string base = "h200-sxm";
+  std::string base;  //!< empty: the shipped profile of the samples' GPU
   std::string output;
   std::string name;
   std::string format = "text";
@@ -56,7 +60,31 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// Runs the CUDA microbenchmarks of this build and returns the samples file they wrote.
+// The benchmarks' exit status for "no CUDA device" (calibrate/bench/bench_common.cuh).
+constexpr int kExitNoDevice = 3;
+
+// The exit status of a std::system call, or -1 when the command did not exit normally.
+int exit_status(int rc) {
+  return rc != -1 && WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+// Runs `cmd` and returns its exit status and the first line it printed.
+std::pair<int, std::string> capture(const std::string& cmd) {
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return {-1, "cannot start"};
+  std::string first;
+  std::array<char, 512> buf{};
+  while (std::fgets(buf.data(), static_cast<int>(buf.size()), pipe) != nullptr) {
+    if (first.empty()) first = buf.data();
+  }
+  const int status = exit_status(pclose(pipe));
+  while (!first.empty() && (first.back() == '\n' || first.back() == '\r'))
+    first.pop_back();
+  return {status, first};
+}
+
+// Runs the CUDA microbenchmarks of this build and returns the samples file they wrote. Asks the
+// binary for a device first, so that a machine without a GPU gets one line and no run folder.
 fs::path run_benchmarks(const CalibrateOptions& o) {
   if (o.bench_dir.empty()) {
     throw core::ConfigError("command line", "--from-samples",
@@ -68,17 +96,34 @@ fs::path run_benchmarks(const CalibrateOptions& o) {
     throw core::ConfigError("command line", "--bench-dir",
                             fmt::format("no pipesim-calibrate-bench in '{}'", o.bench_dir));
   }
+  const auto [probe, said] = capture(shell_quote(bench.string()) + " --probe 2>&1");
+  if (probe == kExitNoDevice) {
+    // The binary's line is "<tool>: no CUDA device found (<why>)"; keep what follows the tool.
+    const std::string reason =
+        said.substr(said.find(": ") == std::string::npos ? 0 : said.find(": ") + 2);
+    throw core::ConfigError(bench.string(), "device",
+                            fmt::format("{} (measure on a GPU node with tools/gpu-calibrate.sh, "
+                                        "then fit here with --from-samples)",
+                                        reason.empty() ? "no CUDA device found" : reason));
+  }
+  if (probe != 0) {
+    throw core::ConfigError(bench.string(), "device",
+                            fmt::format("--probe failed (exit status {}): {}", probe, said));
+  }
   const fs::path out = o.output.empty() ? fs::path("calibration") : fs::path(o.output);
   const fs::path dir =
       o.run_dir.empty() ? out.parent_path() / (out.stem().string() + "-run") : fs::path(o.run_dir);
-  fs::create_directories(dir.empty() ? fs::path(".") : dir);
+  const fs::path run_dir = dir.empty() ? fs::path(".") : dir;
+  const bool created = fs::create_directories(run_dir);
   const fs::path samples = dir / "samples.csv";
   const std::string cmd = fmt::format("{} {}--out {}", shell_quote(bench.string()),
                                       o.quick ? "--quick " : "", shell_quote(samples.string()));
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0) {
-    throw core::ConfigError("benchmark", bench.string(),
-                            fmt::format("failed (status {}); see its output above", rc));
+  const int status = exit_status(std::system(cmd.c_str()));
+  if (status != 0) {
+    std::error_code ec;
+    if (created && fs::is_empty(run_dir, ec)) fs::remove(run_dir, ec);  // leave no empty folder
+    throw core::ConfigError(bench.string(), "run",
+                            fmt::format("failed (exit status {}); see its output above", status));
   }
   return samples;
 }
@@ -92,7 +137,7 @@ int run_calibrate(const CalibrateOptions& o) {
   const fs::path samples_path =
       o.from_samples.empty() ? run_benchmarks(o) : fs::path(o.from_samples);
   const calibrate::SampleSet samples = calibrate::read_samples(samples_path);
-  const hardware::HardwareProfile base = calibrate::load_base_profile(o.base);
+  const hardware::HardwareProfile base = calibrate::choose_base_profile(samples, o.base);
   const calibrate::CalibrationFit fit = calibrate::fit_samples(samples, base.gpu);
   const hardware::Provenance provenance = calibrate::provenance_from(samples, base.name);
 
@@ -144,8 +189,9 @@ Action add_calibrate_command(CLI::App& app) {
   cmd->add_option("--from-samples", o->from_samples,
                   "Samples CSV from calibrate/bench (fit only; works on any machine)");
   cmd->add_option("--base", o->base,
-                  "Profile the fit starts from (peaks, unmeasured values): shipped name or YAML")
-      ->capture_default_str();
+                  "Profile of the measured GPU the fit starts from (peaks, memory, unmeasured "
+                  "values): shipped name or YAML. Required unless the samples name a GPU that "
+                  "one shipped profile is for; refused when it is another GPU's");
   cmd->add_option("--output,-o", o->output,
                   "Write the calibrated profile YAML here (samples copied beside it)");
   cmd->add_option("--name", o->name, "Profile name (default: <base name>-calibrated)");

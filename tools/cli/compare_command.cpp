@@ -1,20 +1,21 @@
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include "commands.hpp"
-#include "csv.hpp"
-#include "gnuplot.hpp"
 #include "output.hpp"
-#include "plot_data.hpp"
-#include "ranked_table.hpp"
-#include "ranking.hpp"
+#include "pipesim/explore/ranking.hpp"
+#include "pipesim/report/compare_report.hpp"
+#include "pipesim/report/csv.hpp"
+#include "pipesim/report/gnuplot.hpp"
+#include "pipesim/report/plot_data.hpp"
+#include "pipesim/report/rows_csv.hpp"
 #include "sweep_options.hpp"
-#include "sweep_runner.hpp"
 
 namespace pipesim::cli {
+
+using explore::RankMetric;
 
 Action add_compare_command(CLI::App& app) {
   struct Options {
@@ -42,73 +43,17 @@ Action add_compare_command(CLI::App& app) {
                   "Plot: one line per value of this column (default: schedule when it varies)");
   cmd->add_option("--gnuplot", o->gnuplot, "gnuplot executable")->capture_default_str();
   return [o] {
-    const SweepGrid grid = make_grid(o->sweep);
-    const auto rows = evaluate_all(
-        grid.size(), [&](size_t i) { return evaluate(grid.point(i)); }, job_count(o->sweep));
+    const auto rows = run_grid(make_grid(o->sweep), job_count(o->sweep));
     const RankMetric metric =
-        o->rank_by.empty() ? default_rank_metric(rows) : rank_metric(o->rank_by);
-    const auto order = rank_rows(rows, metric);
-    const auto inputs = input_columns();
-    RankedColumns columns;
-    columns.inputs = varied_inputs(rows);
-    if (columns.inputs.empty()) columns.inputs.push_back(0);
-    columns.metrics = present_metrics(
-        rows, order,
-        {"iteration_time", "throughput", "tokens_per_second", "mfu", "bubble_ratio",
-         "exposed_comm_ratio", "peak_memory_max", "memory_headroom", "peak_activations_max"});
-    if (std::find(columns.metrics.begin(), columns.metrics.end(), metric.name) ==
-        columns.metrics.end()) {
-      columns.metrics.insert(columns.metrics.begin(), metric.name);
-    }
-    std::string text =
-        fmt::format("{} configurations, {} ranked by {} ({} is better)\n\n", rows.size(),
-                    order.size(), metric.name, metric.higher_is_better ? "higher" : "lower");
-    text += render_ranked(rows, order, columns);
-    std::vector<std::vector<std::string>> unranked;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (std::find(order.begin(), order.end(), i) != order.end()) continue;
-      std::string what;
-      for (size_t c : columns.inputs)
-        what += fmt::format("{}{}={}", what.empty() ? "" : " ", inputs[c], rows[i].inputs[c]);
-      text +=
-          fmt::format("{}not ranked: {}: {}\n", unranked.empty() ? "\n" : "", what, rows[i].status);
-      unranked.push_back({});
-    }
-    if (!o->csv.empty()) emit(o->csv, rows_to_csv(rows));
+        o->rank_by.empty() ? explore::default_rank_metric(rows) : explore::rank_metric(o->rank_by);
+    const auto order = explore::rank_rows(rows, metric);
+    const report::RankedBy ranked_by{metric.name, metric.higher_is_better};
+    const std::string text = report::compare_table(rows, order, ranked_by);
+    if (!o->csv.empty()) emit(o->csv, report::rows_to_csv(rows));
     if (!o->plot.empty()) {
-      LinePlotSpec spec;
-      spec.y = metric.name;
-      const auto varied = varied_inputs(rows);
-      auto varies = [&](const std::string& name) {
-        return std::any_of(varied.begin(), varied.end(),
-                           [&](size_t c) { return inputs[c] == name; });
-      };
-      spec.group = !o->group.empty() ? o->group : varies("schedule") ? "schedule" : "";
-      spec.x = o->x;
-      if (spec.x.empty()) {  // the varied option with the most values, but the group
-        size_t most = 0;
-        for (size_t c : varied) {
-          std::vector<std::string> distinct;
-          for (const SweepRow& row : rows) {
-            if (std::find(distinct.begin(), distinct.end(), row.inputs[c]) == distinct.end()) {
-              distinct.push_back(row.inputs[c]);
-            }
-          }
-          if (inputs[c] != spec.group && distinct.size() > most) {
-            most = distinct.size();
-            spec.x = inputs[c];
-          }
-        }
-      }
-      // Other options vary too: draw the best configuration at each x.
-      spec.reduce = metric.higher_is_better ? "max" : "min";
-      spec.title = fmt::format("best {} per {}", metric.name, spec.x);
-      if (spec.x.empty()) {  // only the group varies: one point per group value
-        spec.x = spec.group.empty() ? inputs.front() : spec.group;
-        spec.group.clear();
-        spec.title = fmt::format("best {} per {}", metric.name, spec.x);
-      }
-      render_figure(o->plot, line_plot(rows_to_table(rows), "compare", spec), o->gnuplot);
+      const report::LinePlotSpec spec = report::compare_plot_spec(rows, ranked_by, o->x, o->group);
+      report::render_figure(
+          o->plot, report::line_plot(report::rows_to_table(rows), "compare", spec), o->gnuplot);
     }
     emit("", text);
     return 0;

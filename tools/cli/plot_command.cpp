@@ -3,12 +3,14 @@
 #include <sstream>
 
 #include "commands.hpp"
-#include "csv.hpp"
-#include "gnuplot.hpp"
 #include "pipesim/core/config_error.hpp"
-#include "plot_data.hpp"
+#include "pipesim/report/csv.hpp"
+#include "pipesim/report/gnuplot.hpp"
+#include "pipesim/report/plot_data.hpp"
 
 namespace pipesim::cli {
+
+using namespace pipesim::report;  // NOLINT: the renderings this command drives
 namespace {
 
 std::string read_file(const std::string& path) {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "flags.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
 
@@ -35,9 +36,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return 2;
   }
   try {
-    for (const CLI::App* sub : app.get_subcommands()) return actions.at(sub)();
+    for (const CLI::App* sub : app.get_subcommands())
+      return actions.at(sub)();
   } catch (const core::ConfigError& e) {
-    err << "pipesim: error: " << e.what() << "\n";
+    err << "pipesim: error: " << describe_error(e) << "\n";
     return 2;
   }
   return 2;

@@ -3,21 +3,22 @@
 #include <map>
 #include <memory>
 
-#include "chrome_trace.hpp"
 #include "commands.hpp"
+#include "flags.hpp"
 #include "output.hpp"
 #include "pipesim/core/atomic_write.hpp"
+#include "pipesim/report/chrome_trace.hpp"
+#include "pipesim/report/run_report.hpp"
+#include "pipesim/report/svg_timeline.hpp"
+#include "pipesim/scenario/options.hpp"
+#include "pipesim/scenario/scenario.hpp"
 #include "pipesim/schedules/schedule_file.hpp"
-#include "report.hpp"
-#include "run.hpp"
-#include "run_options.hpp"
-#include "svg_timeline.hpp"
 
 namespace pipesim::cli {
 
 Action add_simulate_command(CLI::App& app) {
   struct Options {
-    RunSpec spec;
+    scenario::Scenario spec;
     std::string format = "text";
     bool ops = false;
     std::string output;
@@ -29,10 +30,10 @@ Action add_simulate_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one schedule and report its metrics");
-  // Options are kept as text and parsed by run_options(), so every bad value gets the same
-  // one-line message naming the flag and the allowed range.
-  for (const RunOption& option : run_options()) {
-    cmd->add_option(option.names, o->values[option.flag()], option.help)
+  // Options are kept as text and parsed by scenario::options(), so every bad value gets the
+  // same one-line message naming the flag and the allowed range.
+  for (const scenario::Option& option : scenario::options()) {
+    cmd->add_option(cli_names(option), o->values[option.name], option.help)
         ->default_str(option.default_value);
   }
   cmd->add_option("--format", o->format, "Output format")
@@ -52,22 +53,26 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", o->files.trace,
                   "Write Chrome trace events (JSON; opens in ui.perfetto.dev)");
   return [o] {
-    for (const RunOption& option : run_options()) {
-      const auto given = o->values.find(option.flag());
+    for (const scenario::Option& option : scenario::options()) {
+      const auto given = o->values.find(option.name);
       option.apply(o->spec, given != o->values.end() && !given->second.empty()
                                 ? given->second
                                 : option.default_value);
     }
     const auto& files = o->files;
+    if (o->spec.memory_timeline && !o->spec.perf.enabled()) {
+      throw core::ConfigError("command line", "--memory-timeline",
+                              "needs real-cost mode (--model and --hardware)");
+    }
     // The trace's memory counter track needs the timeline (real-cost mode only).
     o->spec.record_memory_timeline = !files.trace.empty() && o->spec.perf.enabled();
-    RunResult result;
+    scenario::Result result;
     if (files.schedule_file.empty()) {
-      result = run(o->spec);
+      result = scenario::simulate(o->spec);
     } else {
       sim::Schedule schedule = schedules::load_schedule_file(files.schedule_file);
       o->spec.schedule = "file:" + files.schedule_file;
-      result = run_schedule(o->spec, std::move(schedule), files.schedule_file);
+      result = scenario::simulate_schedule(o->spec, std::move(schedule), files.schedule_file);
     }
     const std::string title = fmt::format("{}  D={} N={}", o->spec.schedule,
                                           result.schedule.workers, result.schedule.micro_batches);
@@ -75,18 +80,18 @@ Action add_simulate_command(CLI::App& app) {
       core::write_file_atomically(files.export_csv, schedules::to_pytorch_csv(result.schedule));
     }
     if (!files.timeline.empty()) {
-      core::write_file_atomically(files.timeline, svg_timeline(result, title));
+      core::write_file_atomically(files.timeline, report::svg_timeline(result, title));
     }
     if (!files.trace.empty()) {
-      core::write_file_atomically(files.trace, chrome_trace(result, title).dump(1) + "\n");
+      core::write_file_atomically(files.trace, report::chrome_trace(result, title).dump(1) + "\n");
     }
     std::string text;
     if (o->format == "json") {
-      text = to_json(o->spec, result, o->ops).dump(2) + "\n";
+      text = report::to_json(o->spec, result, o->ops).dump(2) + "\n";
     } else if (o->format == "csv") {
-      text = to_csv(o->spec, result);
+      text = report::to_csv(o->spec, result);
     } else {
-      text = to_text(o->spec, result);
+      text = report::to_text(o->spec, result);
     }
     emit(o->output, text);
     return 0;

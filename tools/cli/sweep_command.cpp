@@ -2,8 +2,8 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "pipesim/report/rows_csv.hpp"
 #include "sweep_options.hpp"
-#include "sweep_runner.hpp"
 
 namespace pipesim::cli {
 
@@ -20,10 +20,8 @@ Action add_sweep_command(CLI::App& app) {
   add_sweep_options(*cmd, o->sweep);
   cmd->add_option("--output,-o", o->output, "Write the CSV to this file (atomically)");
   return [o] {
-    const SweepGrid grid = make_grid(o->sweep);
-    const auto rows = evaluate_all(
-        grid.size(), [&](size_t i) { return evaluate(grid.point(i)); }, job_count(o->sweep));
-    emit(o->output, rows_to_csv(rows));
+    const auto rows = run_grid(make_grid(o->sweep), job_count(o->sweep));
+    emit(o->output, report::rows_to_csv(rows));
     return 0;
   };
 }

@@ -1,13 +1,18 @@
 #include "sweep_options.hpp"
 
-#include "run_options.hpp"
-#include "thread_pool.hpp"
+#include <iostream>
+
+#include "flags.hpp"
+#include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/explore/sweep_runner.hpp"
+#include "pipesim/explore/thread_pool.hpp"
+#include "progress_bar.hpp"
 
 namespace pipesim::cli {
 
 void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
-  for (const RunOption& option : run_options()) {
-    cmd.add_option(option.names, args.values[option.flag()],
+  for (const scenario::Option& option : scenario::options()) {
+    cmd.add_option(cli_names(option), args.values[option.name],
                    option.help + "; a list a,b,c or a range a:b, a:b:+step, a:b:xfactor")
         ->default_str(option.default_value);
   }
@@ -19,12 +24,23 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
       ->capture_default_str();
 }
 
-SweepGrid make_grid(const SweepArgs& args) {
-  return make_grid(args.values, args.file);
+explore::SweepGrid make_grid(const SweepArgs& args) {
+  explore::GivenSource source;
+  source.field = flag_of;
+  return explore::make_grid(args.values, args.file, source);
 }
 
 int job_count(const SweepArgs& args) {
-  return args.jobs > 0 ? args.jobs : default_jobs();
+  return args.jobs > 0 ? args.jobs : explore::default_jobs();
+}
+
+std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int jobs) {
+  explore::SpecCache specs;
+  ProgressBar bar(std::cerr, grid.size(), ProgressBar::stderr_is_terminal());
+  return explore::evaluate_all(
+      grid.size(),
+      [&](size_t i) { return explore::evaluate(grid.point(i), specs, describe_error); }, jobs,
+      [&](size_t done) { bar.update(done); });
 }
 
 }  // namespace pipesim::cli

@@ -54,4 +54,35 @@
 #include "pipesim/calibrate/report.hpp"
 #include "pipesim/calibrate/samples.hpp"
 
-// cost/, scenario/, report/, explore/: their public headers join here when those modules land.
+// scenario/
+#include "pipesim/scenario/names.hpp"
+#include "pipesim/scenario/options.hpp"
+#include "pipesim/scenario/row.hpp"
+#include "pipesim/scenario/scenario.hpp"
+
+// report/
+#include "pipesim/report/chrome_trace.hpp"
+#include "pipesim/report/compare_report.hpp"
+#include "pipesim/report/csv.hpp"
+#include "pipesim/report/gnuplot.hpp"
+#include "pipesim/report/plot_data.hpp"
+#include "pipesim/report/ranked_table.hpp"
+#include "pipesim/report/rows_csv.hpp"
+#include "pipesim/report/run_report.hpp"
+#include "pipesim/report/search_report.hpp"
+#include "pipesim/report/svg_timeline.hpp"
+#include "pipesim/report/text_table.hpp"
+
+// explore/
+#include "pipesim/explore/ranking.hpp"
+#include "pipesim/explore/search.hpp"
+#include "pipesim/explore/search_limits.hpp"
+#include "pipesim/explore/search_space.hpp"
+#include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/explore/sweep_file.hpp"
+#include "pipesim/explore/sweep_grid.hpp"
+#include "pipesim/explore/sweep_runner.hpp"
+#include "pipesim/explore/thread_pool.hpp"
+#include "pipesim/explore/value_range.hpp"
+
+// cost/: its public headers join here when that module lands.

@@ -30,6 +30,7 @@ struct ModelSpec {
   int ffn_hidden = 0;                   //!< FFN inner size (4h for GPT)
   bool gated_mlp = false;               //!< SwiGLU-style MLP with three matrices (LLaMA)
   bool bias = true;                     //!< linear layers carry biases
+  bool qkv_bias = false;  //!< only the Q, K, V projections carry biases (Qwen2); bias = false
   Norm norm = Norm::LayerNorm;
   int position_embeddings = 0;  //!< rows of a learned position table; 0 for rotary
   bool tied_embeddings = true;  //!< LM head shares the input embedding matrix
@@ -46,7 +47,10 @@ struct ModelSpec {
 //! required fields, wrong types and non-positive sizes raise core::ConfigError(source, field).
 ModelSpec parse_model(const std::string& yaml_text, const std::string& source);
 
-//! `name_or_path`: a shipped model name (models/<name>.yaml) or a path to a YAML file.
+//! `name_or_path`, told apart by its form alone: ending in .json, a Hugging Face config.json
+//! (hf_config.hpp); ending in .yaml or .yml, a model YAML file; any other argument with a '/'
+//! is refused (not a model file); anything else is a shipped model name (models/<name>.yaml).
+//! A path that does not exist raises ConfigError(path, "file", "no such file").
 ModelSpec load_model(const std::string& name_or_path);
 
 //! Names of the shipped models, sorted.

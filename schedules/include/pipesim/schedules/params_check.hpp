@@ -1,7 +1,7 @@
 #pragma once
-// Parameter checks shared by generators: each throws core::ConfigError naming the option.
+// Parameter bounds and scheme defaults shared by the registry's constraints and the generators.
 
-#include <string_view>
+#include <string>
 
 #include "pipesim/schedules/registry.hpp"
 
@@ -11,13 +11,26 @@ namespace pipesim::schedules {
 inline constexpr int kMaxStages = 4096;
 inline constexpr int kMaxMicroBatches = 1 << 20;
 
-//! D in [1, kMaxStages] and N in [1, kMaxMicroBatches].
-void require_basic(std::string_view scheme, const ScheduleParams& params);
+//! The scheme defaults a zero (or empty) parameter stands for.
+inline int chimera_pipelines(const ScheduleParams& p) {
+  return p.pipelines == 0 ? 2 : p.pipelines;
+}
+inline std::string chimera_strategy(const ScheduleParams& p) {
+  return p.strategy.empty() ? "direct" : p.strategy;
+}
+inline int interleaved_chunks(const ScheduleParams& p) {
+  return p.chunks == 0 ? 2 : p.chunks;
+}
+//! Asynchronous schemes: iterations to list, default 4 (steady state needs at least 3).
+inline int async_iterations(const ScheduleParams& p) {
+  return p.iterations == 0 ? 4 : p.iterations;
+}
 
-//! Throws core::ConfigError "schedule <scheme>: <flag>: <problem>".
-[[noreturn]] void reject(std::string_view scheme, std::string_view flag, std::string_view problem);
+//! Field a ConfigError names for an option (a ScheduleParams field name).
+std::string option_field(std::string_view option);
 
-//! Asynchronous schemes: iterations to list, default 4, at least 3 (steady state needs them).
-int async_iterations(std::string_view scheme, const ScheduleParams& params);
+//! stages in [1, kMaxStages], micro_batches in [1, kMaxMicroBatches]: every scheme's first
+//! constraints.
+std::span<const Constraint> basic_constraints();
 
 }  // namespace pipesim::schedules

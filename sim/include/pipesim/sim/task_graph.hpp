@@ -2,12 +2,12 @@
 // The task DAG a schedule lowers to. Vertices are tasks; edges are data dependencies, program
 // order on a worker's stream, and gradient synchronisation.
 //
-// The graph is a Boost.Graph compressed_sparse_row_graph: immutable once built, one contiguous
-// array per direction, no allocation per vertex or edge. (An adjacency_list allocates an edge
-// list per vertex and made lowering 5x slower than simulating; see bench/simulate_bench.cpp.)
+// The graph is compressed sparse rows (built with Boost.Graph's compressed_sparse_row_graph,
+// which stays an implementation detail): immutable once built, one contiguous array of
+// successors, no allocation per vertex or edge. (An adjacency_list allocates an edge list per
+// vertex and made lowering 5x slower than simulating; see bench/simulate_bench.cpp.)
 // TaskGraphBuilder collects tasks and edges, then build() freezes them.
 
-#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -21,10 +21,10 @@ using TaskId = std::uint32_t;
 
 struct Task {
   OpKind kind = OpKind::Forward;
-  int worker = 0;        //!< executing worker; the sender for a Transfer
-  int peer = -1;         //!< receiver of a Transfer, otherwise −1
-  int pipeline = 0;      //!< for Transfer: of the op that produced the message
-  int stage = 0;         //!< for AllReduce: the stage whose gradients are reduced
+  int worker = 0;    //!< executing worker; the sender for a Transfer
+  int peer = -1;     //!< receiver of a Transfer, otherwise −1
+  int pipeline = 0;  //!< for Transfer: of the op that produced the message
+  int stage = 0;     //!< for AllReduce: the stage whose gradients are reduced
   int chunk = 0;
   int micro_batch = -1;  //!< −1 for AllReduce and Optimizer
   int group = -1;        //!< AllReduce: index into TaskGraph::group_workers()
@@ -44,31 +44,29 @@ struct Edge {
 
 class TaskGraph {
  public:
-  //! Vertex i of the graph is task i; tasks live beside it so building moves them, not copies.
-  using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, Edge,
-                                                   boost::no_property, TaskId, TaskId>;
-
   TaskGraph() = default;
 
   int workers() const { return workers_; }
   size_t num_tasks() const { return tasks_.size(); }
-  size_t num_edges() const { return boost::num_edges(graph_); }
+  size_t num_edges() const { return successors_.size(); }
   const Task& task(TaskId id) const { return tasks_[id]; }
   const std::vector<Task>& tasks() const { return tasks_; }
-  const Graph& graph() const { return graph_; }
   //! Number of edges into each task (the CSR graph stores out-edges only).
   std::vector<TaskId> in_degrees() const;
   const std::vector<std::vector<int>>& group_workers() const { return groups_; }
-  //! The CSR arrays themselves, for hot loops: the successors of task t are
-  //! successors()[successor_offsets()[t] .. successor_offsets()[t + 1]).
-  std::span<const TaskId> successor_offsets() const { return graph_.m_forward.m_rowstart; }
-  std::span<const TaskId> successors() const { return graph_.m_forward.m_column; }
+  //! The CSR arrays: the successors of task t are
+  //! successors()[successor_offsets()[t] .. successor_offsets()[t + 1]), in the order their
+  //! edges were added; edge_kinds()[i] is the kind of the edge to successors()[i].
+  std::span<const TaskId> successor_offsets() const { return offsets_; }
+  std::span<const TaskId> successors() const { return successors_; }
+  std::span<const Edge> edge_kinds() const { return edges_; }
 
  private:
   friend class TaskGraphBuilder;
   int workers_ = 0;
   std::vector<Task> tasks_;
-  Graph graph_;
+  std::vector<TaskId> offsets_, successors_;
+  std::vector<Edge> edges_;
   std::vector<std::vector<int>> groups_;
 };
 

@@ -1,0 +1,51 @@
+#pragma once
+// The configurations `pipesim search` considers (the Chimera paper's configuration selection,
+// Li & Hoefler SC'21 §4, done by simulation): for P GPUs and a mini-batch B̂,
+//   every D dividing P (W = P / D pipeline replicas),
+//   every micro-batch size B, a power of two dividing B̂ / W (N = B̂ / (W·B) micro-batches),
+//   every recomputation mode, and each schedule's own options: Chimera's pipelines (2f, f
+//   dividing D/2) and strategies (direct; doubling and halving when N > D), interleaved's
+//   chunks (2, 4, 8 while chunks·D ≤ layers).
+// A configuration that cannot run is not simulated but kept, with a status that says why:
+//   D > layers (for interleaved: 2·D > layers), W not dividing B̂, or weights alone above the GPU's
+//   memory (a lower bound on every worker's peak: the fullest stage holds at least 1/D of the
+//   model) → status `pruned` with the reason.
+// Order: schedules as given, then D ascending, B ascending, recomputation modes as given, then
+// the schedule's options; so rows come out the same on every run.
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pipesim::explore {
+
+//! What search knows about the model and hardware, from the performance model; a zero means
+//! unknown and switches that pruning rule off.
+struct SearchLimits {
+  int layers = 0;             //!< transformer layers L (D ≤ L)
+  double static_bytes = 0.0;  //!< weights + gradients + optimizer of the whole model, bytes
+  double capacity = 0.0;      //!< memory per GPU, bytes
+};
+
+struct SearchRequest {
+  std::string model;
+  std::string hardware;
+  int gpus = 0;                        //!< P
+  int mini_batch = 0;                  //!< B̂
+  std::vector<std::string> schedules;  //!< in the order to report
+  std::vector<std::string> recompute;  //!< recomputation modes to try
+  SearchLimits limits;
+};
+
+struct Candidate {
+  std::map<std::string, std::string> options;  //!< option name → value
+  std::string pruned;              //!< why it is not simulated (the pruned reason); "" = simulate
+  bool pruned_for_memory = false;  //!< pruned because weights alone do not fit
+};
+
+//! Every configuration in the documented order. `has_option(name)` says whether this build's
+//! options know an option; a schedule option it does not know is not varied.
+std::vector<Candidate> enumerate_candidates(const SearchRequest& request,
+                                            bool (*has_option)(const std::string& name));
+
+}  // namespace pipesim::explore

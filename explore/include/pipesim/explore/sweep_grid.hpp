@@ -1,0 +1,57 @@
+#pragma once
+// The cartesian product a sweep runs. Row order is fixed by the run-option table, not by how
+// the options were written: the first option of scenario::options() (`schedule`) varies slowest,
+// the last fastest, and each option's values keep the order they were given in (ranges
+// ascending). So `--stages 4,8 --micro-batches 8,16` gives (4,8) (4,16) (8,8) (8,16).
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pipesim/scenario/row.hpp"
+
+namespace pipesim::explore {
+
+//! Most configurations one sweep may hold.
+inline constexpr size_t kMaxSweepPoints = 10'000'000;
+
+class SweepGrid {
+ public:
+  //! `values[i]` lists the values of run option i; every list is non-empty.
+  explicit SweepGrid(std::vector<std::vector<std::string>> values);
+
+  //! Number of configurations (the product of the list lengths).
+  size_t size() const { return size_; }
+  //! Configuration `index` in row order (see the file comment). Requires index < size().
+  scenario::Point point(size_t index) const;
+  //! The values of each option, in options() order.
+  const std::vector<std::vector<std::string>>& values() const { return values_; }
+
+ private:
+  std::vector<std::vector<std::string>> values_;
+  size_t size_ = 1;
+};
+
+//! Option values as given: option name ("micro_batches") → list or range text.
+using OptionTexts = std::map<std::string, std::string>;
+
+//! Where the given values came from, for messages: the source ("command line") and how that
+//! source spells an option (the CLI: `micro_batches` → `--micro-batches`).
+struct GivenSource {
+  std::string source = "command line";
+  std::function<std::string(const std::string& option)> field = [](const std::string& o) {
+    return o;
+  };
+};
+
+//! Builds the grid from given values (`given`, option → text; empty text = not given) and an
+//! optional sweep file (`file`, "" for none). Given values win over the file; options in
+//! neither take their default. Every value is checked by its option's parser, so a bad value
+//! fails here with one line naming the option (or file and key) — before anything runs.
+//! Throws core::ConfigError.
+SweepGrid make_grid(const OptionTexts& given, const std::string& file,
+                    const GivenSource& source = {});
+
+}  // namespace pipesim::explore

@@ -1,0 +1,33 @@
+#pragma once
+// Evaluates many configurations in parallel; rows come back in index order, so the output is
+// the same for any number of jobs.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/scenario/row.hpp"
+
+namespace pipesim::explore {
+
+//! How an error becomes the reason of an `invalid` row; a front end may re-word option names
+//! in its own spelling. The default is the error's what().
+using DescribeError = std::function<std::string(const core::ConfigError&)>;
+
+//! Applies `point` through scenario::options(), shares model and hardware through `specs`,
+//! simulates it and extracts its row. A core::ConfigError (bad combination, invalid schedule)
+//! becomes status invalid with `describe(error)` as the reason; a run that does not fit in
+//! memory becomes oom.
+scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
+                            const DescribeError& describe = {});
+
+//! Calls make_row(i) for i in [0, n) on `jobs` threads and returns the rows by index.
+//! `on_progress(done)` (optional) is called from the calling thread now and then.
+std::vector<scenario::SweepRow> evaluate_all(
+    size_t n, const std::function<scenario::SweepRow(size_t)>& make_row, int jobs,
+    const std::function<void(size_t)>& on_progress = {});
+
+}  // namespace pipesim::explore

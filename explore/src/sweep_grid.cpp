@@ -1,0 +1,74 @@
+#include "pipesim/explore/sweep_grid.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "pipesim/core/assert.hpp"
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/explore/sweep_file.hpp"
+#include "pipesim/explore/value_range.hpp"
+#include "pipesim/scenario/options.hpp"
+
+namespace pipesim::explore {
+namespace {
+
+// Checks one value with its option's parser; the message names where the value came from.
+void check_value(const scenario::Option& option, const std::string& value,
+                 const std::string& source, const std::string& field) {
+  scenario::Scenario scratch;
+  try {
+    option.apply(scratch, value);
+  } catch (const scenario::OptionError& e) {
+    throw core::ConfigError(source, field, e.problem());
+  }
+}
+
+}  // namespace
+
+SweepGrid::SweepGrid(std::vector<std::vector<std::string>> values) : values_(std::move(values)) {
+  for (const auto& list : values_) {
+    PIPESIM_ASSERT(!list.empty(), "every option has at least one value");
+    if (size_ > kMaxSweepPoints / list.size()) {
+      throw core::ConfigError(
+          fmt::format("sweep: more than {} configurations; narrow the lists", kMaxSweepPoints));
+    }
+    size_ *= list.size();
+  }
+}
+
+scenario::Point SweepGrid::point(size_t index) const {
+  PIPESIM_ASSERT(index < size_, "point index in range");
+  scenario::Point p(values_.size());
+  for (size_t i = values_.size(); i-- > 0;) {
+    p[i] = values_[i][index % values_[i].size()];
+    index /= values_[i].size();
+  }
+  return p;
+}
+
+SweepGrid make_grid(const OptionTexts& given, const std::string& file, const GivenSource& source) {
+  const auto from_file =
+      file.empty() ? std::map<std::string, SweepFileEntry>{} : load_sweep_file(file);
+  std::vector<std::vector<std::string>> values;
+  for (const scenario::Option& option : scenario::options()) {
+    const auto g = given.find(option.name);
+    std::vector<std::string> list;
+    if (g != given.end() && !g->second.empty()) {
+      const std::string field = source.field(option.name);
+      list = expand_values(source.source, field, g->second);
+      for (const auto& v : list)
+        check_value(option, v, source.source, field);
+    } else if (const auto f = from_file.find(option.name); f != from_file.end()) {
+      list = f->second.values;
+      for (const auto& v : list)
+        check_value(option, v, file, f->second.key);
+    } else {
+      list = {option.default_value};
+    }
+    values.push_back(std::move(list));
+  }
+  return SweepGrid(std::move(values));
+}
+
+}  // namespace pipesim::explore

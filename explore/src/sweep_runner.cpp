@@ -1,0 +1,36 @@
+#include "pipesim/explore/sweep_runner.hpp"
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/explore/thread_pool.hpp"
+#include "pipesim/scenario/options.hpp"
+
+namespace pipesim::explore {
+
+scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
+                            const DescribeError& describe) {
+  scenario::SweepRow row;
+  row.inputs = point;
+  try {
+    scenario::Scenario s;
+    const auto& options = scenario::options();
+    for (size_t i = 0; i < options.size(); ++i)
+      options[i].apply(s, point[i]);
+    specs.attach(s);
+    row.metrics = scenario::extract_metrics(scenario::simulate(s));
+    if (row.metrics.fits_memory == false) row.status.kind = scenario::Status::Kind::Oom;
+  } catch (const core::ConfigError& e) {
+    row.status = {scenario::Status::Kind::Invalid, describe ? describe(e) : std::string(e.what())};
+  }
+  return row;
+}
+
+std::vector<scenario::SweepRow> evaluate_all(
+    size_t n, const std::function<scenario::SweepRow(size_t)>& make_row, int jobs,
+    const std::function<void(size_t)>& on_progress) {
+  std::vector<scenario::SweepRow> rows(n);
+  parallel_for(
+      n, jobs, [&](size_t i) { rows[i] = make_row(i); }, on_progress);
+  return rows;
+}
+
+}  // namespace pipesim::explore

@@ -1,0 +1,34 @@
+#pragma once
+// The ranked tables `compare` and `search` print.
+
+#include <string>
+#include <vector>
+
+#include "pipesim/scenario/row.hpp"
+
+namespace pipesim::report {
+
+using scenario::SweepRow;
+
+struct RankedColumns {
+  std::vector<size_t> inputs;        //!< indices into SweepRow::inputs (options() order)
+  std::vector<std::string> metrics;  //!< metric columns
+  bool limited_by = true;            //!< add a `limited by` column (scenario::limiting_factor)
+  //! Input columns shown blank where the row keeps the option's default (a schedule's own
+  //! options on rows of other schedules), and left out when blank in every row.
+  std::vector<size_t> blank_if_default;
+};
+
+//! Input columns whose value differs between rows.
+std::vector<size_t> varied_inputs(const std::vector<SweepRow>& rows);
+
+//! The `candidates` that at least one of the rows in `order` has a value for.
+std::vector<std::string> present_metrics(const std::vector<SweepRow>& rows,
+                                         const std::vector<size_t>& order,
+                                         const std::vector<std::string>& candidates);
+
+//! A table with a `rank` column and one line per row in `order`.
+std::string render_ranked(const std::vector<SweepRow>& rows, const std::vector<size_t>& order,
+                          const RankedColumns& columns);
+
+}  // namespace pipesim::report

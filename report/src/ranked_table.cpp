@@ -1,0 +1,107 @@
+#include "pipesim/report/ranked_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pipesim/core/assert.hpp"
+#include "pipesim/report/text_table.hpp"
+#include "pipesim/scenario/options.hpp"
+
+namespace pipesim::report {
+namespace {
+
+using scenario::SweepRow;
+
+// Ratios as percentages, bytes in GiB, other numbers with 6 significant digits: a table for
+// people (the metric table says which).
+std::string cell(const SweepRow& row, const scenario::Metric& metric) {
+  const auto v = metric.value(row.metrics);
+  if (!v) return metric.cell(row.metrics);
+  switch (metric.scale) {
+    case scenario::TableScale::Percent:
+      return fmt::format("{:.2f}", *v * 100.0);
+    case scenario::TableScale::GiB:
+      return fmt::format("{:.2f}", *v / (1024.0 * 1024.0 * 1024.0));
+    case scenario::TableScale::Plain:
+      break;
+  }
+  return fmt::format("{:.6g}", *v);
+}
+
+const scenario::Metric& metric_named(const std::string& name) {
+  const scenario::Metric* m = scenario::find_metric(name);
+  PIPESIM_ASSERT(m != nullptr, "ranked columns name metrics");
+  return *m;
+}
+
+}  // namespace
+
+std::vector<size_t> varied_inputs(const std::vector<SweepRow>& rows) {
+  std::vector<size_t> varied;
+  if (rows.empty()) return varied;
+  for (size_t c = 0; c < rows.front().inputs.size(); ++c) {
+    for (const SweepRow& row : rows) {
+      if (row.inputs[c] != rows.front().inputs[c]) {
+        varied.push_back(c);
+        break;
+      }
+    }
+  }
+  return varied;
+}
+
+std::vector<std::string> present_metrics(const std::vector<SweepRow>& rows,
+                                         const std::vector<size_t>& order,
+                                         const std::vector<std::string>& candidates) {
+  std::vector<std::string> present;
+  for (const std::string& metric : candidates) {
+    for (size_t i : order) {
+      if (scenario::metric_value(rows[i], metric) ||
+          (metric == "fits_memory" && rows[i].metrics.fits_memory)) {
+        present.push_back(metric);
+        break;
+      }
+    }
+  }
+  return present;
+}
+
+std::string render_ranked(const std::vector<SweepRow>& rows, const std::vector<size_t>& order,
+                          const RankedColumns& columns) {
+  const auto inputs = scenario::input_columns();
+  const auto& options = scenario::options();
+  auto blank = [&](size_t c, const SweepRow& row) {
+    return std::find(columns.blank_if_default.begin(), columns.blank_if_default.end(), c) !=
+               columns.blank_if_default.end() &&
+           row.inputs[c] == options[c].default_value;
+  };
+  std::vector<size_t> shown;
+  for (size_t c : columns.inputs) {
+    if (std::any_of(order.begin(), order.end(), [&](size_t i) { return !blank(c, rows[i]); })) {
+      shown.push_back(c);
+    }
+  }
+  std::vector<std::string> header{"rank"};
+  for (size_t c : shown) {
+    header.push_back(inputs[c]);
+  }
+  for (const auto& m : columns.metrics)
+    header.push_back(metric_named(m).heading);
+  if (columns.limited_by) header.push_back("limited by");
+  std::vector<std::vector<std::string>> body;
+  for (size_t r = 0; r < order.size(); ++r) {
+    const SweepRow& row = rows[order[r]];
+    std::vector<std::string> line{fmt::format("{}", r + 1)};
+    for (size_t c : shown) {
+      line.push_back(blank(c, row) ? "" : row.inputs[c]);
+    }
+    for (const auto& m : columns.metrics)
+      line.push_back(cell(row, metric_named(m)));
+    if (columns.limited_by) line.push_back(scenario::limiting_factor(row.metrics));
+    body.push_back(std::move(line));
+  }
+  return render_table(header, body);
+}
+
+}  // namespace pipesim::report

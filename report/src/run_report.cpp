@@ -1,0 +1,327 @@
+#include "pipesim/report/run_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "pipesim/scenario/names.hpp"
+
+namespace pipesim::report {
+namespace {
+
+int max_peak_activations(const sim::Metrics& m) {
+  int peak = 0;
+  for (const auto& w : m.workers)
+    peak = std::max(peak, w.peak_activations);
+  return peak;
+}
+
+// Per worker, its compute task ids in execution (start) order.
+std::vector<std::vector<sim::TaskId>> compute_ops_by_worker(const Result& run) {
+  std::vector<std::vector<sim::TaskId>> ops(static_cast<size_t>(run.graph.workers()));
+  for (sim::TaskId t = 0; t < run.graph.num_tasks(); ++t) {
+    const sim::Task& task = run.graph.task(t);
+    if (sim::is_compute(task.kind)) ops[static_cast<size_t>(task.worker)].push_back(t);
+  }
+  for (auto& list : ops) {
+    std::stable_sort(list.begin(), list.end(), [&](sim::TaskId a, sim::TaskId b) {
+      return run.trace.timing[a].start < run.trace.timing[b].start;
+    });
+  }
+  return ops;
+}
+
+void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Result& run) {
+  const PerfResult& p = *run.perf;
+  const hardware::TrainingSetup& setup = spec.perf.setup;
+  j["mode"] = "real-cost";
+  j["model"] = p.model.name;
+  j["hardware"] = p.hardware.name;
+  j["micro_batch_size"] = setup.micro_batch_size;
+  j["data_parallel"] = setup.data_parallel;
+  j["gpus"] = run.schedule.workers * setup.data_parallel;
+  j["mini_batch"] = p.samples_per_iteration;
+  // A schedule with R ops recomputes even under recompute `none` (TrainingCostModel: full).
+  using scenario::name_of;
+  j["recompute"] = run.schedule.recompute && setup.recompute == models::Recompute::None
+                       ? "full"
+                       : name_of(scenario::kRecomputeNames, setup.recompute);
+  j["partition"] = name_of(scenario::kPartitionNames, setup.partition);
+  j["placement"] = name_of(scenario::kPlacementNames, setup.placement);
+  j["grad_sync"] = name_of(scenario::kGradSyncNames, spec.perf.flush_grad_sync);
+  j["overlap_p2p"] = name_of(scenario::kOnOffNames, spec.perf.overlap_p2p);
+  j["all_reduce"] = hardware::algorithm_name(p.hardware.all_reduce);
+}
+
+void add_perf_metrics(nlohmann::ordered_json& j, const PerfResult& p) {
+  j["throughput"] = p.throughput;
+  j["tokens_per_second"] = p.tokens_per_second;
+  j["mfu"] = p.mfu;
+  j["fits_memory"] = p.fits_memory;
+  j["peak_memory"] = p.peak_memory;
+  j["memory_capacity"] = p.memory_capacity;
+  j["model_params"] = p.model_params;
+  j["model_flops_per_iteration"] = p.model_flops_per_iteration;
+  auto stages = nlohmann::ordered_json::array();
+  for (size_t s = 0; s < p.partition.size(); ++s) {
+    const hardware::StageTimes& t = p.stage_times[s];
+    stages.push_back({{"stage", s},
+                      {"first_layer", p.partition[s].first_layer},
+                      {"layers", p.partition[s].layers},
+                      {"embedding", p.partition[s].embedding},
+                      {"head", p.partition[s].head},
+                      {"t_forward", t.forward},
+                      {"t_backward_input", t.backward_input},
+                      {"t_backward_weight", t.backward_weight},
+                      {"t_recompute", t.recompute}});
+  }
+  j["stage_costs"] = std::move(stages);
+}
+
+nlohmann::ordered_json breakdown_json(const sim::MemoryBreakdown& b) {
+  return {{"weights", b.weights},
+          {"gradients", b.gradients},
+          {"optimizer", b.optimizer},
+          {"activations", b.activations},
+          {"other", b.other}};
+}
+
+void add_perf_worker(nlohmann::ordered_json& jw, const Scenario& spec, const PerfResult& p,
+                     size_t w) {
+  const sim::WorkerMemory& m = p.memory[w];
+  jw["peak_memory"] = m.peak;
+  jw["memory"] = breakdown_json(m.at_peak);
+  jw["static_memory"] = m.static_memory.total();
+  jw["compute_time"] = p.time[w].compute;
+  jw["exposed_communication_time"] = p.time[w].exposed_communication;
+  jw["idle_time"] = p.time[w].idle;
+  if (spec.memory_timeline) {
+    auto timeline = nlohmann::ordered_json::array();
+    for (const sim::MemorySample& sample : m.timeline) {
+      timeline.push_back(nlohmann::ordered_json::array({sample.time, sample.bytes}));
+    }
+    jw["memory_timeline"] = std::move(timeline);
+  }
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops) {
+  const sim::Metrics& m = run.metrics;
+  nlohmann::ordered_json j;
+  j["schema_version"] = kSchemaVersion;
+  j["schedule"] = spec.schedule;
+  j["stages"] = run.schedule.stages;
+  j["micro_batches"] = run.schedule.micro_batches;
+  j["pipelines"] = run.schedule.pipelines;
+  j["workers"] = run.schedule.workers;
+  if (run.perf) {
+    add_perf_header(j, spec, run);
+  } else {
+    j["mode"] = "unit-cost";
+    j["t_forward"] = spec.unit.forward;
+    j["t_backward"] = spec.unit.backward;
+    j["t_weight"] = spec.unit.weight;
+    j["t_comm"] = spec.unit.comm;
+  }
+  j["iteration_time"] = m.iteration_time;
+  j["iterations"] = run.schedule.iterations;
+  j["asynchronous"] = run.schedule.asynchronous;
+  j["total_time"] = m.total_time;
+  j["span"] = m.span;
+  j["bubble_ratio"] = m.bubble_ratio;
+  j["peak_activations"] = max_peak_activations(m);
+  if (run.perf) add_perf_metrics(j, *run.perf);
+  j["tasks"] = run.graph.num_tasks();
+  const auto worker_ops = ops ? compute_ops_by_worker(run) : decltype(compute_ops_by_worker(run)){};
+  auto per_worker = nlohmann::ordered_json::array();
+  for (const sim::WorkerMetrics& w : m.workers) {
+    nlohmann::ordered_json jw;
+    jw["worker"] = w.worker;
+    jw["busy"] = w.busy;
+    jw["first_start"] = w.first_start;
+    jw["last_end"] = w.last_end;
+    jw["peak_activations"] = w.peak_activations;
+    const auto wi = static_cast<size_t>(w.worker);
+    jw["weight_versions"] =
+        wi < run.schedule.weight_versions.size() ? run.schedule.weight_versions[wi] : 1;
+    if (run.perf) add_perf_worker(jw, spec, *run.perf, wi);
+    if (ops) {
+      auto list = nlohmann::ordered_json::array();
+      for (sim::TaskId t : worker_ops[static_cast<size_t>(w.worker)]) {
+        const sim::Task& task = run.graph.task(t);
+        list.push_back({{"kind", std::string(1, sim::op_letter(task.kind))},
+                        {"micro_batch", task.micro_batch},
+                        {"stage", task.stage},
+                        {"pipeline", task.pipeline},
+                        {"chunk", task.chunk},
+                        {"start", run.trace.timing[t].start},
+                        {"end", run.trace.timing[t].end}});
+      }
+      jw["ops"] = std::move(list);
+    }
+    per_worker.push_back(std::move(jw));
+  }
+  j["per_worker"] = std::move(per_worker);
+  return j;
+}
+
+std::string to_csv(const Scenario& spec, const Result& run) {
+  const sim::Metrics& m = run.metrics;
+  if (run.perf) {
+    const PerfResult& p = *run.perf;
+    double compute = 0, exposed = 0, idle = 0;
+    for (const sim::WorkerTime& t : p.time) {
+      compute = std::max(compute, t.compute);
+      exposed = std::max(exposed, t.exposed_communication);
+      idle = std::max(idle, t.idle);
+    }
+    std::string out =
+        "schedule,stages,micro_batches,pipelines,workers,model,hardware,micro_batch_size,"
+        "data_parallel,gpus,mini_batch,recompute,partition,placement,grad_sync,overlap_p2p,"
+        "iteration_time,span,bubble_ratio,peak_activations,throughput,tokens_per_second,mfu,"
+        "fits_memory,peak_memory,memory_capacity,model_params,model_flops_per_iteration,"
+        "max_compute_time,max_exposed_communication_time,max_idle_time\n";
+    const hardware::TrainingSetup& setup = spec.perf.setup;
+    out += fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+        "{}\n",
+        spec.schedule, run.schedule.stages, run.schedule.micro_batches, run.schedule.pipelines,
+        run.schedule.workers, p.model.name, p.hardware.name, setup.micro_batch_size,
+        setup.data_parallel, run.schedule.workers * setup.data_parallel, p.samples_per_iteration,
+        scenario::name_of(scenario::kRecomputeNames, setup.recompute),
+        scenario::name_of(scenario::kPartitionNames, setup.partition),
+        scenario::name_of(scenario::kPlacementNames, setup.placement),
+        scenario::name_of(scenario::kGradSyncNames, spec.perf.flush_grad_sync),
+        scenario::name_of(scenario::kOnOffNames, spec.perf.overlap_p2p), m.iteration_time, m.span,
+        m.bubble_ratio, max_peak_activations(m), p.throughput, p.tokens_per_second, p.mfu,
+        p.fits_memory ? "true" : "false", p.peak_memory, p.memory_capacity, p.model_params,
+        p.model_flops_per_iteration, compute, exposed, idle);
+    return out;
+  }
+  std::string out =
+      "schedule,stages,micro_batches,pipelines,workers,t_forward,t_backward,t_weight,t_comm,"
+      "iteration_time,span,bubble_ratio,peak_activations\n";
+  out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", spec.schedule, run.schedule.stages,
+                     run.schedule.micro_batches, run.schedule.pipelines, run.schedule.workers,
+                     spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm,
+                     m.iteration_time, m.span, m.bubble_ratio, max_peak_activations(m));
+  return out;
+}
+
+std::string ascii_timeline(const Result& run, int max_columns) {
+  // The quantum is the shortest compute op; every start and end must sit on its grid.
+  double quantum = std::numeric_limits<double>::infinity();
+  for (sim::TaskId t = 0; t < run.graph.num_tasks(); ++t) {
+    const double d = run.trace.timing[t].end - run.trace.timing[t].start;
+    if (sim::is_compute(run.graph.task(t).kind) && d > 0.0) quantum = std::min(quantum, d);
+  }
+  if (!std::isfinite(quantum) || run.metrics.span <= 0.0) return {};
+  auto on_grid = [&](double x, long& cell) {
+    const double q = x / quantum;
+    cell = std::lround(q);
+    return std::abs(q - static_cast<double>(cell)) < 1e-9 * std::max(1.0, std::abs(q));
+  };
+  long columns = 0;
+  if (!on_grid(run.metrics.iteration_time, columns) || columns > max_columns) return {};
+  int max_mb = 0;
+  for (sim::TaskId t = 0; t < run.graph.num_tasks(); ++t) {
+    max_mb = std::max(max_mb, run.graph.task(t).micro_batch);
+  }
+  const size_t width = fmt::format("{}", max_mb).size() + 1;
+  std::string out;
+  const auto ops = compute_ops_by_worker(run);
+  for (size_t w = 0; w < ops.size(); ++w) {
+    std::vector<std::string> cells(static_cast<size_t>(columns), std::string(width, '.'));
+    for (sim::TaskId t : ops[w]) {
+      long first = 0, last = 0;
+      if (!on_grid(run.trace.timing[t].start, first) || !on_grid(run.trace.timing[t].end, last)) {
+        return {};
+      }
+      const sim::Task& task = run.graph.task(t);
+      for (long c = first; c < last && c < columns; ++c) {
+        cells[static_cast<size_t>(c)] =
+            c == first
+                ? fmt::format("{:<{}}",
+                              fmt::format("{}{}", sim::op_letter(task.kind), task.micro_batch),
+                              width)
+                : std::string(width, '-');
+      }
+    }
+    out += fmt::format("P{:<3}", w);
+    for (const auto& c : cells)
+      out += " " + c;
+    out += "\n";
+  }
+  return out;
+}
+
+std::string to_text(const Scenario& spec, const Result& run) {
+  const sim::Metrics& m = run.metrics;
+  std::string out;
+  out += fmt::format("schedule         {}\n", spec.schedule);
+  out += fmt::format("stages (D)       {}\n", run.schedule.stages);
+  out += fmt::format("micro-batches(N) {}\n", run.schedule.micro_batches);
+  out += fmt::format("workers          {}\n", run.schedule.workers);
+  if (!run.perf) {
+    out += fmt::format("costs            t_F={} t_B={} t_W={} t_comm={} (unit-cost mode)\n",
+                       spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm);
+  } else {
+    const PerfResult& p = *run.perf;
+    const hardware::TrainingSetup& setup = spec.perf.setup;
+    out += fmt::format("model            {} ({:.0f} parameters)\n", p.model.name, p.model_params);
+    out += fmt::format("hardware         {} ({} GPUs = D {} x W {})\n", p.hardware.name,
+                       run.schedule.workers * setup.data_parallel, run.schedule.workers,
+                       setup.data_parallel);
+    out += fmt::format("mini-batch       {} (B {} x N {} x W {})\n", p.samples_per_iteration,
+                       setup.micro_batch_size, run.schedule.micro_batches, setup.data_parallel);
+    out += fmt::format(
+        "options          recompute={} partition={} placement={} grad-sync={} "
+        "overlap-p2p={}\n",
+        scenario::name_of(scenario::kRecomputeNames, setup.recompute),
+        scenario::name_of(scenario::kPartitionNames, setup.partition),
+        scenario::name_of(scenario::kPlacementNames, setup.placement),
+        scenario::name_of(scenario::kGradSyncNames, spec.perf.flush_grad_sync),
+        scenario::name_of(scenario::kOnOffNames, spec.perf.overlap_p2p));
+    out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
+                       p.tokens_per_second);
+    out += fmt::format("mfu              {:.4f}\n", p.mfu);
+    out += fmt::format("peak_memory      {:.4g} GB of {:.4g} GB ({})\n", p.peak_memory / 1e9,
+                       p.memory_capacity / 1e9, p.fits_memory ? "fits" : "DOES NOT FIT");
+  }
+  out += fmt::format("iteration_time   {}\n", m.iteration_time);
+  out += fmt::format("bubble_ratio     {:.6f}\n", m.bubble_ratio);
+  out += fmt::format("peak_activations {}\n\n", max_peak_activations(m));
+  out += fmt::format("{:>6} {:>12} {:>12} {:>12} {:>16}\n", "worker", "busy", "first_start",
+                     "last_end", "peak_activations");
+  for (const auto& w : m.workers) {
+    out += fmt::format("{:>6} {:>12} {:>12} {:>12} {:>16}\n", w.worker, w.busy, w.first_start,
+                       w.last_end, w.peak_activations);
+  }
+  if (run.perf) {
+    const PerfResult& p = *run.perf;
+    out += fmt::format("\n{:>6} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11}\n",
+                       "worker", "compute_s", "exposed_s", "idle_s", "peak_GB", "weights_GB",
+                       "grads_GB", "optim_GB", "activ_GB");
+    for (size_t w = 0; w < p.memory.size(); ++w) {
+      const sim::MemoryBreakdown& b = p.memory[w].at_peak;
+      out += fmt::format(
+          "{:>6} {:>11.5g} {:>11.5g} {:>11.5g} {:>11.4g} {:>11.4g} {:>11.4g} "
+          "{:>11.4g} {:>11.4g}\n",
+          w, p.time[w].compute, p.time[w].exposed_communication, p.time[w].idle,
+          p.memory[w].peak / 1e9, b.weights / 1e9, b.gradients / 1e9, b.optimizer / 1e9,
+          b.activations / 1e9);
+    }
+  }
+  if (const std::string timeline = ascii_timeline(run); !timeline.empty()) {
+    out +=
+        "\ntimeline (F forward, B backward, I/W split backward, R recompute, - continues, . "
+        "idle)\n";
+    out += timeline;
+  }
+  return out;
+}
+
+}  // namespace pipesim::report

@@ -1,0 +1,82 @@
+#include "pipesim/report/search_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "pipesim/report/csv.hpp"
+#include "pipesim/report/ranked_table.hpp"
+#include "pipesim/report/rows_csv.hpp"
+
+namespace pipesim::report {
+
+using scenario::Status;
+
+size_t input_column(const std::string& name) {
+  const auto names = scenario::input_columns();
+  return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
+}
+
+std::string search_table(const SearchHeading& heading, const std::vector<SweepRow>& rows,
+                         const std::vector<size_t>& winners) {
+  const size_t inputs = scenario::input_columns().size();
+  const size_t schedule_column = input_column("schedule");
+  std::map<Status::Kind, int> counts;
+  for (const SweepRow& row : rows)
+    ++counts[row.status.kind];
+  std::string text = fmt::format(
+      "search: {} on {} GPUs of {}, mini-batch {}: {} configurations ({} ok, {} oom, {} "
+      "invalid, {} pruned); best fitting configuration per schedule, ranked by {}\n\n",
+      heading.model, heading.gpus, heading.hardware, heading.mini_batch, rows.size(),
+      counts[Status::Kind::Ok], counts[Status::Kind::Oom], counts[Status::Kind::Invalid],
+      counts[Status::Kind::Pruned], heading.rank_metric);
+  RankedColumns columns;
+  for (const char* name : {"schedule", "stages", "data_parallel", "micro_batch_size",
+                           "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
+    if (input_column(name) < inputs) columns.inputs.push_back(input_column(name));
+  }
+  // A schedule's own options, blank on the rows of other schedules.
+  for (const char* name : {"pipelines", "chunks", "strategy"}) {
+    if (input_column(name) < inputs) columns.blank_if_default.push_back(input_column(name));
+  }
+  columns.metrics = present_metrics(rows, winners,
+                                    {"throughput", "iteration_time", "mfu", "bubble_ratio",
+                                     "exposed_comm_ratio", "peak_memory_max", "memory_headroom"});
+  text += render_ranked(rows, winners, columns);
+  for (const std::string& schedule : heading.schedules) {
+    const bool won = std::any_of(winners.begin(), winners.end(), [&](size_t i) {
+      return rows[i].inputs[schedule_column] == schedule;
+    });
+    if (won) continue;
+    std::map<std::string, int> why;  // by kind name: the summary lists them alphabetically
+    for (const SweepRow& row : rows) {
+      if (row.inputs[schedule_column] == schedule) ++why[Status::kind_name(row.status.kind)];
+    }
+    std::string summary;
+    for (const auto& [kind, n] : why) {
+      summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, kind);
+    }
+    text += fmt::format("no fitting configuration: {} ({})\n", schedule, summary);
+  }
+  return text;
+}
+
+std::string winners_csv(const std::vector<SweepRow>& rows, const std::vector<size_t>& winners) {
+  std::vector<std::string> header{"rank"};
+  const auto names = scenario::csv_columns();
+  header.insert(header.end(), names.begin(), names.end());
+  header.push_back("limited_by");
+  std::string csv = csv_line(header);
+  for (size_t r = 0; r < winners.size(); ++r) {
+    const SweepRow& row = rows[winners[r]];
+    std::vector<std::string> fields{fmt::format("{}", r + 1)};
+    const auto cells = row_fields(row);
+    fields.insert(fields.end(), cells.begin(), cells.end());
+    fields.push_back(scenario::limiting_factor(row.metrics));
+    csv += csv_line(fields);
+  }
+  return csv;
+}
+
+}  // namespace pipesim::report

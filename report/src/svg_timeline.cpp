@@ -1,0 +1,164 @@
+#include "pipesim/report/svg_timeline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace pipesim::report {
+namespace {
+
+using sim::OpKind;
+
+constexpr double kLeft = 56, kTop = 44, kRow = 26, kGap = 6, kRight = 20;
+
+// [kind][shade]: shade 1 is the up pipeline (or the second chunk).
+const char* colour(OpKind kind, int shade) {
+  static constexpr std::array<std::array<const char*, 2>, 5> kColours{{
+      {"#4e79a7", "#a0c4e8"},  // F
+      {"#59a14f", "#a6d89a"},  // B
+      {"#f28e2b", "#ffc48a"},  // I
+      {"#b07aa1", "#dcb8d2"},  // W
+      {"#9c9c9c", "#cfcfcf"},  // R
+  }};
+  return kColours[static_cast<size_t>(kind)][static_cast<size_t>(shade)];
+}
+
+// Up pipelines of a bidirectional schedule (the second half of the pipeline indices), or the odd
+// chunks of a single-pipeline schedule with several chunks per worker.
+int shade_of(const sim::Schedule& s, const sim::Task& t) {
+  if (s.pipelines >= 2) return t.pipeline >= s.pipelines / 2 ? 1 : 0;
+  return t.chunk % 2;
+}
+
+double nice_step(double span, int max_ticks) {
+  const double raw = span / max_ticks;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * mag >= raw) return m * mag;
+  }
+  return 10 * mag;
+}
+
+std::string num(double x) {
+  return fmt::format("{:.2f}", x);
+}
+
+}  // namespace
+
+std::string svg_timeline(const Result& run, const std::string& title) {
+  const sim::TaskGraph& g = run.graph;
+  const sim::Schedule& s = run.schedule;
+  double end = 0.0;
+  for (sim::TaskId t = 0; t < g.num_tasks(); ++t)
+    end = std::max(end, run.trace.timing[t].end);
+  if (end <= 0.0) end = 1.0;
+  // Unit-cost runs are drawn at 2–48 px per slot, like the papers' figures; real-cost runs (in
+  // seconds) are scaled to the figure's width whatever their length.
+  const bool real_cost = run.perf.has_value();
+  const double scale = real_cost ? 1400.0 / end : std::clamp(1400.0 / end, 2.0, 48.0);
+  const double width = kLeft + end * scale + kRight;
+  const double rows_bottom = kTop + g.workers() * (kRow + kGap);
+  const double height = rows_bottom + 70;
+  auto x = [&](double time) { return kLeft + time * scale; };
+  auto y = [&](int worker) { return kTop + worker * (kRow + kGap); };
+
+  std::string out = fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "font-family=\"Helvetica,Arial,sans-serif\" font-size=\"11\">\n",
+      num(width), num(height), num(width), num(height));
+  out +=
+      fmt::format("<rect width=\"{}\" height=\"{}\" fill=\"white\"/>\n", num(width), num(height));
+  out += fmt::format(
+      "<text x=\"{}\" y=\"18\" font-size=\"14\" font-weight=\"bold\">{}</text>\n"
+      "<text x=\"{}\" y=\"34\" fill=\"#444\">bubble ratio {:.4f}, iteration time {}, grey = "
+      "idle</text>\n",
+      num(kLeft), title, num(kLeft), run.metrics.bubble_ratio, run.metrics.iteration_time);
+  for (int w = 0; w < g.workers(); ++w) {
+    out += fmt::format(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">P{}</text>\n"
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"#e6e6e6\"/>\n",
+        num(kLeft - 8), num(y(w) + kRow / 2 + 4), w, num(x(0)), num(y(w)), num(end * scale),
+        num(kRow));
+  }
+  bool used[5][2] = {};
+  for (sim::TaskId t = 0; t < g.num_tasks(); ++t) {
+    const sim::Task& task = g.task(t);
+    if (!sim::is_compute(task.kind)) continue;
+    const double x0 = x(run.trace.timing[t].start), x1 = x(run.trace.timing[t].end);
+    const int shade = shade_of(s, task);
+    used[static_cast<size_t>(task.kind)][shade] = true;
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" stroke=\"white\" "
+        "stroke-width=\"0.8\"><title>{} on P{}: {} to {}</title></rect>\n",
+        num(x0), num(y(task.worker)), num(std::max(x1 - x0, 0.8)), num(kRow),
+        colour(task.kind, shade), sim::describe(task.op()), task.worker, run.trace.timing[t].start,
+        run.trace.timing[t].end);
+    if (x1 - x0 >= 11) {
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" fill=\"{}\">{}</text>\n",
+                         num((x0 + x1) / 2), num(y(task.worker) + kRow / 2 + 4),
+                         shade == 0 && task.kind != OpKind::Recompute ? "white" : "black",
+                         task.micro_batch);
+    }
+  }
+  bool any_reduce = false;
+  for (sim::TaskId t = 0; t < g.num_tasks(); ++t) {
+    const sim::Task& task = g.task(t);
+    if (task.kind != OpKind::AllReduce || task.group < 0) continue;
+    any_reduce = true;
+    for (int w : g.group_workers()[static_cast<size_t>(task.group)]) {
+      const double xs = x(run.trace.timing[t].start);
+      out += fmt::format(
+          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#d62728\" stroke-width=\"2\">"
+          "<title>all-reduce of stage {} starts at {}</title></line>\n",
+          num(xs), num(y(w) - 2), num(xs), num(y(w) + kRow + 2), task.stage,
+          run.trace.timing[t].start);
+    }
+  }
+  // Time axis.
+  const double step = nice_step(end, 16);
+  out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>\n",
+                     num(x(0)), num(rows_bottom), num(x(end)), num(rows_bottom));
+  for (int i = 0; i * step <= end + 1e-9; ++i) {
+    const double tx = x(i * step);
+    out += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>"
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+        num(tx), num(rows_bottom), num(tx), num(rows_bottom + 4), num(tx), num(rows_bottom + 16),
+        fmt::format("{:g}", i * step));
+  }
+  out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", num(x(end)),
+                     num(rows_bottom + 30), real_cost ? "time (s)" : "time");
+  // Legend.
+  static constexpr const char* kNames[] = {"F forward", "B backward", "I input grad",
+                                           "W weight grad", "R recompute"};
+  double lx = kLeft;
+  const double ly = rows_bottom + 40;
+  const bool bidirectional = s.pipelines >= 2;
+  for (int k = 0; k < 5; ++k) {
+    for (int shade = 0; shade < 2; ++shade) {
+      if (!used[k][shade]) continue;
+      const std::string label =
+          std::string(kNames[k]) +
+          (shade == 0 ? (used[k][1] ? (bidirectional ? " (down)" : " (chunk 0)") : "")
+                      : (bidirectional ? " (up)" : " (chunk 1)"));
+      out += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>"
+          "<text x=\"{}\" y=\"{}\">{}</text>\n",
+          num(lx), num(ly), colour(static_cast<OpKind>(k), shade), num(lx + 16), num(ly + 10),
+          label);
+      lx += 24 + 6.5 * static_cast<double>(label.size());
+    }
+  }
+  if (any_reduce) {
+    out += fmt::format(
+        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#d62728\" stroke-width=\"2\"/>"
+        "<text x=\"{}\" y=\"{}\">all-reduce launch</text>\n",
+        num(lx + 6), num(ly - 1), num(lx + 6), num(ly + 13), num(lx + 14), num(ly + 10));
+  }
+  out += "</svg>\n";
+  return out;
+}
+
+}  // namespace pipesim::report

@@ -1,0 +1,67 @@
+#pragma once
+// Enum ↔ name tables, declared once: options parse names with them, reports print with them.
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "pipesim/hardware/placement.hpp"
+#include "pipesim/models/partition.hpp"
+#include "pipesim/models/transformer.hpp"
+
+namespace pipesim::scenario {
+
+template <typename E, size_t Size>
+using NameTable = std::array<std::pair<std::string_view, E>, Size>;
+
+inline constexpr NameTable<models::Recompute, 3> kRecomputeNames{{
+    {"none", models::Recompute::None},
+    {"selective", models::Recompute::Selective},
+    {"full", models::Recompute::Full},
+}};
+inline constexpr NameTable<models::PartitionMode, 2> kPartitionNames{{
+    {"uniform", models::PartitionMode::Uniform},
+    {"balanced", models::PartitionMode::Balanced},
+}};
+inline constexpr NameTable<hardware::PlacementMode, 2> kPlacementNames{{
+    {"pipeline-major", hardware::PlacementMode::PipelineMajor},
+    {"data-major", hardware::PlacementMode::DataMajor},
+}};
+//! Gradient all-reduce: eager (after a stage's last backward) or flush (after all compute);
+//! the value is Scenario::perf.flush_grad_sync.
+inline constexpr NameTable<bool, 2> kGradSyncNames{{{"eager", false}, {"flush", true}}};
+//! p2p transfers overlap compute (on) or block the sender (off); PerfSpec::overlap_p2p.
+inline constexpr NameTable<bool, 2> kOnOffNames{{{"on", true}, {"off", false}}};
+
+//! The name of `value` in `table` (every enumerator has one).
+template <typename E, size_t Size>
+constexpr std::string_view name_of(const NameTable<E, Size>& table, E value) {
+  for (const auto& [name, v] : table) {
+    if (v == value) return name;
+  }
+  return {};
+}
+
+//! The value named `name`, if any.
+template <typename E, size_t Size>
+constexpr std::optional<E> value_of(const NameTable<E, Size>& table, std::string_view name) {
+  for (const auto& [n, v] : table) {
+    if (n == name) return v;
+  }
+  return std::nullopt;
+}
+
+//! The names of `table`, in order, as "a|b|c" (for messages).
+template <typename E, size_t Size>
+std::string names_of(const NameTable<E, Size>& table) {
+  std::string out;
+  for (const auto& [name, _] : table) {
+    if (!out.empty()) out += '|';
+    out += name;
+  }
+  return out;
+}
+
+}  // namespace pipesim::scenario

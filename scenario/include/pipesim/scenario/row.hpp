@@ -1,0 +1,108 @@
+#pragma once
+// One configuration of a sweep or search and what came of it: the row every table, CSV, plot
+// and ranking reads.
+//
+// Columns, in this order (results/search/README.md and the README document them):
+//   one input column per option, in options() order, named after the option (schedule,
+//   stages, micro_batches, ...), holding the text the run used; then the metric columns of
+//   metrics() and `status`:
+//   workers, iteration_time, throughput, tokens_per_second, mfu, bubble_ratio,
+//   exposed_comm_ratio, peak_memory_max, peak_memory_min, memory_headroom,
+//   peak_activations_max, peak_activations_min, fits_memory, status.
+// A metric the run does not produce (the performance figures in unit-cost mode, everything for
+// an invalid configuration) is an empty field. `status` is `ok`, `oom` (runs, but peak memory
+// exceeds the GPU), `invalid: <reason>` or `pruned: <reason>`; no configuration is dropped.
+//
+// extract_metrics() is the one place that maps a Result to these figures, and metrics() the one
+// table of them (name, unit, which direction is better, how to read and print it).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipesim/scenario/scenario.hpp"
+
+namespace pipesim::scenario {
+
+//! The text of every option, aligned with options().
+using Point = std::vector<std::string>;
+
+struct RowMetrics {
+  std::optional<int> workers;                //!< GPUs of one pipeline replica set (D·pipelines)
+  std::optional<double> iteration_time;      //!< seconds (slots in unit-cost mode)
+  std::optional<double> throughput;          //!< samples per second
+  std::optional<double> tokens_per_second;   //!< throughput × sequence length
+  std::optional<double> mfu;                 //!< model FLOPs utilisation, 0..1
+  std::optional<double> bubble_ratio;        //!< 1 − Σ busy / (workers × span)
+  std::optional<double> exposed_comm_ratio;  //!< communication not hidden by compute / iteration
+  std::optional<double> peak_memory_max;     //!< bytes, the fullest worker
+  std::optional<double> peak_memory_min;     //!< bytes, the emptiest worker
+  std::optional<double> memory_headroom;     //!< 1 − peak_memory_max / GPU capacity
+  std::optional<int> peak_activations_max;   //!< micro-batch-stage units
+  std::optional<int> peak_activations_min;
+  std::optional<bool> fits_memory;
+};
+
+//! Whether a configuration ran, and if not, why.
+struct Status {
+  enum class Kind { Ok, Oom, Invalid, Pruned };
+  Kind kind = Kind::Ok;
+  std::string reason;  //!< why, for Invalid and Pruned
+
+  //! `ok`, `oom`, `invalid: <reason>`, `pruned: <reason>` (the CSV field).
+  std::string text() const;
+  //! `ok`, `oom`, `invalid`, `pruned`.
+  static const char* kind_name(Kind kind);
+};
+
+struct SweepRow {
+  Point inputs;
+  RowMetrics metrics;
+  Status status;
+
+  bool ok() const { return status.kind == Status::Kind::Ok; }
+};
+
+//! How a table for people shows a metric.
+enum class TableScale { Plain, Percent, GiB };
+
+//! One metric column: the one description CSV, tables, ranking and plots read.
+struct Metric {
+  const char* name;     //!< the column, e.g. "bubble_ratio"
+  const char* unit;     //!< e.g. "s", "samples/s", "bytes", "" for ratios and counts
+  int direction;        //!< +1 higher is better, -1 lower is better, 0 not a ranking metric
+  const char* heading;  //!< the column heading in ranked tables, e.g. "bubble_%"
+  TableScale scale;     //!< how ranked tables print it
+  //! The value as a number, when the row has it (empty for fits_memory, which is a flag).
+  std::optional<double> (*value)(const RowMetrics&);
+  //! The CSV field: shortest round-trip text, "true"/"false" for flags, "" when absent.
+  std::string (*cell)(const RowMetrics&);
+};
+
+//! Every metric column, in CSV order (status is not a metric and comes after them).
+const std::vector<Metric>& metrics();
+//! The metric called `name`, or nullptr.
+const Metric* find_metric(const std::string& name);
+
+//! The figures of one finished run.
+RowMetrics extract_metrics(const Result& result);
+
+//! Input column names: one per option, in options() order.
+std::vector<std::string> input_columns();
+//! Metric column names, `status` last.
+std::vector<std::string> metric_columns();
+//! Input columns then metric columns.
+std::vector<std::string> csv_columns();
+
+//! The row's metric fields as text, aligned with metric_columns().
+std::vector<std::string> metric_cells(const SweepRow& row);
+
+//! The value of metric `name` in `row`, when the row has it.
+std::optional<double> metric_value(const SweepRow& row, const std::string& name);
+
+//! What holds a configuration back, in words: the larger loss of bubbles and exposed
+//! communication (or "compute" when both are under 5 %), and memory when the headroom is
+//! under 10 %, e.g. "bubbles 23.1%; memory headroom 4.2%".
+std::string limiting_factor(const RowMetrics& metrics);
+
+}  // namespace pipesim::scenario

@@ -1,0 +1,97 @@
+#pragma once
+// One simulation from a typed request (a Scenario) to every figure it yields (a Result):
+// generate the schedule, validate it, lower it to a task graph, run the engine, then compute
+// the metrics and, in real-cost mode, memory, throughput and MFU. This is the one place that
+// chains schedule → graph → engine → metrics; the CLI, sweeps, search, tests and benchmarks
+// all call simulate().
+//
+// Without a model and hardware a scenario runs in unit-cost mode (durations t_F, t_B, t_W,
+// t_comm in abstract slots); with both, in real-cost mode (durations and transfers from the
+// model's FLOPs and bytes on the hardware profile).
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipesim/hardware/profile.hpp"
+#include "pipesim/hardware/training_cost_model.hpp"
+#include "pipesim/models/model_spec.hpp"
+#include "pipesim/schedules/registry.hpp"
+#include "pipesim/sim/cost_model.hpp"
+#include "pipesim/sim/memory.hpp"
+#include "pipesim/sim/metrics.hpp"
+#include "pipesim/sim/schedule.hpp"
+#include "pipesim/sim/simulator.hpp"
+#include "pipesim/sim/task_graph.hpp"
+#include "pipesim/sim/time_breakdown.hpp"
+
+namespace pipesim::scenario {
+
+//! Real-cost mode's request. Active when a model or hardware is named.
+struct PerfSpec {
+  std::string model;     //!< option `model`: shipped name or YAML path
+  std::string hardware;  //!< option `hardware`: shipped name or YAML path
+  //! The loaded files, shared read-only between the scenarios of a sweep or search so each
+  //! YAML file is read once (explore::SpecCache). When null, simulate() loads `model` /
+  //! `hardware` itself.
+  std::shared_ptr<const models::ModelSpec> model_spec;
+  std::shared_ptr<const hardware::HardwareProfile> hardware_profile;
+  hardware::TrainingSetup setup;  //!< B, W, recompute, partition, placement, bytes per param
+  bool overlap_p2p = true;        //!< option `overlap_p2p`: on|off
+  bool flush_grad_sync = false;   //!< option `grad_sync`: flush (vs eager)
+
+  bool enabled() const { return !model.empty() || !hardware.empty(); }
+};
+
+//! One configuration to simulate: the schedule and its options, unit costs, and the real-cost
+//! part. Built from option values by scenario::options() (options.hpp).
+struct Scenario {
+  std::string schedule = "1f1b";
+  schedules::ScheduleParams params;
+  sim::UnitCosts unit;  //!< unit-cost mode durations
+  PerfSpec perf;        //!< real-cost mode
+  //! Real-cost mode: record each worker's memory over time (WorkerMemory::timeline), e.g. for
+  //! a Chrome trace's counter track. Off by default so sweeps stay lean.
+  bool record_memory_timeline = false;
+  //! Real-cost mode: also report it (`memory_timeline` per worker in JSON); implies recording.
+  bool memory_timeline = false;
+};
+
+//! What real-cost mode adds to a run.
+struct PerfResult {
+  models::ModelSpec model;
+  hardware::HardwareProfile hardware;
+  std::vector<models::StageLayers> partition;
+  std::vector<hardware::StageTimes> stage_times;
+  double model_params = 0;               //!< every parameter once
+  double model_flops_per_iteration = 0;  //!< 3 × forward over B̂ samples, no recomputation
+  double samples_per_iteration = 0;      //!< B̂ = B · N · W
+  double throughput = 0;                 //!< samples per second: B̂ / iteration_time
+  double tokens_per_second = 0;          //!< throughput · s
+  //! Model FLOPs utilisation: model_flops_per_iteration / (iteration_time · P · peak), P = D·W
+  //! (Chowdhery et al., PaLM, arXiv 2204.02311, Appendix B).
+  double mfu = 0;
+  double memory_capacity = 0;             //!< bytes per GPU
+  double peak_memory = 0;                 //!< max over workers
+  bool fits_memory = false;               //!< peak_memory ≤ memory_capacity
+  std::vector<sim::WorkerMemory> memory;  //!< per worker
+  std::vector<sim::WorkerTime> time;      //!< per worker
+};
+
+struct Result {
+  sim::Schedule schedule;
+  sim::TaskGraph graph;
+  sim::Trace trace;
+  sim::Metrics metrics;
+  std::optional<PerfResult> perf;  //!< set in real-cost mode
+};
+
+//! Throws core::ConfigError for bad parameters, an invalid schedule, or bad model/hardware.
+Result simulate(const Scenario& spec);
+
+//! Same, for a schedule that did not come from the registry (e.g. a schedule file); `source`
+//! names it in errors.
+Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std::string& source);
+
+}  // namespace pipesim::scenario

@@ -1,0 +1,229 @@
+#include "pipesim/scenario/options.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/scenario/names.hpp"
+#include "pipesim/schedules/params_check.hpp"
+
+namespace pipesim::scenario {
+namespace {
+
+[[noreturn]] void bad(const std::string& option, const std::string& problem) {
+  throw OptionError(option, problem);
+}
+
+// Parses a name of `table` (the enum ↔ name tables of names.hpp).
+template <typename E, size_t Size>
+E parse_name(const std::string& option, const std::string& text, const NameTable<E, Size>& table) {
+  if (const auto v = value_of(table, text)) return *v;
+  bad(option, fmt::format("must be one of {}, got '{}'", names_of(table), text));
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& i : items)
+    out += (out.empty() ? "" : "|") + i;
+  return out;
+}
+
+std::vector<Option> make_options() {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  return {
+      {"schedule", "", "Schedule name (see `pipesim list schedules`)", "1f1b",
+       [](Scenario& s, const std::string& v) { s.schedule = v; }},
+      {"stages", "D", "Pipeline depth D", "4",
+       [](Scenario& s, const std::string& v) {
+         s.params.stages = parse_int("stages", v, 1, schedules::kMaxStages);
+       }},
+      {"micro_batches", "N", "Micro-batches per iteration N", "8",
+       [](Scenario& s, const std::string& v) {
+         s.params.micro_batches = parse_int("micro_batches", v, 1, schedules::kMaxMicroBatches);
+       }},
+      {"pipelines", "", "chimera: 2f pipelines, f dividing D/2 (0 = 2)", "0",
+       [](Scenario& s, const std::string& v) {
+         s.params.pipelines = parse_int("pipelines", v, 0, schedules::kMaxStages);
+       }},
+      {"chunks", "", "interleaved: model chunks v per worker (0 = 2)", "0",
+       [](Scenario& s, const std::string& v) { s.params.chunks = parse_int("chunks", v, 0, 64); }},
+      {"strategy", "", "chimera with N = kD: direct|doubling|halving (empty = direct)", "",
+       [](Scenario& s, const std::string& v) {
+         s.params.strategy =
+             v.empty() ? v : parse_choice("strategy", v, {"direct", "doubling", "halving"});
+       }},
+      {"iterations", "", "asynchronous schedules: iterations listed, 3..64 (0 = 4)", "0",
+       [](Scenario& s, const std::string& v) {
+         s.params.iterations = parse_int("iterations", v, 0, 64);
+       }},
+      {"t_forward", "", "Unit-cost mode: forward time t_F (> 0)", "1",
+       [](Scenario& s, const std::string& v) {
+         s.unit.forward = parse_double("t_forward", v, 0, kInf, false);
+       }},
+      {"t_backward", "", "Unit-cost mode: whole backward time t_B = t_I + t_W (> 0)", "2",
+       [](Scenario& s, const std::string& v) {
+         s.unit.backward = parse_double("t_backward", v, 0, kInf, false);
+       }},
+      {"t_weight", "", "Unit-cost mode: W part of a split backward, in [0, t_B]", "0",
+       [](Scenario& s, const std::string& v) {
+         s.unit.weight = parse_double("t_weight", v, 0, kInf);
+       }},
+      {"t_comm", "", "Unit-cost mode: delay on every edge between two workers (>= 0)", "0",
+       [](Scenario& s, const std::string& v) { s.unit.comm = parse_double("t_comm", v, 0, kInf); }},
+      // Real-cost mode (with model and hardware).
+      {"model", "",
+       "Real-cost mode: model name (`pipesim list models`), YAML path or Hugging Face config.json",
+       "", [](Scenario& s, const std::string& v) { s.perf.model = v; }},
+      {"hardware", "",
+       "Real-cost mode: hardware profile name (`pipesim list hardware`) or YAML path", "",
+       [](Scenario& s, const std::string& v) { s.perf.hardware = v; }},
+      {"micro_batch_size", "B", "Real-cost mode: samples per micro-batch B", "1",
+       [](Scenario& s, const std::string& v) {
+         s.perf.setup.micro_batch_size = parse_int("micro_batch_size", v, 1, 1 << 16);
+       }},
+      {"data_parallel", "W", "Real-cost mode: pipeline replicas W (GPUs = D·W)", "1",
+       [](Scenario& s, const std::string& v) {
+         s.perf.setup.data_parallel = parse_int("data_parallel", v, 1, 1 << 16);
+       }},
+      {"recompute", "", "Real-cost mode: activation recomputation none|selective|full", "none",
+       [](Scenario& s, const std::string& v) {
+         s.perf.setup.recompute = parse_name("recompute", v, kRecomputeNames);
+       }},
+      {"partition", "", "Real-cost mode: layers to stages, uniform|balanced", "uniform",
+       [](Scenario& s, const std::string& v) {
+         s.perf.setup.partition = parse_name("partition", v, kPartitionNames);
+       }},
+      {"placement", "", "Real-cost mode: workers on GPUs, pipeline-major|data-major",
+       "pipeline-major",
+       [](Scenario& s, const std::string& v) {
+         s.perf.setup.placement = parse_name("placement", v, kPlacementNames);
+       }},
+      {"grad_sync", "",
+       "Real-cost mode: gradient all-reduce eager (after a stage's last backward) "
+       "or flush (after all compute)",
+       "eager",
+       [](Scenario& s, const std::string& v) {
+         s.perf.flush_grad_sync = parse_name("grad_sync", v, kGradSyncNames);
+       }},
+      {"overlap_p2p", "",
+       "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)", "on",
+       [](Scenario& s, const std::string& v) {
+         s.perf.overlap_p2p = parse_name("overlap_p2p", v, kOnOffNames);
+       }},
+      {"bytes_per_param", "",
+       "Real-cost mode: static bytes per parameter, weights + gradients + "
+       "optimizer (mixed-precision Adam: 16)",
+       "16",
+       [](Scenario& s, const std::string& v) {
+         s.perf.setup.bytes_per_param = parse_double("bytes_per_param", v, 0, 1024, false);
+       }},
+  };
+}
+
+}  // namespace
+
+OptionError::OptionError(std::string option, std::string problem)
+    : core::ConfigError(fmt::format("{}: {}", option, problem)),
+      option_(std::move(option)),
+      problem_(std::move(problem)) {}
+
+const std::vector<Option>& options() {
+  static const std::vector<Option> table = make_options();  // immutable after first use
+  return table;
+}
+
+std::string option_text(const Scenario& s, std::string_view name) {
+  const auto num = [](auto v) { return fmt::format("{}", v); };
+  const auto& p = s.params;
+  const auto& setup = s.perf.setup;
+  if (name == "schedule") return s.schedule;
+  if (name == "stages") return num(p.stages);
+  if (name == "micro_batches") return num(p.micro_batches);
+  if (name == "pipelines") return num(p.pipelines);
+  if (name == "chunks") return num(p.chunks);
+  if (name == "strategy") return p.strategy;
+  if (name == "iterations") return num(p.iterations);
+  if (name == "t_forward") return num(s.unit.forward);
+  if (name == "t_backward") return num(s.unit.backward);
+  if (name == "t_weight") return num(s.unit.weight);
+  if (name == "t_comm") return num(s.unit.comm);
+  if (name == "model") return s.perf.model;
+  if (name == "hardware") return s.perf.hardware;
+  if (name == "micro_batch_size") return num(setup.micro_batch_size);
+  if (name == "data_parallel") return num(setup.data_parallel);
+  if (name == "recompute") return std::string(name_of(kRecomputeNames, setup.recompute));
+  if (name == "partition") return std::string(name_of(kPartitionNames, setup.partition));
+  if (name == "placement") return std::string(name_of(kPlacementNames, setup.placement));
+  if (name == "grad_sync") return std::string(name_of(kGradSyncNames, s.perf.flush_grad_sync));
+  if (name == "overlap_p2p") return std::string(name_of(kOnOffNames, s.perf.overlap_p2p));
+  if (name == "bytes_per_param") return num(setup.bytes_per_param);
+  throw OptionError(std::string(name), "unknown option");
+}
+
+std::vector<std::string> option_texts(const Scenario& s) {
+  std::vector<std::string> texts;
+  for (const Option& o : options())
+    texts.push_back(option_text(s, o.name));
+  return texts;
+}
+
+const Option* find_option(std::string_view name) {
+  for (const Option& o : options()) {
+    if (o.name == name) return &o;
+  }
+  return nullptr;
+}
+
+Scenario make_scenario(const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [name, _] : values) {
+    if (find_option(name) == nullptr) throw OptionError(name, "unknown option");
+  }
+  Scenario s;
+  for (const Option& o : options()) {
+    const std::string* text = &o.default_value;
+    for (const auto& [name, value] : values) {
+      if (name == o.name) text = &value;
+    }
+    o.apply(s, *text);
+  }
+  return s;
+}
+
+int parse_int(const std::string& option, const std::string& text, long lo, long hi) {
+  long value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
+    bad(option, fmt::format("expected an integer in [{}, {}], got '{}'", lo, hi, text));
+  }
+  if (value < lo || value > hi)
+    bad(option, fmt::format("must be in [{}, {}], got {}", lo, hi, value));
+  return static_cast<int>(value);
+}
+
+double parse_double(const std::string& option, const std::string& text, double lo, double hi,
+                    bool lo_inclusive) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const std::string range = fmt::format("{}{}, {}]", lo_inclusive ? "[" : "(", lo, hi);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty() ||
+      !std::isfinite(value)) {
+    bad(option, fmt::format("expected a number in {}, got '{}'", range, text));
+  }
+  if (value < lo || (!lo_inclusive && value == lo) || value > hi) {
+    bad(option, fmt::format("must be in {}, got {}", range, value));
+  }
+  return value;
+}
+
+std::string parse_choice(const std::string& option, const std::string& text,
+                         const std::vector<std::string>& choices) {
+  for (const auto& c : choices) {
+    if (c == text) return text;
+  }
+  bad(option, fmt::format("must be one of {}, got '{}'", join(choices), text));
+}
+
+}  // namespace pipesim::scenario

@@ -1,0 +1,188 @@
+#include "pipesim/scenario/row.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pipesim/scenario/options.hpp"
+
+namespace pipesim::scenario {
+
+RowMetrics extract_metrics(const Result& result) {
+  const sim::Metrics& m = result.metrics;
+  RowMetrics row;
+  row.workers = result.schedule.workers;
+  row.iteration_time = m.iteration_time;
+  row.bubble_ratio = m.bubble_ratio;
+  if (!m.workers.empty()) {
+    const auto [lo, hi] = std::minmax_element(
+        m.workers.begin(), m.workers.end(),
+        [](const auto& a, const auto& b) { return a.peak_activations < b.peak_activations; });
+    row.peak_activations_min = lo->peak_activations;
+    row.peak_activations_max = hi->peak_activations;
+  }
+  // Unit-cost mode has no samples, FLOPs or bytes: the rest stays empty.
+  if (!result.perf) return row;
+  const PerfResult& p = *result.perf;
+  row.throughput = p.throughput;
+  row.tokens_per_second = p.tokens_per_second;
+  row.mfu = p.mfu;
+  row.fits_memory = p.fits_memory;
+  if (!p.memory.empty()) {
+    const auto [lo, hi] = std::minmax_element(
+        p.memory.begin(), p.memory.end(),
+        [](const sim::WorkerMemory& a, const sim::WorkerMemory& b) { return a.peak < b.peak; });
+    row.peak_memory_min = lo->peak;
+    row.peak_memory_max = hi->peak;
+    if (p.memory_capacity > 0) row.memory_headroom = 1.0 - hi->peak / p.memory_capacity;
+  }
+  // Exposed communication: the mean over workers of the time a worker waits on transfers and
+  // all-reduces it cannot hide behind compute, as a share of the iteration.
+  if (!p.time.empty() && m.iteration_time > 0) {
+    double exposed = 0;
+    for (const sim::WorkerTime& t : p.time)
+      exposed += t.exposed_communication;
+    row.exposed_comm_ratio = exposed / (static_cast<double>(p.time.size()) * m.iteration_time);
+  }
+  return row;
+}
+
+std::vector<std::string> input_columns() {
+  std::vector<std::string> names;
+  for (const Option& option : options())
+    names.push_back(option.name);
+  return names;
+}
+
+namespace {
+
+template <typename T>
+std::optional<double> number(const std::optional<T>& v) {
+  if (!v) return std::nullopt;
+  return static_cast<double>(*v);
+}
+
+template <typename T>
+std::string text(const std::optional<T>& v) {
+  return v ? fmt::format("{}", *v) : std::string();
+}
+
+// One metric column: its field in RowMetrics, name, unit, direction and table form.
+#define PIPESIM_METRIC(field, unit, direction, heading, scale)                                   \
+  Metric {                                                                                       \
+#field, unit, direction, heading, TableScale::scale,                                         \
+        [](const RowMetrics& m) { return number(m.field); }, [](const RowMetrics&                \
+                                                                    m) { return text(m.field); } \
+  }
+
+std::vector<Metric> make_metrics() {
+  return {
+      PIPESIM_METRIC(workers, "", 0, "workers", Plain),
+      PIPESIM_METRIC(iteration_time, "s", -1, "iteration_time", Plain),
+      PIPESIM_METRIC(throughput, "samples/s", +1, "throughput", Plain),
+      PIPESIM_METRIC(tokens_per_second, "tokens/s", +1, "tokens_per_second", Plain),
+      PIPESIM_METRIC(mfu, "", +1, "mfu_%", Percent),
+      PIPESIM_METRIC(bubble_ratio, "", -1, "bubble_%", Percent),
+      PIPESIM_METRIC(exposed_comm_ratio, "", -1, "exposed_comm_%", Percent),
+      PIPESIM_METRIC(peak_memory_max, "bytes", -1, "peak_mem_GiB", GiB),
+      PIPESIM_METRIC(peak_memory_min, "bytes", 0, "min_peak_mem_GiB", GiB),
+      PIPESIM_METRIC(memory_headroom, "", +1, "mem_headroom_%", Percent),
+      PIPESIM_METRIC(peak_activations_max, "", -1, "peak_activations_max", Plain),
+      PIPESIM_METRIC(peak_activations_min, "", 0, "peak_activations_min", Plain),
+      Metric{"fits_memory", "", 0, "fits_memory", TableScale::Plain,
+             [](const RowMetrics&) { return std::optional<double>(); },
+             [](const RowMetrics& m) -> std::string {
+               return m.fits_memory ? (*m.fits_memory ? "true" : "false") : "";
+             }},
+  };
+}
+#undef PIPESIM_METRIC
+
+}  // namespace
+
+const std::vector<Metric>& metrics() {
+  static const std::vector<Metric> table = make_metrics();  // immutable after first use
+  return table;
+}
+
+const Metric* find_metric(const std::string& name) {
+  for (const Metric& m : metrics()) {
+    if (name == m.name) return &m;
+  }
+  return nullptr;
+}
+
+std::string Status::text() const {
+  switch (kind) {
+    case Kind::Ok:
+      return "ok";
+    case Kind::Oom:
+      return "oom";
+    case Kind::Invalid:
+      return fmt::format("invalid: {}", reason);
+    case Kind::Pruned:
+      return fmt::format("pruned: {}", reason);
+  }
+  return {};
+}
+
+const char* Status::kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::Ok:
+      return "ok";
+    case Kind::Oom:
+      return "oom";
+    case Kind::Invalid:
+      return "invalid";
+    case Kind::Pruned:
+      return "pruned";
+  }
+  return "";
+}
+
+std::vector<std::string> metric_columns() {
+  std::vector<std::string> names;
+  for (const Metric& m : metrics())
+    names.emplace_back(m.name);
+  names.emplace_back("status");
+  return names;
+}
+
+std::vector<std::string> csv_columns() {
+  std::vector<std::string> names = input_columns();
+  const auto metric_names = metric_columns();
+  names.insert(names.end(), metric_names.begin(), metric_names.end());
+  return names;
+}
+
+std::vector<std::string> metric_cells(const SweepRow& row) {
+  std::vector<std::string> cells;
+  for (const Metric& m : metrics())
+    cells.push_back(m.cell(row.metrics));
+  cells.push_back(row.status.text());
+  return cells;
+}
+
+std::optional<double> metric_value(const SweepRow& row, const std::string& name) {
+  const Metric* m = find_metric(name);
+  return m != nullptr ? m->value(row.metrics) : std::nullopt;
+}
+
+std::string limiting_factor(const RowMetrics& m) {
+  const double bubbles = m.bubble_ratio.value_or(0.0);
+  const double comm = m.exposed_comm_ratio.value_or(0.0);
+  std::string out;
+  if (std::max(bubbles, comm) < 0.05) {
+    out = m.mfu ? fmt::format("compute (mfu {:.1f}%)", *m.mfu * 100.0) : "compute";
+  } else if (bubbles >= comm) {
+    out = fmt::format("bubbles {:.1f}%", bubbles * 100.0);
+  } else {
+    out = fmt::format("exposed communication {:.1f}%", comm * 100.0);
+  }
+  if (m.memory_headroom && *m.memory_headroom < 0.10) {
+    out += fmt::format("; memory headroom {:.1f}%", *m.memory_headroom * 100.0);
+  }
+  return out;
+}
+
+}  // namespace pipesim::scenario

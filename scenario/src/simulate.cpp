@@ -1,0 +1,99 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/models/transformer.hpp"
+#include "pipesim/scenario/options.hpp"
+#include "pipesim/scenario/scenario.hpp"
+#include "pipesim/sim/lowering.hpp"
+#include "pipesim/sim/network.hpp"
+
+namespace pipesim::scenario {
+namespace {
+
+void check_unit_costs(const sim::UnitCosts& u) {
+  auto fail = [](std::string option, std::string problem) {
+    throw OptionError(std::move(option), std::move(problem));
+  };
+  if (!(u.forward > 0.0)) fail("t_forward", fmt::format("must be > 0, got {}", u.forward));
+  if (!(u.backward > 0.0)) fail("t_backward", fmt::format("must be > 0, got {}", u.backward));
+  if (!(u.weight >= 0.0 && u.weight <= u.backward)) {
+    fail("t_weight", fmt::format("must be in [0, t-backward = {}], got {}", u.backward, u.weight));
+  }
+  if (!(u.comm >= 0.0)) fail("t_comm", fmt::format("must be >= 0, got {}", u.comm));
+}
+
+// Real-cost mode: model + hardware → durations and flows, the contention-aware engine, then
+// memory and the time breakdown on top of the usual metrics.
+void run_real(const Scenario& spec, Result& r) {
+  const PerfSpec& ps = spec.perf;
+  if (ps.model.empty()) {
+    throw OptionError("model", "required with hardware (real-cost mode)");
+  }
+  if (ps.hardware.empty()) {
+    throw OptionError("hardware", "required with model (real-cost mode)");
+  }
+  PerfResult p;
+  p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
+  p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
+  const hardware::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
+  const sim::EngineOptions options{ps.overlap_p2p, ps.flush_grad_sync, p.hardware.interference};
+  r.trace = sim::simulate_network(r.graph, costs, costs, options);
+  r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
+  p.partition = costs.partition();
+  p.stage_times = costs.stage_times();
+  p.memory = sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory(),
+                               spec.record_memory_timeline || spec.memory_timeline);
+  p.time = sim::time_breakdown(r.graph, r.trace);
+  const int gpus = r.schedule.workers * ps.setup.data_parallel;
+  // B̂ = B·N·W samples per iteration. iteration_time is per iteration (the steady-state period
+  // for an asynchronous schedule), so throughput · iteration_time = B̂ always.
+  p.samples_per_iteration = static_cast<double>(ps.setup.micro_batch_size) *
+                            r.schedule.micro_batches * ps.setup.data_parallel;
+  p.model_params = models::model_params(p.model);
+  p.model_flops_per_iteration =
+      models::model_flops_per_iteration(p.model, p.samples_per_iteration).value;
+  const double t = r.metrics.iteration_time;
+  p.throughput = t > 0 ? p.samples_per_iteration / t : 0.0;
+  p.tokens_per_second = p.throughput * p.model.sequence;
+  p.mfu = t > 0 ? p.model_flops_per_iteration / (t * gpus * costs.peak_flops()) : 0.0;
+  p.memory_capacity = p.hardware.gpu.memory_bytes;
+  for (const sim::WorkerMemory& m : p.memory)
+    p.peak_memory = std::max(p.peak_memory, m.peak);
+  p.fits_memory = p.peak_memory <= p.memory_capacity;
+  r.perf = std::move(p);
+}
+
+}  // namespace
+
+Result simulate(const Scenario& spec) {
+  check_unit_costs(spec.unit);
+  return simulate_schedule(spec, schedules::make_schedule(spec.schedule, spec.params),
+                           fmt::format("schedule {}", spec.schedule));
+}
+
+Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std::string& source) {
+  check_unit_costs(spec.unit);
+  Result r;
+  r.schedule = std::move(schedule);
+  if (std::string why = sim::check_structure(r.schedule); !why.empty()) {
+    throw core::ConfigError(source, "generated order", why);
+  }
+  r.graph = sim::build_task_graph(r.schedule);
+  if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
+    throw core::ConfigError(source, "generated order", why);
+  }
+  if (spec.memory_timeline && !spec.perf.enabled()) {
+    throw OptionError("memory_timeline", "needs real-cost mode (model and hardware)");
+  }
+  if (spec.perf.enabled()) {
+    run_real(spec, r);
+    return r;
+  }
+  r.trace = sim::simulate(r.graph, sim::UnitCostModel(spec.unit));
+  r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
+  return r;
+}
+
+}  // namespace pipesim::scenario
