@@ -3,12 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/hardware/profile.hpp"
 
 namespace pipesim::calibrate {
 namespace {
+
+constexpr double kPeakTolerance = 1.05;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -42,6 +46,19 @@ std::optional<LinkFit> fit_link(const SampleSet& samples, const std::string& ben
     link.gpus = std::max(link.gpus, s.gpus);
   }
   link.hockney = fit_or_explain(samples, benchmark, [&] { return fit_hockney(points); });
+  // A fit the profile could not hold is an error, not a file --hardware later rejects.
+  if (!(link.hockney.beta <= hardware::bounds::kMaxBandwidth)) {
+    throw core::ConfigError(
+        samples.source, benchmark,
+        fmt::format("fitted bandwidth {:.3g} B/s is above the physical bound {:.3g} B/s "
+                    "(times barely grow with size: check the bytes and seconds columns)",
+                    link.hockney.beta, hardware::bounds::kMaxBandwidth));
+  }
+  if (!(link.hockney.alpha <= hardware::bounds::kMaxLatency)) {
+    throw core::ConfigError(samples.source, benchmark,
+                            fmt::format("fitted latency {:.3g} s is above the bound {} s",
+                                        link.hockney.alpha, hardware::bounds::kMaxLatency));
+  }
   return link;
 }
 
@@ -63,6 +80,24 @@ CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& ba
     fit.not_measured.push_back("gpu.kernel_launch: no launch samples");
   }
   const double launch = fit.kernel_launch.value_or(base.kernel_launch);
+  if (fit.kernel_launch) {
+    // The launch overhead is part of every kernel: it cannot exceed the fastest one measured.
+    double fastest = hardware::bounds::kMaxLaunch;
+    std::string fastest_what = fmt::format("the bound {} s", hardware::bounds::kMaxLaunch);
+    for (const char* bench : {"gemm", "copy", "triad"}) {
+      for (const Sample& s : samples.measured(bench)) {
+        if (*s.seconds < fastest) {
+          fastest = *s.seconds;
+          fastest_what = fmt::format("the fastest {} ({:.3g} s, line {})", bench, fastest, s.line);
+        }
+      }
+    }
+    if (*fit.kernel_launch > fastest) {
+      throw core::ConfigError(samples.source, "launch",
+                              fmt::format("median launch time {:.3g} s is longer than {}",
+                                          *fit.kernel_launch, fastest_what));
+    }
+  }
 
   std::vector<std::string> dtypes;
   for (const Sample& s : samples.measured("gemm")) {
@@ -83,6 +118,16 @@ CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& ba
       t.max_achieved = std::max(t.max_achieved, flops / *s.seconds);
       points.emplace_back(flops, flops / (peak->second * work_seconds(*s.seconds, launch)));
     }
+    // Measured above the peak is a unit slip (seconds in ms, wrong m/n/k), not a fast GPU: the
+    // efficiency would be clamped to 1 and the profile would silently lie. 5% covers boost
+    // clocks above the datasheet's peak.
+    if (!(t.max_achieved <= kPeakTolerance * peak->second)) {
+      throw core::ConfigError(
+          samples.source, "gemm " + dtype,
+          fmt::format("best measured {:.3g} FLOP/s is above the base profile's "
+                      "gpu.peak_flops.{} = {:.3g} (at most {}x that is plausible)",
+                      t.max_achieved, dtype, peak->second, kPeakTolerance));
+    }
     t.fit = fit_or_explain(samples, "gemm " + dtype, [&] { return fit_efficiency_curve(points); });
     fit.gemm[dtype] = std::move(t);
   }
@@ -98,6 +143,13 @@ CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& ba
     }
   }
   if (!memory.empty()) {
+    if (!(best_bandwidth <= kPeakTolerance * base.hbm_bandwidth)) {
+      throw core::ConfigError(
+          samples.source, "copy/triad",
+          fmt::format("best measured {:.3g} B/s is above the base profile's gpu.hbm_bandwidth = "
+                      "{:.3g} (at most {}x that is plausible)",
+                      best_bandwidth, base.hbm_bandwidth, kPeakTolerance));
+    }
     ThroughputFit t;
     t.fit = fit_or_explain(samples, "copy/triad", [&] { return fit_efficiency_curve(memory); });
     t.max_achieved = best_bandwidth;

@@ -66,4 +66,21 @@ inline double parse_real(const RowContext& ctx, std::string_view column, std::st
   return value;
 }
 
+//! Plausible times of one measured operation: a kernel cannot run in under a nanosecond, and an
+//! hour per operation is a unit slip (ms or µs written as s goes the other way).
+inline constexpr double kMinSeconds = 1e-9;
+inline constexpr double kMaxSeconds = 3600.0;
+//! Bytes moved by one benchmark operation (1 PB is far beyond any GPU's memory).
+inline constexpr double kMaxBytes = 1e15;
+
+inline double parse_seconds(const RowContext& ctx, std::string_view cell,
+                            std::string_view also_allowed = {}) {
+  const double t = parse_real(ctx, "seconds", cell);
+  if (!(t >= kMinSeconds && t <= kMaxSeconds)) {
+    ctx.fail("seconds", fmt::format("must be in [{}, {}]{}, got {}", kMinSeconds, kMaxSeconds,
+                                    also_allowed, cell));
+  }
+  return t;
+}
+
 }  // namespace pipesim::calibrate::csv

@@ -71,6 +71,8 @@ CurveFit fit_efficiency_curve(const std::vector<std::pair<double, double>>& size
   std::vector<std::pair<double, double>> points;
   for (size_t j = 0; j < knots.size(); ++j) {
     double v = values(static_cast<Eigen::Index>(j));
+    if (!std::isfinite(v))
+      throw std::invalid_argument("the fit is not finite (degenerate samples)");
     if (v < kMinEfficiency || v > 1.0) {
       fit.clamped = true;
       v = std::clamp(v, kMinEfficiency, 1.0);

@@ -5,14 +5,19 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "csv_cells.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/text_file.hpp"
 #include "pipesim/cost/kernel_time.hpp"
 
 namespace pipesim::calibrate {
+namespace {
+
+// |predicted − measured| / measured above this is a unit slip, not a model error.
+constexpr double kMaxRelativeError = 100.0;
+
+}  // namespace
 
 std::string direction_name(LayerDirection d) {
   return d == LayerDirection::forward ? "forward" : "backward";
@@ -29,6 +34,7 @@ double predict_layer_seconds(const ComputeParameters& p, const LayerShape& shape
 }
 
 std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std::string& source) {
+  text = core::strip_bom(text);
   constexpr std::array<std::string_view, 8> kColumns = {"b",     "s",         "h",      "heads",
                                                         "dtype", "direction", "kernel", "seconds"};
   std::vector<LayerMeasurement> out;
@@ -81,8 +87,7 @@ std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std
       ctx.fail("direction", fmt::format("must be forward or backward, got '{}'", cells[5]));
     }
     m.kernel = std::string(cells[6]);
-    m.seconds = csv::parse_real(ctx, "seconds", cells[7]);
-    if (m.seconds <= 0) ctx.fail("seconds", fmt::format("must be > 0, got {}", cells[7]));
+    m.seconds = csv::parse_seconds(ctx, cells[7]);
     out.push_back(std::move(m));
   }
   if (out.empty()) throw core::ConfigError(source, "line 1", "no layer measurements");
@@ -90,11 +95,7 @@ std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std
 }
 
 std::vector<LayerMeasurement> read_layer_times(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::ConfigError(path.string(), "file", "cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_layer_times(text.str(), path.string());
+  return parse_layer_times(core::read_text_file(path), path.string());
 }
 
 LayerCheck check_layers(const ComputeParameters& p, const std::vector<LayerMeasurement>& measured,
@@ -118,6 +119,15 @@ LayerCheck check_layers(const ComputeParameters& p, const std::vector<LayerMeasu
       continue;
     }
     c.relative_error = (c.predicted - m.seconds) / m.seconds;
+    // A prediction 1000x off (or not finite) is not an error to report as a percentage: the
+    // shape, the dtype's peak or the time column is wrong by a unit.
+    if (!std::isfinite(c.relative_error) || std::abs(c.relative_error) > kMaxRelativeError) {
+      throw core::ConfigError(
+          "layer times", fmt::format("line {}", m.line),
+          fmt::format("predicted {:.3g} s against measured {:.3g} s: more than {}x off; check "
+                      "the units of the seconds column and the profile",
+                      c.predicted, m.seconds, kMaxRelativeError));
+    }
     check.rows.push_back(std::move(c));
   }
   std::vector<double> abs_errors;

@@ -116,6 +116,16 @@ hardware::HardwareProfile calibrated_profile(const hardware::HardwareProfile& ba
     p.fitted[coll]["intra_node"] = {link.hockney.alpha, link.profile_beta()};
   }
   p.samples = samples_path;
+  // What calibration writes must load with --hardware: same name rule, same bounds. Parsing the
+  // written form is the one check that cannot drift from the loader.
+  if (const std::string why = hardware::check_profile_name(name); !why.empty()) {
+    throw core::ConfigError("calibrated profile", "name", why);
+  }
+  try {
+    hardware::parse_profile(hardware::to_yaml(p), "calibrated profile");
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(std::string("the fit gives an invalid profile: ") + e.what());
+  }
   return p;
 }
 

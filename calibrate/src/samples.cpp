@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <fstream>
-#include <sstream>
 
 #include "csv_cells.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/text_file.hpp"
 
 namespace pipesim::calibrate {
 namespace {
@@ -38,6 +37,7 @@ std::string SampleSet::meta(const std::string& key, const std::string& fallback)
 }
 
 SampleSet parse_samples(std::string_view text, const std::string& source) {
+  text = core::strip_bom(text);
   SampleSet set;
   set.source = source;
   std::vector<std::string_view> header;
@@ -88,16 +88,15 @@ SampleSet parse_samples(std::string_view text, const std::string& source) {
     s.n = parse_count(ctx, "n", cells[3]);
     s.k = parse_count(ctx, "k", cells[4]);
     s.bytes = parse_real(ctx, "bytes", cells[5]);
-    if (s.bytes < 0) ctx.fail("bytes", fmt::format("must be >= 0, got {}", cells[5]));
+    if (!(s.bytes >= 0 && s.bytes <= csv::kMaxBytes)) {
+      ctx.fail("bytes", fmt::format("must be in [0, {:g}], got {}", csv::kMaxBytes, cells[5]));
+    }
     const std::int64_t gpus = parse_count(ctx, "gpus", cells[6]);
     if (gpus < 1 || gpus > 1'000'000)
       ctx.fail("gpus", fmt::format("must be in [1, 1000000], got {}", gpus));
     s.gpus = static_cast<int>(gpus);
     if (cells[7] != "NA") {
-      const double t = parse_real(ctx, "seconds", cells[7]);
-      if (t <= 0)
-        ctx.fail("seconds",
-                 fmt::format("must be > 0 (or NA when not measurable), got {}", cells[7]));
+      const double t = csv::parse_seconds(ctx, cells[7], " (or NA when not measurable)");
       s.seconds = t;
     }
     set.rows.push_back(std::move(s));
@@ -115,11 +114,7 @@ SampleSet parse_samples(std::string_view text, const std::string& source) {
 }
 
 SampleSet read_samples(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::ConfigError(path.string(), "file", "cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_samples(text.str(), path.string());
+  return parse_samples(core::read_text_file(path), path.string());
 }
 
 }  // namespace pipesim::calibrate

@@ -1,52 +1,143 @@
 #include "pipesim/core/atomic_write.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <string>
-
-#include <fmt/format.h>
+#include <vector>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/temporary_file.hpp"
 
 namespace pipesim::core {
 namespace {
 
-[[noreturn]] void fail(const std::filesystem::path& path, const char* what) {
-  throw ConfigError(path.string(), "output", std::string(what) + ": " + std::strerror(errno));
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const fs::path& path, const std::string& what, int err) {
+  throw ConfigError(path.string(), "output", fmt::format("{}: {}", what, std::strerror(err)));
 }
 
-}  // namespace
-
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
-  // fmt rather than operator+: g++ 12 raises a false -Wrestrict on the concatenation.
-  std::string tmpl = fmt::format("{}/.{}.tmp.XXXXXX", dir.string(), path.filename().string());
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) fail(path, "cannot create temporary file");
+bool write_all(int fd, std::string_view content) {
   size_t written = 0;
   while (written < content.size()) {
     const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      ::close(fd);
-      ::unlink(tmpl.c_str());
-      fail(path, "cannot write");
+      return false;
     }
     written += static_cast<size_t>(n);
   }
-  // mkstemp creates 0600; outputs are ordinary files.
-  if (::fchmod(fd, 0644) != 0) { /* keep 0600: still a complete file */ }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmpl.c_str());
-    fail(path, "cannot flush");
+  return true;
+}
+
+// The file a path finally names: symlinks followed (relative ones from their own directory),
+// even when the last one dangles (the file it names is then created).
+fs::path resolve_links(const fs::path& path) {
+  fs::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    const fs::path link = fs::read_symlink(p, ec);
+    if (ec) fail(path, "cannot read the symlink", ec.value());
+    p = link.is_absolute() ? link : p.parent_path() / link;
   }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    ::unlink(tmpl.c_str());
-    fail(path, "cannot rename into place");
+  fail(path, "cannot resolve", ELOOP);
+}
+
+enum class TargetKind { Replace, InPlace };
+
+// What `path` names, following every link the way open() would: a directory is an error; a
+// device, FIFO or socket is written in place, and so is anything under /dev or /proc
+// (/dev/stdout is a link to a "pipe:[N]" that only open() understands); a regular or missing
+// file is replaced, keeping an existing file's permission bits.
+TargetKind classify(const fs::path& path, mode_t& mode) {
+  mode = 0644;
+  const std::string s = path.string();
+  struct ::stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return TargetKind::Replace;
+    fail(path, "cannot inspect", errno);
+  }
+  if (S_ISDIR(st.st_mode)) fail(path, "is a directory", EISDIR);
+  if (!S_ISREG(st.st_mode) || s.starts_with("/dev/") || s.starts_with("/proc/")) {
+    return TargetKind::InPlace;
+  }
+  mode = st.st_mode & 07777;
+  return TargetKind::Replace;
+}
+
+void write_in_place(const fs::path& original, const fs::path& target, std::string_view content) {
+  const int fd = ::open(target.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail(original, "cannot open", errno);
+  if (!write_all(fd, content)) {
+    const int err = errno;
+    ::close(fd);
+    fail(original, "cannot write", err);
+  }
+  if (::close(fd) != 0) fail(original, "cannot close", errno);
+}
+
+struct Prepared {
+  fs::path original, target;
+  TargetKind kind = TargetKind::Replace;
+  std::unique_ptr<TemporaryFile> temporary;
+};
+
+Prepared prepare(const fs::path& path, std::string_view content) {
+  Prepared p;
+  p.original = path;
+  p.target = path;
+  mode_t mode = 0644;
+  p.kind = classify(path, mode);
+  if (p.kind == TargetKind::InPlace) return p;
+  p.target = resolve_links(path);
+  p.temporary = std::make_unique<TemporaryFile>(p.target);
+  TemporaryFile& t = *p.temporary;
+  if (!t.ok()) fail(path, "cannot create a temporary file beside it", errno);
+  if (!write_all(t.fd(), content)) fail(path, "cannot write", errno);
+  if (::fchmod(t.fd(), mode) != 0) fail(path, "cannot set permissions", errno);
+  if (::fsync(t.fd()) != 0) fail(path, "cannot flush", errno);
+  if (!t.close()) fail(path, "cannot close", errno);
+  return p;
+}
+
+void commit(Prepared& p) {
+  if (::rename(p.temporary->name().c_str(), p.target.c_str()) != 0) {
+    fail(p.original, "cannot rename into place", errno);
+  }
+  p.temporary->committed();
+}
+
+}  // namespace
+
+void write_file_atomically(const fs::path& path, std::string_view content) {
+  Prepared p = prepare(path, content);
+  if (p.kind == TargetKind::Replace) {
+    commit(p);
+  } else {
+    write_in_place(path, p.target, content);
+  }
+}
+
+void write_files_atomically(std::span<const OutputFile> files) {
+  std::vector<Prepared> prepared;
+  prepared.reserve(files.size());
+  for (const OutputFile& f : files)
+    prepared.push_back(
+        prepare(f.path, f.content));  // a throw here unlinks every temporary made so far
+  for (Prepared& p : prepared) {
+    if (p.kind == TargetKind::Replace) commit(p);
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (prepared[i].kind == TargetKind::InPlace) {
+      write_in_place(files[i].path, prepared[i].target, files[i].content);
+    }
   }
 }
 

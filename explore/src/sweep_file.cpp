@@ -4,10 +4,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <system_error>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/text_file.hpp"
+#include "pipesim/core/yaml_reader.hpp"
 #include "pipesim/explore/value_range.hpp"
 #include "pipesim/scenario/options.hpp"
 
@@ -34,15 +34,13 @@ std::string option_for(std::string key) {
 }  // namespace
 
 std::map<std::string, SweepFileEntry> load_sweep_file(const std::string& path) {
-  // yaml-cpp reports a directory as std::ios_base::failure; say what it is instead.
-  if (std::error_code ec; std::filesystem::is_directory(path, ec)) {
-    throw core::ConfigError(path, "file", "is a directory, expected a YAML sweep file");
-  }
+  // core's reader and text check: a directory or NUL bytes must be errors, not
+  // std::ios_base::failure or a yaml-cpp infinite loop (issue 12, fuzzing).
+  const std::string text = core::read_text_file(path);
+  core::check_yaml_text(text, path);
   YAML::Node root;
   try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::BadFile&) {
-    throw core::ConfigError(path, "file", "cannot be read");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw core::ConfigError(path, fmt::format("line {}", e.mark.line + 1), e.msg);
   }

@@ -9,6 +9,7 @@
 #include "pipesim/core/atomic_write.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/shipped_files.hpp"
+#include "pipesim/core/text_file.hpp"
 #include "pipesim/core/yaml_reader.hpp"
 
 namespace pipesim::hardware {
@@ -18,40 +19,31 @@ const std::vector<std::string> kDtypes{"fp32", "tf32", "bf16", "fp16", "fp8"};
 const std::vector<std::string> kCollectives{"all_reduce", "all_gather", "reduce_scatter"};
 const std::vector<std::string> kTiers{"intra_node", "inter_node"};
 
-bool valid_name(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-  });
-}
+using namespace bounds;
 
 std::string optional_string(core::YamlMap& y, const std::string& key) {
-  return y.has(key) ? y.string(key) : std::string();
+  return y.has(key) ? y.string(key, true) : std::string();
 }
 
 Hockney parse_hockney(core::YamlMap y, bool link) {
   Hockney h;
-  h.alpha = y.number("alpha");
-  if (h.alpha < 0) y.fail("alpha", fmt::format("must be >= 0 seconds, got {}", h.alpha));
-  h.beta = y.positive("beta");
-  if (link && y.has("efficiency")) {
-    h.efficiency = y.number("efficiency");
-    if (!(h.efficiency > 0.0 && h.efficiency <= 1.0)) {
-      y.fail("efficiency", fmt::format("must be in (0, 1], got {}", h.efficiency));
-    }
-  }
+  h.alpha = y.number("alpha", 0.0, kMaxLatency);
+  h.beta = y.number("beta", kMinBandwidth, kMaxBandwidth);
+  // The share of the link's bandwidth the communication library reaches (1 = unfitted).
+  if (link && y.has("efficiency")) h.efficiency = y.number("efficiency", 1e-3, 1.0);
   y.finish();
   return h;
 }
 
 GpuSpec parse_gpu(core::YamlMap y) {
   GpuSpec g;
-  g.memory_bytes = y.positive("memory_bytes");
+  g.memory_bytes = y.whole("memory_bytes", kMinMemory, kMaxMemory);
   core::YamlMap peak = y.map("peak_flops");
   for (const std::string& dtype : peak.keys()) {
     if (std::find(kDtypes.begin(), kDtypes.end(), dtype) == kDtypes.end()) {
       peak.fail(dtype, "unknown dtype (allowed: fp32, tf32, bf16, fp16, fp8)");
     }
-    g.peak_flops[dtype] = peak.positive(dtype);
+    g.peak_flops[dtype] = peak.positive(dtype, kMaxFlops);
   }
   if (g.peak_flops.empty()) y.fail("peak_flops", "must list at least one dtype");
   core::YamlMap eff = y.map("gemm_efficiency");
@@ -61,12 +53,9 @@ GpuSpec parse_gpu(core::YamlMap y) {
     }
     g.gemm_efficiency[dtype] = EfficiencyCurve{eff.curve(dtype)};
   }
-  g.hbm_bandwidth = y.positive("hbm_bandwidth");
+  g.hbm_bandwidth = y.number("hbm_bandwidth", kMinBandwidth, kMaxBandwidth);
   g.hbm_efficiency = EfficiencyCurve{y.curve("hbm_efficiency")};
-  g.kernel_launch = y.number("kernel_launch");
-  if (g.kernel_launch < 0) {
-    y.fail("kernel_launch", fmt::format("must be >= 0 seconds, got {}", g.kernel_launch));
-  }
+  g.kernel_launch = y.number("kernel_launch", 0.0, kMaxLaunch);
   peak.finish();
   eff.finish();
   y.finish();
@@ -120,6 +109,38 @@ double EfficiencyCurve::at(double size) const {
   return points.back().second;
 }
 
+std::string check_profile_name(const std::string& name) {
+  const bool ok =
+      !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+      });
+  return ok ? std::string()
+            : fmt::format("must be 1 to 64 characters of [a-z0-9-], got '{}'", name);
+}
+
+std::vector<std::string> plausibility_warnings(const HardwareProfile& p) {
+  std::vector<std::string> out;
+  auto below = [&](const std::string& field, double v, double lo, const char* what) {
+    if (v < lo) out.push_back(fmt::format("{}: {} is below {} ({})", field, v, lo, what));
+  };
+  below("gpu.memory_bytes", p.gpu.memory_bytes, 1024.0 * 1024 * 1024, "1 GiB");
+  for (const auto& [dtype, flops] : p.gpu.peak_flops)
+    below("gpu.peak_flops." + dtype, flops, 1e12, "1 TFLOP/s");
+  below("gpu.hbm_bandwidth", p.gpu.hbm_bandwidth, 1e11, "100 GB/s");
+  for (const auto& [tier, h] :
+       {std::pair{"intra_node", p.intra_node}, {"inter_node", p.inter_node}}) {
+    below(fmt::format("links.{}.beta", tier), h.beta, 1e8, "100 MB/s");
+    if (h.alpha > 1e-3) {
+      out.push_back(fmt::format("links.{}.alpha: {} s is above 1 ms per message", tier, h.alpha));
+    }
+  }
+  if (p.gpu.kernel_launch > 1e-4) {
+    out.push_back(
+        fmt::format("gpu.kernel_launch: {} s is above 100 us per kernel", p.gpu.kernel_launch));
+  }
+  return out;
+}
+
 const char* algorithm_name(AllReduceAlgorithm a) {
   switch (a) {
     case AllReduceAlgorithm::Ring:
@@ -133,14 +154,12 @@ const char* algorithm_name(AllReduceAlgorithm a) {
 }
 
 HardwareProfile parse_profile(const std::string& yaml_text, const std::string& source) {
-  core::YamlMap y(core::parse_yaml_mapping(yaml_text, source), source, "");
+  core::YamlMap y = core::YamlMap::parse(yaml_text, source);
   HardwareProfile p;
   p.source = source;
   p.schema_version = static_cast<int>(y.integer("schema_version", 1, 1));
   p.name = y.string("name");
-  if (!valid_name(p.name)) {
-    y.fail("name", fmt::format("must match [a-z0-9-]+, got '{}'", p.name));
-  }
+  if (const std::string why = check_profile_name(p.name); !why.empty()) y.fail("name", why);
   p.description = y.string("description");
   {
     core::YamlMap pv = y.map("provenance");
@@ -243,7 +262,7 @@ std::vector<std::string> shipped_profiles() {
 HardwareProfile load_profile(const std::string& name_or_path) {
   const std::string path =
       core::resolve_shipped_yaml(name_or_path, "hardware", "--hardware", "hardware profile");
-  return parse_profile(YAML::Dump(core::load_yaml_file(path)), path);
+  return parse_profile(core::read_text_file(path), path);
 }
 
 std::string to_yaml(const HardwareProfile& p) {

@@ -7,13 +7,21 @@
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/shipped_files.hpp"
+#include "pipesim/core/text_file.hpp"
 #include "pipesim/core/yaml_reader.hpp"
 #include "pipesim/models/hf_config.hpp"
 
 namespace pipesim::models {
 namespace {
 
-constexpr long kMaxDim = 1L << 24;
+// Sane limits, ~100x above the largest published models (hidden 25600, ffn 102400, 1M-token
+// context, 256k vocabularies, ~200 layers): beyond them the inputs are typos and FLOP counts
+// overflow any plausible run.
+constexpr long kMaxLayers = 1L << 14;
+constexpr long kMaxHidden = 1L << 18;
+constexpr long kMaxFfn = 1L << 20;
+constexpr long kMaxSequence = 1L << 23;
+constexpr long kMaxDim = 1L << 24;  // vocabulary
 
 }  // namespace
 
@@ -52,14 +60,14 @@ double precision_bytes(Precision p) {
 }
 
 ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
-  core::YamlMap y(core::parse_yaml_mapping(yaml_text, source), source, "");
+  core::YamlMap y = core::YamlMap::parse(yaml_text, source);
   ModelSpec m;
   m.source = source;
   m.name = y.string("name");
   if (y.has("description")) m.description = y.string("description");
   if (y.has("references")) m.references = y.string_list("references");
-  m.layers = static_cast<int>(y.integer("layers", 1, kMaxDim));
-  m.hidden = static_cast<int>(y.integer("hidden", 1, kMaxDim));
+  m.layers = static_cast<int>(y.integer("layers", 1, kMaxLayers));
+  m.hidden = static_cast<int>(y.integer("hidden", 1, kMaxHidden));
   m.heads = static_cast<int>(y.integer("heads", 1, m.hidden));
   if (m.hidden % m.heads != 0) {
     y.fail("heads", fmt::format("must divide hidden = {}, got {}", m.hidden, m.heads));
@@ -68,9 +76,9 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   if (m.heads % m.kv_heads != 0) {
     y.fail("kv_heads", fmt::format("must divide heads = {}, got {}", m.heads, m.kv_heads));
   }
-  m.sequence = static_cast<int>(y.integer("sequence", 1, kMaxDim));
+  m.sequence = static_cast<int>(y.integer("sequence", 1, kMaxSequence));
   m.vocabulary = static_cast<int>(y.integer("vocabulary", 1, kMaxDim));
-  m.ffn_hidden = static_cast<int>(y.integer("ffn_hidden", 1, kMaxDim));
+  m.ffn_hidden = static_cast<int>(y.integer("ffn_hidden", 1, kMaxFfn));
   if (y.has("gated_mlp")) m.gated_mlp = y.boolean("gated_mlp");
   if (y.has("bias")) m.bias = y.boolean("bias");
   if (y.has("qkv_bias")) m.qkv_bias = y.boolean("qkv_bias");
@@ -79,7 +87,7 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
         y.choice("norm", {"layernorm", "rmsnorm"}) == "rmsnorm" ? Norm::RMSNorm : Norm::LayerNorm;
   }
   if (y.has("position_embeddings")) {
-    m.position_embeddings = static_cast<int>(y.integer("position_embeddings", 0, kMaxDim));
+    m.position_embeddings = static_cast<int>(y.integer("position_embeddings", 0, kMaxSequence));
   }
   m.tied_embeddings = y.boolean("tied_embeddings");
   m.precision =
@@ -110,7 +118,7 @@ ModelSpec load_model(const std::string& name_or_path) {
     throw core::ConfigError(name_or_path, "file", "no such file");
   }
   const std::string path = core::resolve_shipped_yaml(name_or_path, "models", "--model", "model");
-  return parse_model(YAML::Dump(core::load_yaml_file(path)), path);
+  return parse_model(core::read_text_file(path), path);
 }
 
 }  // namespace pipesim::models

@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/text_file.hpp"
 #include "pipesim/schedules/params_check.hpp"
 #include "pipesim/sim/lowering.hpp"
 
@@ -20,6 +19,8 @@ using sim::OpKind;
 
 constexpr int kMaxWorkers = kMaxStages;
 constexpr int kMaxOpsPerFile = 1 << 24;
+// Declared sizes whose (micro-batch, stage) tables stay this small need no up-front check.
+constexpr double kSmallTable = 1 << 16;
 
 std::string_view trim(std::string_view s) {
   const auto first = s.find_first_not_of(" \t\r");
@@ -65,9 +66,24 @@ bool parse_int(std::string_view s, int max, int& value) {
   return true;
 }
 
-// Fills the fields every schedule needs from what was declared, then validates.
-sim::Schedule finish(sim::Schedule s, std::string_view source) {
+// Fills the fields every schedule needs from what was declared, then validates. The validator
+// sizes a table of stages × micro-batches × kinds: before it is built, the ops listed must be
+// able to cover what was declared (every (micro-batch, stage) needs a forward and a backward),
+// so a few bytes declaring 4096 stages × 2^20 micro-batches are refused, not allocated.
+sim::Schedule finish(sim::Schedule s, std::string_view source, std::size_t listed_ops,
+                     const core::Budget& budget) {
   s.micro_batches = s.total_micro_batches();
+  const double needed = 2.0 * static_cast<double>(s.micro_batches) * s.stages;
+  // Small tables are left to the validator, whose messages name the missing op.
+  if (static_cast<double>(listed_ops) < needed && needed > kSmallTable) {
+    throw core::ConfigError(
+        source, "schedule",
+        fmt::format("declares {} micro-batches x {} stages, which needs at least {:.0f} compute "
+                    "ops (a forward and a backward each), but lists {}",
+                    s.micro_batches, s.stages, needed, listed_ops));
+  }
+  // Each compute op is one task, and at most one transfer follows it.
+  core::check_task_budget(source, "schedule", 2.0 * static_cast<double>(listed_ops), budget);
   if (std::string why = sim::check_structure(s); !why.empty()) {
     throw core::ConfigError(source, "schedule", why);
   }
@@ -80,7 +96,9 @@ sim::Schedule finish(sim::Schedule s, std::string_view source) {
 
 }  // namespace
 
-sim::Schedule parse_schedule_text(std::string_view text, std::string_view source) {
+sim::Schedule parse_schedule_text(std::string_view text, std::string_view source,
+                                  const core::Budget& budget) {
+  text = core::strip_bom(text);
   int workers = -1, micro = -1, stages = -1, pipelines = 1;
   std::map<int, std::vector<int>> maps;
   std::vector<int> assign;
@@ -224,10 +242,12 @@ sim::Schedule parse_schedule_text(std::string_view text, std::string_view source
           Op{kind, p, stage, stages > workers ? stage / workers : 0, mb});
     }
   }
-  return finish(std::move(s), source);
+  return finish(std::move(s), source, static_cast<std::size_t>(total_ops), budget);
 }
 
-sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source) {
+sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
+                                const core::Budget& budget) {
+  text = core::strip_bom(text);
   struct Cell {
     int rank;
     OpKind kind;
@@ -296,6 +316,15 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source) 
   }
   ranks = static_cast<int>(lines.size());
   if (cells.empty()) fail(source, "rows", "no compute actions (F, B, I, W) found");
+  // The placement table below is micro-batches × stages: refuse before sizing it when the cells
+  // cannot cover it (one cell `4095F1048574` would otherwise ask for 17 GB).
+  if (static_cast<double>(cells.size()) < 2.0 * micro * stages &&
+      2.0 * micro * stages > kSmallTable) {
+    fail(source, "rows",
+         fmt::format("actions reach stage {} and micro-batch {}, which needs at least {:.0f} "
+                     "compute cells (a forward and a backward each), but the file has {}",
+                     stages - 1, micro - 1, 2.0 * micro * stages, cells.size()));
+  }
   // Where each (micro-batch, stage) runs, from its cells; then group micro-batches by placement.
   std::vector<int> where(static_cast<size_t>(micro) * static_cast<size_t>(stages), -1);
   for (const Cell& c : cells) {
@@ -336,18 +365,14 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source) 
         Op{c.kind, s.micro_batch_pipeline[static_cast<size_t>(c.mb)], c.stage,
            stages > ranks ? c.stage / ranks : 0, c.mb});
   }
-  return finish(std::move(s), source);
+  return finish(std::move(s), source, cells.size(), budget);
 }
 
-sim::Schedule load_schedule_file(const std::filesystem::path& path) {
+sim::Schedule load_schedule_file(const std::filesystem::path& path, const core::Budget& budget) {
   const std::string source = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::ConfigError(source, "--schedule-file", "cannot open the file");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  sim::Schedule s = path.extension() == ".csv" ? parse_pytorch_csv(text, source)
-                                               : parse_schedule_text(text, source);
+  const std::string text = core::read_text_file(path);
+  sim::Schedule s = path.extension() == ".csv" ? parse_pytorch_csv(text, source, budget)
+                                               : parse_schedule_text(text, source, budget);
   if (std::string why = sim::check_acyclic(sim::build_task_graph(s)); !why.empty()) {
     throw core::ConfigError(source, "schedule", why);
   }
@@ -356,7 +381,7 @@ sim::Schedule load_schedule_file(const std::filesystem::path& path) {
 
 std::string to_pytorch_csv(const sim::Schedule& s) {
   if (s.recompute) {
-    throw core::ConfigError("--export-csv", "schedule " + s.name,
+    throw core::ConfigError("PyTorch CSV export", "schedule " + s.name,
                             "has recomputation (R), which PyTorch's action format cannot express");
   }
   std::string out;

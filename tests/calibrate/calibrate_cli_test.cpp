@@ -174,10 +174,10 @@ INSTANTIATE_TEST_SUITE_P(
                               "line 2, column 'bytes': must be a finite number, got 'lots'"},
                       BadCase{"NegativeTime",
                               kHeader + "copy,fp32,0,0,0,1e6,1,1e-5\ncopy,fp32,0,0,0,2e6,1,-3e-5\n",
-                              "line 3, column 'seconds': must be > 0"},
+                              "line 3, column 'seconds': must be in [1e-09, 3600]"},
                       BadCase{"ZeroTime", kHeader + "launch,,0,0,0,0,1,0\n",
-                              "line 2, column 'seconds': must be > 0"},
-                      BadCase{"Missing", "(none)", "file: cannot be read"}),
+                              "line 2, column 'seconds': must be in [1e-09, 3600]"},
+                      BadCase{"Missing", "(none)", "file: cannot open: No such file or directory"}),
     [](const auto& param_info) { return param_info.param.name; });
 
 TEST(CalibrateCli, BadBaseProfileIsOneLine) {
@@ -318,8 +318,17 @@ TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
 }
 
 // The synthetic samples with their `# gpu:` line replaced.
+// The synthetic samples relabelled as measured on `gpu`. Their GEMM and copy rates are an H200's,
+// above other GPUs' peaks (which calibrate refuses, issue 12), so only the launch and link rows
+// are kept.
 fs::path samples_from(const fs::path& dir, const std::string& gpu) {
-  std::string text = slurp(kSamples);
+  std::istringstream in(slurp(kSamples));
+  std::string text, row;
+  while (std::getline(in, row)) {
+    if (!row.starts_with("gemm,") && !row.starts_with("copy,") && !row.starts_with("triad,")) {
+      text += row + "\n";
+    }
+  }
   const std::string line = "# gpu: synthetic (not measured)";
   text.replace(text.find(line), line.size(), "# gpu: " + gpu);
   const fs::path file = dir / "samples.csv";

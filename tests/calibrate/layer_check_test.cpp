@@ -132,7 +132,7 @@ TEST(LayerCheck, MalformedLayerFilesNameLineAndColumn) {
   EXPECT_EQ(error_of(header + "1,1024,1000,7,bf16,forward,total,1e-3\n"),
             "layer.csv: line 2, column 'heads': b, s, heads must be >= 1 and heads must divide h");
   EXPECT_EQ(error_of(header + "1,1024,1024,8,bf16,forward,total,-1e-3\n"),
-            "layer.csv: line 2, column 'seconds': must be > 0, got -1e-3");
+            "layer.csv: line 2, column 'seconds': must be in [1e-09, 3600], got -1e-3");
   EXPECT_EQ(error_of("b,s,h,heads,dtype,kernel,seconds\n"),
             "layer.csv: line 1, header: missing column 'direction' at position 6 (the header must "
             "start with b,s,h,heads,dtype,direction,kernel,seconds)");

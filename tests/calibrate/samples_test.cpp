@@ -70,9 +70,11 @@ TEST(Samples, NonNumericCellNamesLineAndColumn) {
 
 TEST(Samples, NegativeOrZeroTimeIsRejected) {
   EXPECT_EQ(error_of(std::string(kHeader) + "copy,fp32,0,0,0,1e6,1,-2e-5,0,5,\n"),
-            "s.csv: line 2, column 'seconds': must be > 0 (or NA when not measurable), got -2e-5");
+            "s.csv: line 2, column 'seconds': must be in [1e-09, 3600] (or NA when not measurable), "
+            "got -2e-5");
   EXPECT_EQ(error_of(std::string(kHeader) + "copy,fp32,0,0,0,1e6,1,0,0,5,\n"),
-            "s.csv: line 2, column 'seconds': must be > 0 (or NA when not measurable), got 0");
+            "s.csv: line 2, column 'seconds': must be in [1e-09, 3600] (or NA when not measurable), "
+            "got 0");
 }
 
 TEST(Samples, OtherMalformedRows) {
@@ -82,7 +84,7 @@ TEST(Samples, OtherMalformedRows) {
   EXPECT_EQ(error_of(std::string(kHeader) + "copy,fp32,0,0,0,1e6,0,1e-5,0,5,\n"),
             "s.csv: line 2, column 'gpus': must be in [1, 1000000], got 0");
   EXPECT_EQ(error_of(std::string(kHeader) + "copy,fp32,0,0,0,-1,1,1e-5,0,5,\n"),
-            "s.csv: line 2, column 'bytes': must be >= 0, got -1");
+            "s.csv: line 2, column 'bytes': must be in [0, 1e+15], got -1");
   EXPECT_EQ(error_of(std::string(kHeader) + ",fp32,0,0,0,1,1,1e-5,0,5,\n"),
             "s.csv: line 2, column 'benchmark': must not be empty");
 }

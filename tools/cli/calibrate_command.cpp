@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "output.hpp"
@@ -19,7 +20,9 @@
 #include "pipesim/calibrate/profile_yaml.hpp"
 #include "pipesim/calibrate/report.hpp"
 #include "pipesim/calibrate/samples.hpp"
+#include "pipesim/core/atomic_write.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/text_file.hpp"
 #include "pipesim/hardware/profile.hpp"
 
 #ifndef PIPESIM_CUDA_BENCH_DIR
@@ -126,6 +129,11 @@ fs::path run_benchmarks(const CalibrateOptions& o) {
 }
 
 int run_calibrate(const CalibrateOptions& o) {
+  if (!o.name.empty()) {
+    if (const std::string why = hardware::check_profile_name(o.name); !why.empty()) {
+      throw core::ConfigError("command line", "--name", why);
+    }
+  }
   const fs::path samples_path =
       o.from_samples.empty() ? run_benchmarks(o) : fs::path(o.from_samples);
   const calibrate::SampleSet samples = calibrate::read_samples(samples_path);
@@ -138,16 +146,16 @@ int run_calibrate(const CalibrateOptions& o) {
     const fs::path out(o.output);
     const std::string samples_name = out.stem().string() + ".samples.csv";
     const fs::path samples_copy = out.parent_path() / samples_name;
+    const std::string name = o.name.empty() ? base.name + "-calibrated" : o.name;
+    const hardware::HardwareProfile profile =
+        calibrate::calibrated_profile(base, fit, provenance, name, samples_name);
+    // Profile and samples copy: both written or neither.
+    std::vector<core::OutputFile> outputs{{out, hardware::to_yaml(profile)}};
     std::error_code ec;
     if (!fs::equivalent(samples_path, samples_copy, ec)) {
-      fs::copy_file(samples_path, samples_copy, fs::copy_options::overwrite_existing, ec);
-      if (ec)
-        throw core::ConfigError(samples_copy.string(), "file",
-                                "cannot be written: " + ec.message());
+      outputs.push_back({samples_copy, core::read_text_file(samples_path)});
     }
-    const std::string name = o.name.empty() ? base.name + "-calibrated" : o.name;
-    hardware::save_profile(calibrate::calibrated_profile(base, fit, provenance, name, samples_name),
-                           out.string());
+    core::write_files_atomically(outputs);
   }
   emit("", o.format == "json"
                ? calibrate::fit_to_json(fit, provenance, samples_path.string()).dump(2) + "\n"

@@ -32,7 +32,9 @@ hardware::HardwareProfile choose_base_profile(const SampleSet& samples,
 hardware::Provenance provenance_from(const SampleSet& samples, const std::string& base_name);
 
 //! `base` with the fitted values in place, provenance, name and samples path set; everything not
-//! measured stays the base's. Save it with hardware::save_profile.
+//! measured stays the base's. Save it with hardware::save_profile. Throws core::ConfigError when
+//! `name` breaks hardware::check_profile_name or the result would not load (a value outside the
+//! profile's physical bounds), so calibration never writes a profile --hardware rejects.
 hardware::HardwareProfile calibrated_profile(const hardware::HardwareProfile& base,
                                              const CalibrationFit& fit,
                                              const hardware::Provenance& provenance,

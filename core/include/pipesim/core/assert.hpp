@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define PIPESIM_ASSERT(cond, msg)                                                       \
-  do {                                                                                  \
-    if (!(cond)) {                                                                      \
-      std::fprintf(stderr, "pipesim: internal error at %s:%d: %s (%s)\n", __FILE__,     \
-                   __LINE__, msg, #cond);                                               \
-      std::abort();                                                                     \
-    }                                                                                   \
+#define PIPESIM_ASSERT(cond, msg)                                                                  \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "pipesim: internal error at %s:%d: %s (%s)\n", __FILE__, __LINE__, msg, \
+                   #cond);                                                                         \
+      std::abort();                                                                                \
+    }                                                                                              \
   } while (false)

@@ -16,8 +16,14 @@ struct Quantity {
   constexpr auto operator<=>(const Quantity&) const = default;
   constexpr Quantity operator+(Quantity o) const { return Quantity(value + o.value); }
   constexpr Quantity operator-(Quantity o) const { return Quantity(value - o.value); }
-  constexpr Quantity& operator+=(Quantity o) { value += o.value; return *this; }
-  constexpr Quantity& operator-=(Quantity o) { value -= o.value; return *this; }
+  constexpr Quantity& operator+=(Quantity o) {
+    value += o.value;
+    return *this;
+  }
+  constexpr Quantity& operator-=(Quantity o) {
+    value -= o.value;
+    return *this;
+  }
   constexpr Quantity operator*(double k) const { return Quantity(value * k); }
   constexpr Quantity operator/(double k) const { return Quantity(value / k); }
   constexpr double operator/(Quantity o) const { return value / o.value; }

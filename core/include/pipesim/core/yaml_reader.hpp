@@ -2,35 +2,52 @@
 // Strict reading of YAML mappings for model specs and hardware profiles: every field is named
 // by its dotted path, unknown keys are errors (typo protection), and every bad value raises
 // core::ConfigError(file, field, problem) — one line, naming the allowed range.
+//
+// Strict means, for the whole document and before any field is read: exactly one YAML document
+// whose top level is a mapping; every key a plain scalar (no list or mapping keys); no key twice
+// in one mapping. yaml-cpp stays behind this header (the node lives in the .cpp).
 
-#include <yaml-cpp/yaml.h>
-
-#include <optional>
+#include <filesystem>
+#include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace pipesim::core {
 
-//! Parses a YAML file; throws ConfigError naming the file for unreadable or malformed input.
-YAML::Node load_yaml_file(const std::string& path);
-//! Parses YAML text that must be one mapping; errors name `source`.
-YAML::Node parse_yaml_mapping(const std::string& text, const std::string& source);
+struct YamlNode;  // yaml_reader.cpp: wraps YAML::Node
+
+//! Throws ConfigError(source, "line N", ...) for a byte YAML does not allow in a document: C0
+//! control characters other than tab, LF and CR, and DEL. yaml-cpp 0.7 loops forever on some
+//! inputs holding NUL bytes (found by fuzzing), so every YAML text is checked before parsing.
+void check_yaml_text(std::string_view text, const std::string& source);
 
 //! One mapping of a YAML document. Read each field once with a getter, then call finish(),
 //! which rejects any key that was not read.
 class YamlMap {
  public:
-  //! `prefix` is the dotted path of this mapping ("" at top level, "gpu." below).
-  YamlMap(YAML::Node node, std::string source, std::string prefix);
+  //! Parses YAML text that must be one mapping (checked as above); errors name `source`.
+  static YamlMap parse(std::string_view text, const std::string& source);
+  //! Reads (core::read_text_file: BOM dropped, directories refused) and parses a file.
+  static YamlMap load(const std::filesystem::path& path);
 
-  //! Required fields; throw when missing or of the wrong type.
-  std::string string(const std::string& key);
+  //! Required fields; throw when missing, empty or of the wrong type.
+  //! Strings must be non-empty unless `allow_empty`.
+  std::string string(const std::string& key, bool allow_empty = false);
+  //! A finite number.
   double number(const std::string& key);
+  //! A finite number in [lo, hi].
+  double number(const std::string& key, double lo, double hi);
   //! A number > 0 (sizes, rates, bandwidths).
   double positive(const std::string& key);
+  //! A number in (0, hi].
+  double positive(const std::string& key, double hi);
+  //! An integer in [lo, hi]; 0.5 or "4k" are errors.
   long integer(const std::string& key, long lo, long hi);
+  //! A whole number in [lo, hi] that may be written as a float (80e9), e.g. byte counts.
+  double whole(const std::string& key, double lo, double hi);
   bool boolean(const std::string& key);
   YamlMap map(const std::string& key);
   //! A list of [x, y] pairs, x > 0 strictly increasing, y in (0, 1].
@@ -52,10 +69,11 @@ class YamlMap {
   const std::string& source() const { return source_; }
 
  private:
-  YAML::Node require(const std::string& key);
-  double to_number(const YAML::Node& node, const std::string& key) const;
+  YamlMap(std::shared_ptr<const YamlNode> node, std::string source, std::string prefix);
+  std::shared_ptr<const YamlNode> require(const std::string& key);
+  double to_number(const YamlNode& node, const std::string& key) const;
 
-  YAML::Node node_;
+  std::shared_ptr<const YamlNode> node_;
   std::string source_;
   std::string prefix_;
   std::set<std::string> read_;

@@ -82,8 +82,32 @@ struct HardwareProfile {
   std::string source;           //!< the file it was read from (not written back)
 };
 
-//! Parses a profile document; strict (unknown keys, missing fields, wrong types, sizes ≤ 0 →
-//! core::ConfigError(source, field, problem)).
+//! Physical bounds every profile value is checked against (a factor of ~100 above the fastest
+//! hardware of 2024): a value outside them is a unit slip (GB for B, TFLOP/s for FLOP/s).
+namespace bounds {
+inline constexpr double kMaxFlops = 1e17;      //!< FLOP/s per GPU per dtype (H200 bf16: 9.9e14)
+inline constexpr double kMaxBandwidth = 1e14;  //!< B/s, HBM and links (H200 HBM: 4.8e12)
+inline constexpr double kMinBandwidth = 1e3;   //!< B/s: below this nothing would ever finish
+inline constexpr double kMinMemory = 1 << 20;  //!< bytes per GPU
+inline constexpr double kMaxMemory = 1e15;     //!< bytes per GPU
+inline constexpr double kMaxLatency = 1.0;     //!< seconds, link alpha
+inline constexpr double kMaxLaunch = 1e-3;     //!< seconds per kernel launch (real: 2e-6..2e-5)
+}  // namespace bounds
+
+//! The one rule for profile names (the `name` field, and what calibration may write): 1 to 64
+//! characters of [a-z0-9-]. "" when `name` follows it, else the problem, for a ConfigError.
+std::string check_profile_name(const std::string& name);
+
+//! Values inside the bounds but outside what real GPUs of the last decade have (memory < 1 GiB,
+//! peak < 1 TFLOP/s, HBM < 1e11 B/s, a link below 1e8 B/s or above 1 ms latency, launch above
+//! 100 µs): one line each, "field: value is ...", for the caller to print as warnings. The
+//! profile is still valid (a user may model a hypothetical machine on purpose).
+std::vector<std::string> plausibility_warnings(const HardwareProfile& p);
+
+//! Parses a profile document; strict (plus physical bounds: peak FLOP/s in (0, 1e17], HBM and
+//! link bandwidths in [1e3, 1e14] B/s, memory in [1 MiB, 1e15] B and whole, link latency in
+//! [0, 1] s, kernel launch in [0, 1e-3] s, efficiencies in (0, 1]); also strict (unknown keys,
+//! missing fields, wrong types, sizes ≤ 0 → core::ConfigError(source, field, problem)).
 HardwareProfile parse_profile(const std::string& yaml_text, const std::string& source);
 //! A shipped profile name (hardware/<name>.yaml) or a path.
 HardwareProfile load_profile(const std::string& name_or_path);

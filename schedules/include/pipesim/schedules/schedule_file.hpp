@@ -33,19 +33,28 @@
 #include <string>
 #include <string_view>
 
+#include "pipesim/core/budget.hpp"
 #include "pipesim/sim/schedule.hpp"
 
 namespace pipesim::schedules {
 
+// Both parsers accept and drop a leading UTF-8 BOM (as every pipesim reader does), and check the
+// declared sizes against the ops actually listed before any stages × micro-batches table is
+// sized: a schedule that declares more than its ops can cover is a ConfigError, one whose task
+// count is above `budget` a core::BudgetError.
+
 //! Parses pipesim's format; `source` names the input in errors.
-sim::Schedule parse_schedule_text(std::string_view text, std::string_view source);
+sim::Schedule parse_schedule_text(std::string_view text, std::string_view source,
+                                  const core::Budget& budget = {});
 
 //! Parses PyTorch's CSV action format; `source` names the input in errors.
-sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source);
+sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
+                                const core::Budget& budget = {});
 
 //! Reads `path` (.csv: PyTorch's format, otherwise pipesim's), then checks the schedule is
 //! complete and deadlock-free (sim::validate). Throws core::ConfigError.
-sim::Schedule load_schedule_file(const std::filesystem::path& path);
+sim::Schedule load_schedule_file(const std::filesystem::path& path,
+                                 const core::Budget& budget = {});
 
 //! One row per worker, its compute ops in program order. Throws core::ConfigError for a
 //! schedule with recomputation (PyTorch's format has no such action).
