@@ -2,7 +2,10 @@
 # Install, move, embed (issue 10): `cmake --install` of this build into a temporary prefix, the
 # prefix moved elsewhere, then (1) an outside CMake project finds it with find_package(pipesim),
 # includes <pipesim/pipesim.hpp> and simulates through the public API, and (2) the moved
-# bin/pipesim runs a real-cost simulation from its own share/pipesim, with no environment help.
+# bin/pipesim runs a real-cost simulation from its own share/pipesim, with no environment help,
+# and (3) when the build has the Python module ($PIPESIM_PYTHON names the interpreter it is for),
+# the moved prefix's module imports with PYTHONPATH at its dist-packages and gives the CLI's
+# results, reading the moved prefix's data.
 #
 # usage: install_test.sh BUILD_DIR CONSUMER_SOURCE_DIR VERSION [extra consumer cmake args...]
 set -euo pipefail
@@ -58,4 +61,24 @@ mkdir -p "$work/data/models"
 cp "$prefix/share/pipesim/models/gpt2-1.3b.yaml" "$work/data/models/from-env.yaml"
 listed=$(PIPESIM_DATA_DIR=$work/data "$pipesim" list models | cut -d' ' -f1)
 [ "$listed" = from-env ] || fail "PIPESIM_DATA_DIR: list models gave '$listed'"
+
+# (3) The Python module of the moved prefix: the issue's check, then a real-cost run on a model
+# only the moved prefix has, equal to what the moved CLI printed for it.
+if [ -n "${PIPESIM_PYTHON:-}" ]; then
+  module=$(find "$prefix" -path '*/dist-packages/pipesim*.so')
+  [ -n "$module" ] || fail "python: no pipesim module under $prefix/*/dist-packages"
+  site=$(dirname "$module")
+  PYTHONPATH=$site "$PIPESIM_PYTHON" -B -c "import pipesim; assert pipesim.simulate(schedule='1f1b', stages=4, micro_batches=8, t_forward=1, t_backward=2)['iteration_time'] == 33" ||
+    fail "python: the 1F1B D=4 N=8 check failed"
+  PYTHONPATH=$site "$PIPESIM_PYTHON" -B - "$site" "$work/moved.json" <<'EOF' || fail "python: the moved module disagrees with the moved CLI"
+import json, os, sys
+import pipesim
+site, moved_json = sys.argv[1:]
+assert os.path.dirname(pipesim.__file__) == site, pipesim.__file__
+assert "only-in-prefix" in [m["name"] for m in pipesim.models()], pipesim.models()
+r = pipesim.simulate(model="only-in-prefix", hardware="p100-daint", stages=4, micro_batches=8)
+with open(moved_json, encoding="utf-8") as f:
+    assert r == json.load(f)
+EOF
+fi
 echo "install_test: moved prefix OK ($prefix)"

@@ -1,0 +1,245 @@
+"""Tests of the `pipesim` Python module against the CLI it mirrors.
+
+The oracle is the built CLI itself, run as a subprocess: simulate() must return exactly what
+`pipesim simulate --format json` prints for the same options, sweep() exactly the rows of
+`pipesim sweep`'s CSV, the list functions what `pipesim list` prints, and errors the CLI's error
+line. Plus closed forms (1F1B: T = (N+D-1)(t_F+t_B), bubble ratio (D-1)/(N+D-1)).
+
+Run by ctest (tests/python/CMakeLists.txt) with Debian's python3, PYTHONPATH at the build tree's
+module and PIPESIM_CLI at the build tree's CLI. Standard library only.
+"""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import pipesim
+
+CLI = os.environ["PIPESIM_CLI"]
+
+
+def flag(name):
+    return "--" + name.replace("_", "-")
+
+
+def cli_args(options):
+    args = []
+    for name, value in options.items():
+        args += [flag(name), value if isinstance(value, str) else repr(value)]
+    return args
+
+
+def run_cli(*args):
+    return subprocess.run([CLI, *args], capture_output=True, text=True, check=False)
+
+
+def cli_ok(*args):
+    done = run_cli(*args)
+    if done.returncode != 0:
+        raise AssertionError(f"pipesim {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+def cli_error(*args):
+    """The CLI's error line without its 'pipesim: error: ' prefix."""
+    done = run_cli(*args)
+    assert done.returncode == 2, (args, done.returncode, done.stdout)
+    line = done.stderr.rstrip("\n")
+    assert line.startswith("pipesim: error: ") and "\n" not in line, line
+    return line[len("pipesim: error: "):]
+
+
+def cli_json(options, *extra):
+    return json.loads(cli_ok("simulate", "--format", "json", *cli_args(options), *extra))
+
+
+def cli_rows(options, *extra):
+    return list(csv.DictReader(io.StringIO(cli_ok("sweep", *cli_args(options), *extra))))
+
+
+class ModuleTest(unittest.TestCase):
+    def test_module_is_the_one_under_test(self):
+        # PYTHONPATH names the build tree's (or the installed) module: no other pipesim.
+        first = os.environ["PYTHONPATH"].split(os.pathsep)[0]
+        self.assertEqual(os.path.dirname(os.path.abspath(pipesim.__file__)),
+                         os.path.abspath(first))
+
+    def test_version_matches_cli(self):
+        self.assertEqual("pipesim " + pipesim.__version__, cli_ok("--version").strip())
+
+
+class SimulateTest(unittest.TestCase):
+    def test_1f1b_closed_form(self):
+        # (N + D - 1)(t_F + t_B) = 11 * 3 slots; bubble ratio (D-1)/(N+D-1) = 3/11.
+        r = pipesim.simulate(schedule="1f1b", stages=4, micro_batches=8, t_forward=1,
+                             t_backward=2)
+        self.assertEqual(r["iteration_time"], 33)
+        self.assertAlmostEqual(r["bubble_ratio"], 3 / 11, places=12)
+
+    def test_gpipe_closed_form_over_sizes(self):
+        for d, n in [(2, 3), (4, 8), (8, 5)]:
+            r = pipesim.simulate(schedule="gpipe", stages=d, micro_batches=n, t_forward=1.5,
+                                 t_backward=2.5)
+            self.assertAlmostEqual(r["iteration_time"], (n + d - 1) * 4.0, places=9)
+
+    def test_equals_cli_json(self):
+        cases = [
+            dict(schedule="1f1b", stages=4, micro_batches=8, t_forward=1, t_backward=2),
+            dict(schedule="gpipe", stages=3, micro_batches=5, t_comm=0.25),
+            dict(schedule="chimera", stages=4, micro_batches=8, strategy="doubling"),
+            dict(schedule="interleaved", stages=4, micro_batches=8, chunks=2, t_forward=0.7),
+            dict(schedule="zb-h1", stages=4, micro_batches=6, t_weight=1),
+            dict(schedule="pipedream", stages=3, micro_batches=6, iterations=3),
+        ]
+        for options in cases:
+            with self.subTest(**options):
+                self.assertEqual(pipesim.simulate(**options), cli_json(options))
+
+    def test_ops_equal_cli_ops(self):
+        options = dict(schedule="dualpipe", stages=4, micro_batches=8)
+        r = pipesim.simulate(ops=True, **options)
+        self.assertEqual(r, cli_json(options, "--ops"))
+        self.assertNotEqual(r, pipesim.simulate(**options))  # ops add a per-worker list
+
+    def test_real_cost_equals_cli_json(self):
+        options = dict(model="gpt2-1.3b", hardware="p100-daint", stages=4, micro_batches=8,
+                       micro_batch_size=2, recompute="selective")
+        r = pipesim.simulate(**options)
+        self.assertEqual(r, cli_json(options))
+        self.assertEqual(r["mode"], "real-cost")
+        self.assertEqual(r["model"], "gpt2-1.3b")
+        self.assertEqual(r["mini_batch"], 2 * 8)
+        self.assertGreater(r["throughput"], 0)
+        self.assertTrue(0 < r["mfu"] < 1)
+        # throughput = samples per iteration / iteration time
+        self.assertAlmostEqual(r["throughput"] * r["iteration_time"], 16, places=9)
+
+    def test_value_types_parse_as_their_text(self):
+        base = pipesim.simulate(stages=4, micro_batches=8, t_forward=1, t_backward=2)
+        self.assertEqual(pipesim.simulate(stages="4", micro_batches="8", t_forward="1",
+                                          t_backward=2.0), base)
+        self.assertEqual(pipesim.simulate(stages=4, micro_batches=None, t_forward=1.0,
+                                          strategy=""), base)
+        # A float is written as Python's shortest repr, so the value survives exactly.
+        r = pipesim.simulate(schedule="gpipe", stages=2, micro_batches=1, t_forward=0.1,
+                             t_backward=0.2)
+        self.assertEqual(r, cli_json(dict(schedule="gpipe", stages=2, micro_batches=1,
+                                          t_forward="0.1", t_backward="0.2")))
+
+    def test_overlap_p2p_text(self):
+        options = dict(model="gpt2-1.3b", hardware="p100-daint", overlap_p2p="off")
+        self.assertEqual(pipesim.simulate(**options), cli_json(options))
+
+
+class SweepTest(unittest.TestCase):
+    def test_rows_equal_cli_csv(self):
+        # stages 3 makes chimera invalid: a row with a reason, quoted in the CSV when it holds
+        # a comma.
+        options = dict(schedule="gpipe,1f1b,chimera", stages="3,4", micro_batches="4:8:x2",
+                       t_comm="0,0.5")
+        rows = pipesim.sweep(jobs=2, **options)
+        self.assertEqual(rows, cli_rows(options, "--jobs", "2"))
+        self.assertEqual(len(rows), 3 * 2 * 2 * 2)
+        self.assertTrue(any(r["status"].startswith("invalid: ") for r in rows))
+        self.assertEqual(list(rows[0]), next(csv.reader(io.StringIO(
+            cli_ok("sweep", "--stages", "2")))))
+
+    def test_python_lists_equal_list_text(self):
+        self.assertEqual(
+            pipesim.sweep(schedule=["gpipe", "1f1b"], stages=range(2, 5), t_forward=(1, 1.5)),
+            pipesim.sweep(schedule="gpipe,1f1b", stages="2:4", t_forward="1,1.5"))
+
+    def test_rows_agree_with_simulate(self):
+        rows = pipesim.sweep(schedule="1f1b", stages=[2, 4], micro_batches=[4, 8])
+        for row in rows:
+            r = pipesim.simulate(schedule="1f1b", stages=row["stages"],
+                                 micro_batches=row["micro_batches"])
+            self.assertEqual(float(row["iteration_time"]), r["iteration_time"])
+            self.assertEqual(row["status"], "ok")
+
+    def test_real_cost_rows_equal_cli_csv(self):
+        options = dict(model="gpt2-1.3b", hardware="p100-daint", stages="2,4",
+                       schedule="1f1b,chimera", recompute="none,full")
+        rows = pipesim.sweep(**options)
+        self.assertEqual(rows, cli_rows(options))
+        self.assertTrue(all(float(r["throughput"]) > 0 for r in rows if r["status"] == "ok"))
+
+    def test_sweep_file_equals_cli(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "sweep.yaml")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("schedule: [gpipe, 1f1b]\nstages: 2,4\nmicro-batches: 4:16:x2\n")
+            rows = pipesim.sweep(file=path, micro_batches=8)  # the keyword wins over the file
+            self.assertEqual(rows, cli_rows({"micro_batches": 8}, "--file", path))
+            self.assertEqual(len(rows), 4)
+
+
+class ListTest(unittest.TestCase):
+    def test_schedules_equal_cli_list(self):
+        lines = [f"{s['name']:<14} {s['description']}  [{s['citation']}]"
+                 for s in pipesim.schedules()]
+        self.assertEqual(lines, cli_ok("list", "schedules").splitlines())
+        self.assertIn("1f1b", [s["name"] for s in pipesim.schedules()])
+
+    def test_models_and_hardware_equal_cli_list(self):
+        for what, listed in [("models", pipesim.models()), ("hardware", pipesim.hardware())]:
+            with self.subTest(what=what):
+                lines = [f"{m['name']:<14} {m['description']}" for m in listed]
+                self.assertEqual(lines, cli_ok("list", what).splitlines())
+        self.assertIn("gpt2-1.3b", [m["name"] for m in pipesim.models()])
+        self.assertIn("p100-daint", [h["name"] for h in pipesim.hardware()])
+
+    def test_options_are_the_cli_flags(self):
+        help_text = cli_ok("simulate", "--help")
+        names = [o["name"] for o in pipesim.options()]
+        self.assertIn("micro_batches", names)
+        for name in names:
+            self.assertIn(flag(name), help_text)
+        self.assertIn("micro_batches", pipesim.simulate.__doc__)
+
+
+class ErrorTest(unittest.TestCase):
+    def assert_cli_message(self, call, options, *cli_command):
+        with self.assertRaises(ValueError) as caught:
+            call(**options)
+        self.assertEqual(str(caught.exception), cli_error(*cli_command, *cli_args(options)))
+
+    def test_simulate_errors_carry_cli_message(self):
+        for options in [dict(stages=0), dict(stages="four"), dict(schedule="no-such-schedule"),
+                        dict(t_forward=-1), dict(recompute="some"),
+                        dict(model="no-such-model", hardware="p100-daint"),
+                        dict(schedule="chimera", stages=3),
+                        dict(schedule="interleaved", stages=4, micro_batches=6)]:
+            with self.subTest(**options):
+                self.assert_cli_message(pipesim.simulate, options, "simulate")
+
+    def test_sweep_errors_carry_cli_message(self):
+        for options in [dict(stages="0,4"), dict(micro_batches="8:4"), dict(t_comm="0,,1")]:
+            with self.subTest(**options):
+                self.assert_cli_message(pipesim.sweep, options, "sweep")
+
+    def test_sweep_unknown_schedule_is_an_invalid_row(self):
+        # As in the CLI: a configuration that cannot run is a row with its reason, not an error.
+        options = dict(schedule="1f1b,no-such-schedule", stages="4")
+        rows = pipesim.sweep(**options)
+        self.assertEqual(rows, cli_rows(options))
+        self.assertEqual(rows[0]["status"], "ok")
+        self.assertTrue(rows[1]["status"].startswith("invalid: "))
+
+    def test_python_usage_errors(self):
+        with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'stage'"):
+            pipesim.simulate(stage=4)
+        with self.assertRaisesRegex(TypeError, "stages: expected int, float, str or bool"):
+            pipesim.simulate(stages=[4, 8])  # lists are for sweep()
+        with self.assertRaisesRegex(ValueError, r"jobs: must be in \[0, 4096\], got -1"):
+            pipesim.sweep(jobs=-1)
+        with self.assertRaisesRegex(ValueError, "overlap-p2p.*got 'true'"):
+            pipesim.simulate(overlap_p2p=True)  # a bool is "true"/"false"; this option is on|off
+
+
+if __name__ == "__main__":
+    unittest.main()
