@@ -20,6 +20,7 @@
 #include "option_values.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
+#include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/report/rows_csv.hpp"
@@ -40,7 +41,7 @@ namespace pipesim::python {
 namespace {
 
 // Most sweep jobs, as the CLI's --jobs allows.
-constexpr int kMaxJobs = 4096;
+constexpr int kMaxJobs = explore::kMaxJobs;
 
 // core finds shipped models and hardware next to the running executable (bin/../share/pipesim),
 // which for a module is the Python interpreter. An installed module instead reads the data of
@@ -87,7 +88,7 @@ py::list sweep(const py::object& file, int jobs, const py::kwargs& kwargs) {
   for (auto& [name, text] : option_values("sweep", kwargs, values_text))
     args.values[name] = std::move(text);
   if (!file.is_none()) args.file = py::str(file).cast<std::string>();
-  args.jobs = jobs;
+  args.jobs = std::to_string(jobs);
   std::vector<scenario::SweepRow> rows;
   {
     const py::gil_scoped_release release;

@@ -9,7 +9,7 @@ namespace pipesim::explore {
 scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
                             const DescribeError& describe, const std::vector<std::string>& given) {
   scenario::SweepRow row;
-  row.inputs = point;
+  row.inputs = scenario::unresolved_point(point);
   try {
     scenario::Scenario s;
     const auto& options = scenario::options();

@@ -201,11 +201,24 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
   for (const std::string& name : scenario::input_columns()) {
     const size_t c = find(name);
     if (c == kNone || c == xc || c == gc || table.rows.empty()) continue;
-    const std::string& first = table.rows.front()[c];
-    const bool constant = std::all_of(table.rows.begin(), table.rows.end(),
-                                      [&](const auto& row) { return row[c] == first; });
+    // An empty cell has no value (not applicable, or a run that never ran): it varies nothing.
+    std::string first;
+    for (const auto& row : table.rows) {
+      if (first.empty()) first = row[c];
+    }
+    const bool constant = std::all_of(table.rows.begin(), table.rows.end(), [&](const auto& row) {
+      return row[c].empty() || row[c] == first;
+    });
     if (!constant) {
-      varied.push_back(c);
+      // An input fixed by the series itself (chimera's pipelines, interleaved's chunks) names
+      // nothing new: it splits no series.
+      std::map<std::string, std::string> per_group;
+      const bool follows_group =
+          gc != kNone && std::all_of(table.rows.begin(), table.rows.end(), [&](const auto& row) {
+            return row[c].empty() ||
+                   per_group.try_emplace(row[gc], row[c]).first->second == row[c];
+          });
+      if (!follows_group) varied.push_back(c);
     } else if (name == "model") {
       model = first;
     } else if (name == "hardware") {

@@ -62,6 +62,16 @@ Point used_point(Point given, const Result& result) {
   return given;
 }
 
+Point unresolved_point(Point given) {
+  const auto& all = options();
+  for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
+    const bool scheme_default =
+        all[i].name == "pipelines" || all[i].name == "chunks" || all[i].name == "iterations";
+    if (scheme_default && given[i] == "0") given[i].clear();
+  }
+  return given;
+}
+
 SweepRow make_row(Point given, const Result& result) {
   SweepRow row;
   row.inputs = used_point(std::move(given), result);

@@ -190,7 +190,7 @@ TEST(CliStrict, SilentAcceptsAreErrors) {
        "--recompute: must be one of"},
       {{"search", "--model", "gpt2-1.3b", "--hardware", "p100-daint", "-P", "8", "--mini-batch",
         "8", "--schedules", ""},
-       "--schedules: empty value"},
+       "--schedule: empty value"},
       {{"sweep", "--file", "/tmp"}, "/tmp: file: is a directory"},
       {{"frobnicate"}, "command line: 'frobnicate': unknown command (known: simulate"},
   };

@@ -48,9 +48,9 @@ TEST(ProfileBounds, NonScalarKeysAnywhereAreErrors) {
   EXPECT_EQ(
       error_after("  memory_bytes: 141.0e9\n", "  memory_bytes: 141.0e9\n  ? [a, b]\n  : 1\n"),
       "h.yaml: gpu.key: keys must be plain names, got a list " + line_of("  memory_bytes", 1));
-  EXPECT_EQ(error_after("fp16: 989.0e12}", "fp16: 989.0e12, [a]: 1}"),
+  EXPECT_EQ(error_after("fp8: 1978.9e12}", "fp8: 1978.9e12, [a]: 1}"),
             "h.yaml: gpu.peak_flops.key: keys must be plain names, got a list " +
-                line_of("fp16: 989", 0));
+                line_of("fp8: 1978.9", 0));
 }
 
 TEST(ProfileBounds, DuplicateKeysSecondDocumentsAndFractionsOfBytes) {

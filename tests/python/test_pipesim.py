@@ -235,7 +235,7 @@ class ErrorTest(unittest.TestCase):
             pipesim.simulate(stage=4)
         with self.assertRaisesRegex(TypeError, "stages: expected int, float, str or bool"):
             pipesim.simulate(stages=[4, 8])  # lists are for sweep()
-        with self.assertRaisesRegex(ValueError, r"jobs: must be in \[0, 4096\], got -1"):
+        with self.assertRaisesRegex(ValueError, r"jobs: must be in \[0, 256\], got -1"):
             pipesim.sweep(jobs=-1)
         with self.assertRaisesRegex(ValueError, "overlap-p2p.*got 'true'"):
             pipesim.simulate(overlap_p2p=True)  # a bool is "true"/"false"; this option is on|off

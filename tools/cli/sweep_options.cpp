@@ -36,8 +36,10 @@ explore::SweepGrid make_grid(const SweepArgs& args) {
   explore::GivenSource source;
   source.field = flag_of;
   explore::OptionTexts given;  // only the options on the command line, empty texts included
-  for (const auto& [name, flag] : args.flags) {
-    if (flag->count() > 0) given[name] = args.values.at(name);
+  // A value without a flag (the Python module sets values directly) was given by its caller.
+  for (const auto& [name, text] : args.values) {
+    const auto flag = args.flags.find(name);
+    if (flag == args.flags.end() || flag->second->count() > 0) given[name] = text;
   }
   return explore::make_grid(given, args.file, source);
 }

@@ -15,7 +15,7 @@ namespace pipesim::cli {
 
 struct SweepArgs {
   explore::OptionTexts values;  //!< option name → list or range text (bound to the flags)
-  std::map<std::string, const CLI::Option*> flags;  //!< option name → its flag
+  std::map<std::string, const CLI::Option*> flags;  //!< option name → its flag (none: given)
   std::string file;                                 //!< YAML sweep file, "" for none
   std::string jobs = "0";                           //!< 0 = one per hardware thread
 };

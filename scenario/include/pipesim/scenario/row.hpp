@@ -94,6 +94,11 @@ RowMetrics extract_metrics(const Result& result);
 //! per worker) and `iterations` as the schedule was generated. Every other text is kept.
 Point used_point(Point given, const Result& result);
 
+//! The inputs of a run that never ran (an invalid row): `given`, with the "scheme's default"
+//! options (`pipelines`, `chunks`, `iterations`) empty where they were left at 0, since no
+//! schedule decided their value; a 0 there would read as a value used.
+Point unresolved_point(Point given);
+
 //! The row of a finished run: used_point(given), its metrics, status `ok` or `oom`.
 SweepRow make_row(Point given, const Result& result);
 
