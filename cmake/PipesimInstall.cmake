@@ -5,7 +5,7 @@
 #   lib/cmake/pipesim/pipesim{Config,ConfigVersion,Targets}.cmake
 #                                                find_package(pipesim): pipesim::pipesim and
 #                                                pipesim::<module>
-#   share/pipesim/{models,hardware}/*.yaml       shipped data, found relative to bin/
+#   share/pipesim/{models,hardware,validation}/*.yaml  shipped data, found relative to bin/
 #                                                (core/shipped_files.hpp)
 include(CMakePackageConfigHelpers)
 
@@ -23,7 +23,7 @@ install(FILES ${PROJECT_BINARY_DIR}/pipesimConfig.cmake
 
 install(TARGETS pipesim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-foreach(folder models hardware)
+foreach(folder models hardware validation)
   file(GLOB pipesim_shipped CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${folder}/*.yaml)
   install(FILES ${pipesim_shipped} DESTINATION ${CMAKE_INSTALL_DATADIR}/pipesim/${folder})
 endforeach()

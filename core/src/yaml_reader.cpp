@@ -258,6 +258,20 @@ YamlMap YamlMap::map(const std::string& key) {
   return YamlMap(n, source_, prefix_ + key + ".");
 }
 
+std::vector<YamlMap> YamlMap::map_list(const std::string& key) {
+  const std::shared_ptr<const YamlNode> n = require(key);
+  if (!n->node.IsSequence() || n->node.size() == 0)
+    fail(key, "must be a non-empty list of mappings");
+  std::vector<YamlMap> out;
+  for (size_t i = 0; i < n->node.size(); ++i) {
+    const std::string where = fmt::format("{}[{}]", key, i);
+    if (!n->node[i].IsMap()) fail(where, "must be a mapping");
+    out.push_back(YamlMap(std::make_shared<const YamlNode>(YamlNode{n->node[i]}), source_,
+                          prefix_ + where + "."));
+  }
+  return out;
+}
+
 std::vector<std::pair<double, double>> YamlMap::curve(const std::string& key) {
   const YAML::Node n = require(key)->node;
   if (!n.IsSequence() || n.size() == 0) fail(key, "must be a non-empty list of [size, fraction]");

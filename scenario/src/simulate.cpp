@@ -49,6 +49,7 @@ void run_real(const Scenario& spec, Result& r) {
   cost::apply_memory_overheads(p.memory, p.hardware.memory);
   p.time = sim::time_breakdown(r.graph, r.trace);
   const int gpus = costs.gpus_per_replica() * ps.setup.data_parallel;  // t·D·W
+  p.gpus = gpus;
   // B̂ = B·N·W samples per iteration. iteration_time is per iteration (the steady-state period
   // for an asynchronous schedule), so throughput · iteration_time = B̂ always.
   p.samples_per_iteration = static_cast<double>(ps.setup.micro_batch_size) *

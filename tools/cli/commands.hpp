@@ -21,6 +21,7 @@ Action add_compare_command(CLI::App& app);
 Action add_plot_command(CLI::App& app);
 Action add_search_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
+Action add_validate_command(CLI::App& app);
 
 //! Parses argv and runs the chosen subcommand. Every user error, from CLI11 or from deeper
 //! (core::ConfigError), is printed as one line on `err`, and the return value is 2.

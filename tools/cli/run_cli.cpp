@@ -36,6 +36,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   const Action search = add_search_command(app);
   actions[app.get_subcommand("search")] = search;
   actions[app.get_subcommand("calibrate")] = add_calibrate_command(app);
+  actions[app.get_subcommand("validate")] = add_validate_command(app);
   // Prints the script generated from everything registered above (installed by the build).
   app.add_flag_callback(
          "--completion-bash",

@@ -50,6 +50,8 @@ class YamlMap {
   double whole(const std::string& key, double lo, double hi);
   bool boolean(const std::string& key);
   YamlMap map(const std::string& key);
+  //! A non-empty list of mappings; each names its fields `key[i].field` in errors.
+  std::vector<YamlMap> map_list(const std::string& key);
   //! A list of [x, y] pairs, x > 0 strictly increasing, y in (0, 1].
   std::vector<std::pair<double, double>> curve(const std::string& key);
   std::vector<std::string> string_list(const std::string& key);

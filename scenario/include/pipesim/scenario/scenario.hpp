@@ -37,9 +37,9 @@ struct PerfSpec {
   //! `hardware` itself.
   std::shared_ptr<const models::ModelSpec> model_spec;
   std::shared_ptr<const hardware::HardwareProfile> hardware_profile;
-  cost::TrainingSetup setup;  //!< B, W, t, recompute, partition, placement, precision, ...
-  bool overlap_p2p = true;        //!< option `overlap_p2p`: on|off
-  bool flush_grad_sync = false;   //!< option `grad_sync`: flush (vs eager)
+  cost::TrainingSetup setup;     //!< B, W, t, recompute, partition, placement, precision, ...
+  bool overlap_p2p = true;       //!< option `overlap_p2p`: on|off
+  bool flush_grad_sync = false;  //!< option `grad_sync`: flush (vs eager)
 
   bool enabled() const { return !model.empty() || !hardware.empty(); }
 };
@@ -66,6 +66,7 @@ struct PerfResult {
   std::vector<cost::StageTimes> stage_times;
   double model_params = 0;               //!< every parameter once
   double model_flops_per_iteration = 0;  //!< 3 × forward over B̂ samples, no recomputation
+  int gpus = 0;                          //!< t · D · W
   double samples_per_iteration = 0;      //!< B̂ = B · N · W
   double throughput = 0;                 //!< samples per second: B̂ / iteration_time
   double tokens_per_second = 0;          //!< throughput · s

@@ -1,0 +1,137 @@
+#pragma once
+// The validation suite: published measurements of real training runs (validation/*.yaml, one
+// file per run) re-predicted by pipesim. A run file names its source, the measured points
+// (TFLOP/s per GPU, MFU, iteration time, samples/s, peak memory, out of memory), how the
+// source counted FLOPs, and the configuration as scenario option names. predict() simulates
+// the configuration once and turns the simulated iteration into each measured metric the way
+// the source computed it, so only pipesim's time and memory are compared, never a FLOP
+// convention. summarize() gives per-source and overall median and max |error|, apart for the
+// points whose profile parameters were fitted on them, and the ranking agreement within each
+// group of runs measured side by side.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipesim/explore/spec_cache.hpp"
+
+namespace pipesim::explore {
+
+enum class ValidationMetric {
+  TflopsPerGpu,         //!< tflops_per_gpu: source-counted FLOPs / time / GPUs, in 10^12/s
+  MfuPercent,           //!< mfu_percent: the same over the source's per-GPU peak, in %
+  IterationTime,        //!< iteration_time_s
+  SamplesPerGpuPerSec,  //!< samples_per_gpu_per_s
+  SequencesPerSec,      //!< sequences_per_s: the whole job
+  PeakMemoryGib,        //!< peak_memory_gib: the most any GPU holds, in 2^30 bytes
+  OutOfMemory,          //!< out_of_memory: the run did not fit (value 1)
+};
+
+//! How a source turns a run into FLOPs (B̂ samples of s tokens, l layers, hidden h, vocab V).
+enum class FlopsFormula {
+  None,         //!< the metric needs no FLOP count
+  Narayanan,    //!< 96·B̂·s·l·h²(1 + s/6h + V/16lh): full recomputation counted (SC'21 App.)
+  Korthikanti,  //!< 72·B̂·s·l·h²(1 + s/6h + V/12lh): model FLOPs, no recomputation (MLSys'23)
+};
+
+enum class Expressible {
+  Exact,         //!< pipesim runs the measured configuration
+  Approximated,  //!< something differs (named in `approximation`); predicted, reported apart
+  No,            //!< pipesim cannot express it yet; listed, not predicted
+};
+
+struct MeasuredPoint {
+  ValidationMetric metric;
+  double value = 0;
+};
+
+struct ValidationRun {
+  std::string path;
+  std::string id;
+  std::string source;  //!< e.g. "narayanan"; points are summarised per source
+  std::string citation;
+  Expressible expressible = Expressible::Exact;
+  std::string approximation;
+  FlopsFormula flops = FlopsFormula::None;
+  double peak_flops = 0;  //!< per GPU, for mfu_percent
+  //! A profile parameter was fitted on this run: its error is reported apart (held-out points
+  //! are the evidence).
+  bool fitted = false;
+  //! Runs measured side by side (one table row, one figure): predictions must rank them as
+  //! measured. Empty = not part of a ranking.
+  std::string compare_group;
+  std::vector<MeasuredPoint> measured;
+  std::vector<std::string> assumptions;
+  std::vector<std::pair<std::string, std::string>> run;  //!< scenario option → text
+};
+
+std::string_view metric_name(ValidationMetric metric);
+std::string_view metric_unit(ValidationMetric metric);
+std::string_view expressible_name(Expressible e);
+
+//! Reads one run file strictly; throws core::ConfigError naming the file and field.
+ValidationRun load_validation_run(const std::string& path);
+
+//! FLOPs of one iteration of `samples` sequences by `formula`.
+double source_flops(FlopsFormula formula, double samples, double sequence, double layers,
+                    double hidden, double vocabulary);
+
+struct PointResult {
+  std::string id;
+  std::string source;
+  std::string compare_group;
+  Expressible expressible = Expressible::Exact;
+  bool fitted = false;
+  ValidationMetric metric = ValidationMetric::IterationTime;
+  double measured = 0;
+  std::optional<double> predicted;  //!< none when not expressible or the run failed
+  std::string status;               //!< "ok", "not expressible", or the error
+  //! predicted / measured − 1 (out_of_memory: 0 when predicted as measured, 1 otherwise).
+  std::optional<double> error() const;
+};
+
+//! Simulates `run` (models and profiles through `cache`) and returns one result per measured
+//! point. A configuration pipesim rejects gives results with that status, never a throw.
+std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache);
+
+struct ErrorStats {
+  size_t points = 0;
+  double median_abs = 0;  //!< median |error|
+  double max_abs = 0;
+  std::string worst;  //!< id of the point with the largest |error|
+};
+
+struct RankingAgreement {
+  std::string group;
+  std::string metric;
+  size_t runs = 0;
+  bool same_order = false;  //!< predicted order of the runs equals the measured order
+  double kendall_tau = 0;   //!< 1 = same order, −1 reversed (ties count neither way)
+  //! Median over the group's other runs of |(predicted / predicted best) / (measured /
+  //! measured best) − 1|, the best being the run measured fastest: relative speed-ups.
+  double median_ratio_error = 0;
+};
+
+struct SourceSummary {
+  std::string source;
+  ErrorStats all;       //!< throughput-type points (not memory), exact and approximated
+  ErrorStats held_out;  //!< the same, not fitted
+  ErrorStats exact;     //!< throughput-type points of exactly expressed runs
+  ErrorStats memory;    //!< peak_memory_gib points
+  size_t not_expressible = 0;
+  size_t failed = 0;  //!< expressible points that pipesim could not predict
+};
+
+struct ValidationSummary {
+  std::vector<SourceSummary> sources;  //!< in order of first appearance
+  SourceSummary overall;
+  std::vector<RankingAgreement> rankings;
+};
+
+//! Whether a metric measures speed (throughput, time) rather than memory.
+bool is_speed_metric(ValidationMetric metric);
+
+ValidationSummary summarize(const std::vector<PointResult>& points);
+
+}  // namespace pipesim::explore

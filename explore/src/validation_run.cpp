@@ -1,0 +1,150 @@
+// Reading validation/*.yaml: one published measured run per file (format: validation/README.md).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/core/yaml_reader.hpp"
+#include "pipesim/explore/validation.hpp"
+#include "pipesim/scenario/options.hpp"
+
+namespace pipesim::explore {
+namespace {
+
+template <typename E>
+struct Named {
+  E value;
+  std::string_view name;
+};
+
+constexpr std::array<Named<ValidationMetric>, 7> kMetrics{{
+    {ValidationMetric::TflopsPerGpu, "tflops_per_gpu"},
+    {ValidationMetric::MfuPercent, "mfu_percent"},
+    {ValidationMetric::IterationTime, "iteration_time_s"},
+    {ValidationMetric::SamplesPerGpuPerSec, "samples_per_gpu_per_s"},
+    {ValidationMetric::SequencesPerSec, "sequences_per_s"},
+    {ValidationMetric::PeakMemoryGib, "peak_memory_gib"},
+    {ValidationMetric::OutOfMemory, "out_of_memory"},
+}};
+constexpr std::array<Named<FlopsFormula>, 3> kFormulas{{
+    {FlopsFormula::None, "none"},
+    {FlopsFormula::Narayanan, "narayanan"},
+    {FlopsFormula::Korthikanti, "korthikanti"},
+}};
+constexpr std::array<Named<Expressible>, 3> kExpressible{{
+    {Expressible::Exact, "exact"},
+    {Expressible::Approximated, "approximated"},
+    {Expressible::No, "no"},
+}};
+
+template <typename E, size_t K>
+std::vector<std::string> names_of(const std::array<Named<E>, K>& table) {
+  std::vector<std::string> out;
+  for (const auto& n : table)
+    out.emplace_back(n.name);
+  return out;
+}
+
+template <typename E, size_t K>
+E parse_named(core::YamlMap& map, const std::string& key, const std::array<Named<E>, K>& table) {
+  const std::string text = map.choice(key, names_of(table));
+  for (const auto& n : table)
+    if (n.name == text) return n.value;
+  map.fail(key, "unreachable");
+}
+
+template <typename E, size_t K>
+std::string_view name_in(const std::array<Named<E>, K>& table, E value) {
+  for (const auto& n : table)
+    if (n.value == value) return n.name;
+  return "?";
+}
+
+}  // namespace
+
+std::string_view metric_name(ValidationMetric metric) {
+  return name_in(kMetrics, metric);
+}
+
+std::string_view metric_unit(ValidationMetric metric) {
+  switch (metric) {
+    case ValidationMetric::TflopsPerGpu:
+      return "TFLOP/s per GPU";
+    case ValidationMetric::MfuPercent:
+      return "%";
+    case ValidationMetric::IterationTime:
+      return "s";
+    case ValidationMetric::SamplesPerGpuPerSec:
+      return "samples/s per GPU";
+    case ValidationMetric::SequencesPerSec:
+      return "sequences/s";
+    case ValidationMetric::PeakMemoryGib:
+      return "GiB";
+    case ValidationMetric::OutOfMemory:
+      return "";
+  }
+  return "";
+}
+
+std::string_view expressible_name(Expressible e) {
+  return name_in(kExpressible, e);
+}
+
+bool is_speed_metric(ValidationMetric metric) {
+  return metric != ValidationMetric::PeakMemoryGib && metric != ValidationMetric::OutOfMemory;
+}
+
+ValidationRun load_validation_run(const std::string& path) {
+  core::YamlMap file = core::YamlMap::load(path);
+  ValidationRun run;
+  run.path = path;
+  run.id = file.string("id");
+  run.source = file.string("source");
+  run.citation = file.string("citation");
+  run.expressible = parse_named(file, "expressible", kExpressible);
+  if (file.has("approximation")) run.approximation = file.string("approximation");
+  if (run.expressible != Expressible::Exact && run.approximation.empty()) {
+    file.fail("approximation", "required when expressible is not exact: say what differs");
+  }
+  run.flops = parse_named(file, "flops", kFormulas);
+  if (file.has("fitted")) run.fitted = file.boolean("fitted");
+  if (file.has("compare_group")) run.compare_group = file.string("compare_group");
+  if (file.has("assumptions")) run.assumptions = file.string_list("assumptions");
+
+  bool needs_peak = false, needs_flops = false;
+  for (core::YamlMap& point : file.map_list("measured")) {
+    MeasuredPoint m;
+    m.metric = parse_named(point, "metric", kMetrics);
+    if (m.metric == ValidationMetric::OutOfMemory) {
+      if (!point.boolean("value")) point.fail("value", "must be true (an OOM mark)");
+      m.value = 1;
+    } else {
+      m.value = point.positive("value", 1e30);
+    }
+    point.finish();
+    needs_peak = needs_peak || m.metric == ValidationMetric::MfuPercent;
+    needs_flops = needs_flops || m.metric == ValidationMetric::MfuPercent ||
+                  m.metric == ValidationMetric::TflopsPerGpu;
+    run.measured.push_back(m);
+  }
+  if (needs_flops && run.flops == FlopsFormula::None) {
+    file.fail("flops",
+              "a TFLOP/s or MFU point needs the source's FLOP count (narayanan|korthikanti)");
+  }
+  if (needs_peak) run.peak_flops = file.positive("peak_flops", 1e20);
+
+  core::YamlMap options = file.map("run");
+  for (const std::string& key : options.keys()) {
+    if (scenario::find_option(key) == nullptr) {
+      options.fail(key, "not a scenario option (see `pipesim list options`)");
+    }
+    run.run.emplace_back(key, options.string(key));
+  }
+  options.finish();
+  file.finish();
+  return run;
+}
+
+}  // namespace pipesim::explore
