@@ -70,21 +70,29 @@ std::vector<int> balanced_counts(const ModelSpec& m, int stages, int b) {
 
 std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, PartitionMode mode,
                                           int micro_batch_size) {
-  if (stages > m.layers) {
+  // AccountEnds gives the embedding and the loss a slot each, so L + 2 stages can be filled.
+  const int ends = mode == PartitionMode::AccountEnds ? 2 : 0;
+  if (stages > m.layers + ends) {
     throw core::ConfigError(
         "command line", "--stages",
         fmt::format("{} pipeline stages exceed the {} layers of model {} (each stage needs a "
-                    "layer)",
-                    stages, m.layers, m.name));
+                    "layer{})",
+                    stages, m.layers, m.name,
+                    ends > 0 ? "; the embedding and the loss count as one each" : ""));
   }
   if (mode == PartitionMode::Balanced) {
     return from_counts(balanced_counts(m, stages, micro_batch_size));
   }
+  const long slots = m.layers + ends;
   std::vector<int> counts(static_cast<size_t>(stages));
   for (int s = 0; s < stages; ++s) {
-    const long first = static_cast<long>(s) * m.layers / stages;
-    const long next = static_cast<long>(s + 1) * m.layers / stages;
+    const long first = static_cast<long>(s) * slots / stages;
+    const long next = static_cast<long>(s + 1) * slots / stages;
     counts[static_cast<size_t>(s)] = static_cast<int>(next - first);
+  }
+  if (ends > 0) {  // each end stage gives its first (last) slot to the embedding (loss)
+    --counts.front();
+    --counts.back();
   }
   return from_counts(counts);
 }

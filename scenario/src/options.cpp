@@ -99,7 +99,10 @@ std::vector<Option> make_options() {
        [](Scenario& s, const std::string& v) {
          s.perf.setup.recompute = parse_name("recompute", v, kRecomputeNames);
        }},
-      {"partition", "", "Real-cost mode: layers to stages, uniform|balanced", "uniform",
+      {"partition", "",
+       "Real-cost mode: layers to stages, uniform|balanced|account-ends (the embedding and the "
+       "loss count as a layer each)",
+       "uniform",
        [](Scenario& s, const std::string& v) {
          s.perf.setup.partition = parse_name("partition", v, kPartitionNames);
        }},

@@ -21,9 +21,10 @@ inline constexpr NameTable<models::Recompute, 3> kRecomputeNames{{
     {"selective", models::Recompute::Selective},
     {"full", models::Recompute::Full},
 }};
-inline constexpr NameTable<models::PartitionMode, 2> kPartitionNames{{
+inline constexpr NameTable<models::PartitionMode, 3> kPartitionNames{{
     {"uniform", models::PartitionMode::Uniform},
     {"balanced", models::PartitionMode::Balanced},
+    {"account-ends", models::PartitionMode::AccountEnds},
 }};
 inline constexpr NameTable<hardware::PlacementMode, 2> kPlacementNames{{
     {"pipeline-major", hardware::PlacementMode::PipelineMajor},
