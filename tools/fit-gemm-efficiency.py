@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Fits one physically meaningful parameter of a hardware profile on a named subset of the
+validation suite: the scale k of a dtype's GEMM efficiency curve (the fraction of the peak the
+measured framework's GEMMs reach), so that pipesim's predictions of the fit runs match their
+measurements (minimum median |log(predicted / measured)|, golden-section search on k).
+
+Prints k, the fitted curve and the error on the fit runs; with --write, rewrites that curve in
+the profile. The runs not fitted are the evidence: `pipesim validate` reports them apart.
+
+  tools/fit-gemm-efficiency.py --pipesim build/release/tools/pipesim \\
+      --profile hardware/p100-daint.yaml --dtype fp32 --base-curve "1e8:0.30,1e10:0.75,1e12:0.85" \\
+      validation/chi-f13-*.yaml [--write]
+
+--base-curve is the unfitted assumption the scale applies to (recorded in the profile's
+comment), so a rerun reproduces the same fit from the same inputs.
+"""
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def curve_text(points, k):
+    return "[" + ", ".join(f"[{x:.1e}, {min(1.0, y * k):.3f}]" for x, y in points) + "]"
+
+
+def set_curve(profile_text, dtype, curve):
+    # The dtype's line inside gemm_efficiency: "    fp32: [[...], ...]"
+    pattern = re.compile(r"^(\s+" + re.escape(dtype) + r":\s*)\[\[.*\]\](.*)$", re.M)
+    if not pattern.search(profile_text):
+        sys.exit(f"fit-gemm-efficiency: no gemm_efficiency curve for {dtype} in the profile")
+    return pattern.sub(lambda m: m.group(1) + curve + m.group(2), profile_text, count=1)
+
+
+def predict(pipesim, profile_text, profile_name, runs, workdir):
+    profile_path = os.path.join(workdir, "profile.yaml")
+    with open(profile_path, "w") as f:
+        f.write(profile_text)
+    files = []
+    for run in runs:
+        with open(run) as f:
+            text = f.read()
+        text = re.sub(r"^(\s+hardware:\s*)" + re.escape(profile_name) + r"\s*$",
+                      lambda m: m.group(1) + profile_path, text, flags=re.M)
+        path = os.path.join(workdir, os.path.basename(run))
+        with open(path, "w") as f:
+            f.write(text)
+        files.append(path)
+    out = subprocess.run([pipesim, "validate", "--format", "json", *files], check=True,
+                         capture_output=True, text=True).stdout
+    return [p for p in json.loads(out)["points"] if "predicted" in p]
+
+
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pipesim", required=True)
+    ap.add_argument("--profile", required=True)
+    ap.add_argument("--dtype", required=True)
+    ap.add_argument("--base-curve", required=True, help="x:y,x:y,... the unfitted curve")
+    ap.add_argument("--write", action="store_true", help="rewrite the curve in the profile")
+    ap.add_argument("runs", nargs="+")
+    a = ap.parse_args()
+    points = [tuple(float(v) for v in p.split(":")) for p in a.base_curve.split(",")]
+    with open(a.profile) as f:
+        base_text = f.read()
+    name = re.search(r"^name:\s*(\S+)", base_text, re.M).group(1)
+
+    with tempfile.TemporaryDirectory() as work:
+        def cost(k):
+            text = set_curve(base_text, a.dtype, curve_text(points, k))
+            pts = predict(a.pipesim, text, name, a.runs, work)
+            return median(abs(math.log(p["predicted"] / p["measured"])) for p in pts), pts
+
+        lo, hi = 0.2, 1.2
+        g = (math.sqrt(5) - 1) / 2
+        x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
+        f1, f2 = cost(x1)[0], cost(x2)[0]
+        for _ in range(30):
+            if f1 < f2:
+                hi, x2, f2 = x2, x1, f1
+                x1 = hi - g * (hi - lo)
+                f1 = cost(x1)[0]
+            else:
+                lo, x1, f1 = x1, x2, f2
+                x2 = lo + g * (hi - lo)
+                f2 = cost(x2)[0]
+        k = round((lo + hi) / 2, 3)
+        err, pts = cost(k)
+
+    curve = curve_text(points, k)
+    print(f"k = {k}  ({a.dtype} GEMM efficiency scale; median |log error| on the fit runs "
+          f"{err:.4f})")
+    print(f"curve: {curve}")
+    for p in pts:
+        print(f"  {p['id']}: measured {p['measured']:.4g}, predicted {p['predicted']:.4g} "
+              f"({100 * (p['predicted'] / p['measured'] - 1):+.1f}%)")
+    if a.write:
+        tmp = a.profile + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(set_curve(base_text, a.dtype, curve))
+        os.replace(tmp, a.profile)
+        print(f"wrote {a.profile}")
+
+
+if __name__ == "__main__":
+    main()
