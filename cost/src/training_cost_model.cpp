@@ -49,15 +49,20 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
                                      : setup.recompute;
 
   // One layer on one GPU: its kernels, plus its tensor-parallel collectives on the critical
-  // path (tensor_parallel.hpp).
+  // path (tensor_parallel.hpp) — or, overlapped with the GEMMs (tp_comm_overlap), whichever of
+  // the two takes longer.
   const double tp = tp_collective_time(hw_, model_, cfg);
+  const auto with_tp = [&](double kernels, int collectives) {
+    const double comm = collectives * tp;
+    return setup.tp_comm_overlap ? std::max(kernels, comm) : kernels + comm;
+  };
   const double layer_f =
-      compute_time(models::layer_forward(model_, cfg)) + kTpCollectivesForward * tp;
+      with_tp(compute_time(models::layer_forward(model_, cfg)), kTpCollectivesForward);
   const double layer_i =
-      compute_time(models::layer_backward_input(model_, cfg)) + kTpCollectivesBackward * tp;
+      with_tp(compute_time(models::layer_backward_input(model_, cfg)), kTpCollectivesBackward);
   const double layer_w = compute_time(models::layer_backward_weight(model_, cfg));
-  const double layer_r = compute_time(models::layer_recompute(model_, cfg, mode)) +
-                         (mode == models::Recompute::Full ? kTpCollectivesForward * tp : 0.0);
+  const double layer_r = with_tp(compute_time(models::layer_recompute(model_, cfg, mode)),
+                                 mode == models::Recompute::Full ? kTpCollectivesForward : 0);
   const double layer_act = models::layer_activation_bytes(model_, cfg, mode).value;
   message_bytes_ = models::p2p_message_bytes(model_, cfg).value;
   const auto stages = static_cast<size_t>(schedule.stages);

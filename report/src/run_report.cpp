@@ -56,6 +56,7 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["gpus"] = run.schedule.workers * setup.data_parallel * setup.tensor_parallel;
   j["mini_batch"] = whole(p.samples_per_iteration);
   j["sequence_parallel"] = setup.sequence_parallel;
+  j["tp_comm_overlap"] = setup.tp_comm_overlap;
   j["distributed_optimizer"] = setup.distributed_optimizer;
   j["precision"] = models::precision_name(p.model.precision);  // as trained
   j["attention"] = scenario::name_of(scenario::kAttentionNames, setup.attention);

@@ -140,6 +140,13 @@ std::vector<Option> make_options() {
        [](Scenario& s, const std::string& v) {
          s.perf.setup.sequence_parallel = parse_name("sequence_parallel", v, kOnOffNames);
        }},
+      {"tp_comm_overlap", "",
+       "Real-cost mode: tensor-parallel collectives overlap the GEMMs on|off (Megatron-Core "
+       "--tp-comm-overlap; needs sequence parallelism)",
+       "off",
+       [](Scenario& s, const std::string& v) {
+         s.perf.setup.tp_comm_overlap = parse_name("tp_comm_overlap", v, kOnOffNames);
+       }},
       {"distributed_optimizer", "",
        "Real-cost mode: optimizer state sharded over data-parallel ranks (ZeRO-1) on|off", "off",
        [](Scenario& s, const std::string& v) {
@@ -209,6 +216,7 @@ std::string option_text(const Scenario& s, std::string_view name) {
   if (name == "tensor_parallel") return num(setup.tensor_parallel);
   if (name == "sequence_parallel")
     return std::string(name_of(kOnOffNames, setup.sequence_parallel));
+  if (name == "tp_comm_overlap") return std::string(name_of(kOnOffNames, setup.tp_comm_overlap));
   if (name == "distributed_optimizer") {
     return std::string(name_of(kOnOffNames, setup.distributed_optimizer));
   }

@@ -24,6 +24,10 @@ struct TrainingSetup {
   double bytes_per_param = 0.0;
   int tensor_parallel = 1;                     //!< t GPUs per worker (Megatron tensor parallelism)
   bool sequence_parallel = false;              //!< Korthikanti et al. §4.2.2; needs t > 1
+  //! The TP collectives overlap the GEMMs next to them (Megatron-Core --tp-comm-overlap,
+  //! Transformer Engine userbuffers; needs sequence parallelism): a layer's op lasts
+  //! max(kernels, collectives) instead of their sum.
+  bool tp_comm_overlap = false;
   bool distributed_optimizer = false;          //!< ZeRO-1: optimizer state sharded over W
   std::optional<models::Precision> precision;  //!< overrides the model file's precision
   models::Attention attention = models::Attention::Standard;
