@@ -25,7 +25,11 @@ double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& g
                       dtype),
           fmt::format("missing, and the kernels compute in {}", dtype));
     }
-    t += flops / (peak->second * eff->second.at(flops));
+    // A fused attention kernel runs at its own measured fraction of the peak when the profile
+    // has one (FlashAttention-2 is well below cuBLAS GEMMs of the same FLOPs).
+    const bool fused_attention = !k.is_gemm && gpu.attention_efficiency > 0;
+    t += flops /
+         (peak->second * (fused_attention ? gpu.attention_efficiency : eff->second.at(flops)));
   }
   if (bytes > 0) t += bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency.at(bytes));
   return t + static_cast<double>(kernels.size()) * (gpu.kernel_launch + host_overhead);

@@ -56,6 +56,10 @@ GpuSpec parse_gpu(core::YamlMap y) {
   g.hbm_bandwidth = y.number("hbm_bandwidth", kMinBandwidth, kMaxBandwidth);
   g.hbm_efficiency = EfficiencyCurve{y.curve("hbm_efficiency")};
   g.kernel_launch = y.number("kernel_launch", 0.0, kMaxLaunch);
+  if (y.has("attention_efficiency")) {
+    g.attention_efficiency = y.number("attention_efficiency", 0.0, 1.0);
+    if (!(g.attention_efficiency > 0)) y.fail("attention_efficiency", "must be in (0, 1], got 0");
+  }
   peak.finish();
   eff.finish();
   y.finish();
@@ -292,6 +296,9 @@ std::string to_yaml(const HardwareProfile& p) {
   o += fmt::format("  hbm_bandwidth: {}\n", num(p.gpu.hbm_bandwidth));
   o += fmt::format("  hbm_efficiency: {}\n", curve_yaml(p.gpu.hbm_efficiency));
   o += fmt::format("  kernel_launch: {}\n", num(p.gpu.kernel_launch));
+  if (p.gpu.attention_efficiency > 0) {
+    o += fmt::format("  attention_efficiency: {}\n", num(p.gpu.attention_efficiency));
+  }
   o += fmt::format("node:\n  gpus_per_node: {}\n", p.gpus_per_node);
   if (p.nics_per_node != 1) o += fmt::format("  nics_per_node: {}\n", p.nics_per_node);
   o += fmt::format("links:\n  intra_node: {}\n  inter_node: {}\n", hockney_yaml(p.intra_node),

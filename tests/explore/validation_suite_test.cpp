@@ -52,7 +52,7 @@ TEST(ValidationSuite, EveryPublishedPointIsTranscribedAndEveryExpressibleOnePred
   std::map<std::string, size_t> runs;
   for (const ValidationRun& r : s.runs)
     ++runs[r.source];
-  // VALIDATION.md: Table 1 (10), Table 5 + App. C (10), Megatron-Core (11), Zero Bubble
+  // The sources: Narayanan Table 1 (10), Table 5 + App. C (10), Megatron-Core (11), Zero Bubble
   // Tables 4, 6, 7, 10, 11 (48 + 36 + 9 + 4 + 24), Vocabulary Parallelism (48), Chimera (15).
   EXPECT_EQ(runs["narayanan"], 10u);
   EXPECT_EQ(runs["korthikanti"], 10u);
@@ -81,7 +81,8 @@ TEST(ValidationSuite, ChimeraFiguresRankTheSchemesAsMeasured) {
     std::vector<double> ratio_errors;
     const double chimera_measured = find(std::string(figure) + "-CHIMERA").measured;
     const double chimera_predicted = *find(std::string(figure) + "-CHIMERA").predicted;
-    for (const char* scheme : {"CHIMERA", "DAPPLE", "GEMS", "GPIPE", "PIPEDREAM-2BW", "PIPEDREAM"}) {
+    for (const char* scheme :
+         {"CHIMERA", "DAPPLE", "GEMS", "GPIPE", "PIPEDREAM-2BW", "PIPEDREAM"}) {
       const PointResult& p = find(std::string(figure) + "-" + scheme);
       ASSERT_TRUE(p.predicted) << p.id;
       predicted.emplace_back(*p.predicted, scheme);

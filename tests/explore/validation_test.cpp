@@ -4,12 +4,11 @@
 #include "pipesim/explore/validation.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-
-#include <unistd.h>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/scenario/options.hpp"
@@ -81,7 +80,8 @@ TEST_F(ValidationFile, BadFilesNameTheFieldAndTheRule) {
       {replaced(kGood, "metric: mfu_percent", "metric: mfu"), "measured[0].metric"},
       {replaced(kGood, "value: 40", "value: -40"), "measured[0].value"},
       {replaced(kGood, "value: 40}", "value: 40, unit: x}"), "measured[0].unit"},
-      {replaced(kGood, "{metric: peak_memory_gib, value: 10}", "{metric: out_of_memory, value: false}"),
+      {replaced(kGood, "{metric: peak_memory_gib, value: 10}",
+                "{metric: out_of_memory, value: false}"),
        "measured[1].value"},
       {replaced(kGood, "citation: \"a paper\"\n", ""), "citation"},
       {std::string(kGood) + "extra: 1\n", "extra"},
@@ -127,9 +127,9 @@ PointResult point(std::string id, double measured, std::optional<double> predict
 
 TEST(ValidationSummary, MedianMaxAndHeldOutAsComputedByHand) {
   // Errors: a1 +10%, a2 −20%, a3 +5% (fitted), b1 +50%, b2 not predicted.
-  const std::vector<PointResult> points = {
-      point("a1", 100, 110), point("a2", 100, 80), point("a3", 100, 105, true),
-      point("b1", 10, 15),   point("b2", 10, std::nullopt)};
+  const std::vector<PointResult> points = {point("a1", 100, 110), point("a2", 100, 80),
+                                           point("a3", 100, 105, true), point("b1", 10, 15),
+                                           point("b2", 10, std::nullopt)};
   const ValidationSummary s = summarize(points);
   ASSERT_EQ(s.sources.size(), 2u);
   EXPECT_EQ(s.sources[0].source, "a");
@@ -193,11 +193,11 @@ TEST_F(ValidationFile, MetricsAreTheSimulatedRunsInTheSourcesUnits) {
   scenario::Scenario s = scenario::make_scenario(run.run);
   const scenario::Result r = scenario::simulate(s);
   const auto& p = *r.perf;
-  const double flops = source_flops(FlopsFormula::Korthikanti, p.samples_per_iteration,
-                                    p.model.sequence, p.model.layers, p.model.hidden,
-                                    p.model.vocabulary);
-  EXPECT_NEAR(*points[0].predicted,
-              100 * flops / (r.metrics.iteration_time * p.gpus * 312e12), 1e-9);
+  const double flops =
+      source_flops(FlopsFormula::Korthikanti, p.samples_per_iteration, p.model.sequence,
+                   p.model.layers, p.model.hidden, p.model.vocabulary);
+  EXPECT_NEAR(*points[0].predicted, 100 * flops / (r.metrics.iteration_time * p.gpus * 312e12),
+              1e-9);
   EXPECT_NEAR(*points[1].predicted, p.peak_memory / std::pow(2.0, 30), 1e-9);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The one compute-time formula (docs/architecture.md §4; efficiency tables as in Calculon, Isaev et al.,
-// SC'23). The simulator's cost model prices every op with it and the calibration layer check
+// The one compute-time formula (docs/architecture.md §4; efficiency tables as in Calculon, Isaev et
+// al., SC'23). The simulator's cost model prices every op with it and the calibration layer check
 // predicts a measured layer with it, over the same kernel list (models/layer_kernels.hpp):
 //   t = Σ_compute-bound kernels FLOPs / (peak[dtype] · gemm_eff[dtype](FLOPs))
 //     + Σ_memory-bound bytes / (HBM · hbm_eff(Σ bytes))

@@ -22,8 +22,8 @@ struct TrainingSetup {
   //! Static bytes per parameter (weights + gradients + optimizer); 0 = derived from the
   //! precision and the optimizer (static_memory.hpp).
   double bytes_per_param = 0.0;
-  int tensor_parallel = 1;                     //!< t GPUs per worker (Megatron tensor parallelism)
-  bool sequence_parallel = false;              //!< Korthikanti et al. §4.2.2; needs t > 1
+  int tensor_parallel = 1;         //!< t GPUs per worker (Megatron tensor parallelism)
+  bool sequence_parallel = false;  //!< Korthikanti et al. §4.2.2; needs t > 1
   //! The TP collectives overlap the GEMMs next to them (Megatron-Core --tp-comm-overlap,
   //! Transformer Engine userbuffers; needs sequence parallelism): a layer's op lasts
   //! max(kernels, collectives) instead of their sum.

@@ -42,6 +42,10 @@ struct GpuSpec {
   double hbm_bandwidth = 0.0;                              //!< bytes/s
   EfficiencyCurve hbm_efficiency;                          //!< fraction vs bytes moved
   double kernel_launch = 0.0;                              //!< seconds per launch
+  //! The fraction of the peak a fused attention kernel (FlashAttention) reaches, forward and
+  //! backward together; 0 = priced on the GEMM curve. Fused attention runs below cuBLAS GEMMs
+  //! (online softmax, causal masking, the backward's recomputation and atomics).
+  double attention_efficiency = 0.0;
 };
 
 //! What the training framework pays per operation on the host (optional; default 0).

@@ -12,7 +12,7 @@ class CostModel {
   virtual double duration(const TaskGraph& graph, TaskId id) const = 0;
 };
 
-//! Unit-cost mode (DESIGN.md §7): durations in the papers' slot units.
+//! Unit-cost mode (docs/architecture.md §4): durations in the papers' slot units.
 struct UnitCosts {
   double forward = 1.0;   //!< F (and R, a recomputed forward)
   double backward = 2.0;  //!< whole backward B = I + W

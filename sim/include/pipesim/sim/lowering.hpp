@@ -1,5 +1,5 @@
 #pragma once
-// Schedule → TaskGraph, the one shared builder (DESIGN.md §3), and the validator that proves a
+// Schedule → TaskGraph, the one shared builder (docs/architecture.md §3), and the validator that proves a
 // schedule sound before it is simulated.
 
 #include <string>

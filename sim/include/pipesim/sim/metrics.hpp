@@ -1,5 +1,5 @@
 #pragma once
-// The figures a run reports (DESIGN.md §6); each definition is stated where it is computed.
+// The figures a run reports (docs/architecture.md §6); each definition is stated where it is computed.
 
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Real-cost mode's event engine (DESIGN.md §5): compute streams as in simulate(), plus
+// Real-cost mode's event engine (docs/architecture.md §5): compute streams as in simulate(), plus
 // communication that contends for shared resources.
 //
 // Every Transfer and AllReduce task is a flow: a latency (α terms, never slowed), then `work`

@@ -1,5 +1,5 @@
 #pragma once
-// The operations a pipeline schedule is made of (DESIGN.md §2 vocabulary).
+// The operations a pipeline schedule is made of (docs/architecture.md §2).
 
 #include <cstdint>
 #include <string>
