@@ -76,6 +76,7 @@ struct SharedNetwork {
   std::vector<TaskId> running;  // per stream
   std::vector<int> collectives, compute_left;
   std::vector<TaskId> parked;
+  std::vector<std::uint8_t> flushed;  // per task: an all-reduce that waits for the flush
   std::vector<double> load, residual, new_rate;
   std::vector<bool> frozen;
   std::vector<size_t> touched;
@@ -162,8 +163,7 @@ class Engine {
 
   void make_ready(TaskId t, double now) {
     if constexpr (kShared) {
-      if (net_.options.flush_grad_sync && graph_.task(t).kind == OpKind::AllReduce &&
-          !holders_done(t)) {
+      if (graph_.task(t).kind == OpKind::AllReduce && net_.flushed[t] && !holders_done(t)) {
         net_.parked.push_back(t);  // released when its holders' last compute op ends
         return;
       }
@@ -241,6 +241,10 @@ class Engine {
 
   void init_network(const TaskGraph& graph, const CostModel&) {
     const size_t n = graph.num_tasks();
+    if (net_.flushed.empty()) {
+      net_.flushed.assign(n, net_.options.grad_sync == GradSync::Flush ? 1 : 0);
+    }
+    PIPESIM_ASSERT(net_.flushed.size() == n, "one flush flag per task");
     const auto workers = static_cast<size_t>(graph.workers());
     const auto resources = static_cast<size_t>(net_.model->num_resources());
     PIPESIM_ASSERT(net_.options.interference >= 0.0 && net_.options.interference < 1.0,
@@ -447,12 +451,51 @@ Trace simulate(const TaskGraph& graph, const CostModel& costs) {
   return Engine<ConstantNetwork>(graph, costs, {}).run();
 }
 
-Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
-                       const NetworkModel& network, const EngineOptions& options) {
+namespace {
+
+Trace replay(const TaskGraph& graph, const CostModel& compute, const NetworkModel& network,
+             const EngineOptions& options, std::vector<std::uint8_t> flushed) {
   SharedNetwork shared;
   shared.model = &network;
   shared.options = options;
+  shared.flushed = std::move(flushed);
   return Engine<SharedNetwork>(graph, compute, std::move(shared)).run();
+}
+
+// GradSync::EagerOpt (network.hpp): from a replay with every sync flushed, the all-reduces
+// to flush are those with a holder that computes until the run's last compute end.
+std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const Trace& probe) {
+  std::vector<double> last(static_cast<size_t>(graph.workers()), 0.0);
+  double end = 0.0;
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    if (!is_compute(graph.task(t).kind)) continue;
+    double& l = last[static_cast<size_t>(graph.task(t).worker)];
+    l = std::max(l, probe.timing[t].end);
+    end = std::max(end, l);
+  }
+  // Workers ending within rounding of the end count as ending at it.
+  const double critical = end * (1.0 - 1e-9);
+  std::vector<std::uint8_t> flushed(graph.num_tasks(), 0);
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    const Task& task = graph.task(t);
+    if (task.kind != OpKind::AllReduce) continue;
+    for (int w : graph.group_workers()[static_cast<size_t>(task.group)]) {
+      if (last[static_cast<size_t>(w)] >= critical) flushed[t] = 1;
+    }
+  }
+  return flushed;
+}
+
+}  // namespace
+
+Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
+                       const NetworkModel& network, const EngineOptions& options) {
+  if (options.grad_sync != GradSync::EagerOpt) return replay(graph, compute, network, options, {});
+  EngineOptions flush = options;
+  flush.grad_sync = GradSync::Flush;
+  const Trace probe = replay(graph, compute, network, flush, {});
+  if (!probe.completed) return probe;
+  return replay(graph, compute, network, options, eager_opt_flushed(graph, probe));
 }
 
 }  // namespace pipesim::sim
