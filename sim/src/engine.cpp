@@ -462,9 +462,12 @@ Trace replay(const TaskGraph& graph, const CostModel& compute, const NetworkMode
   return Engine<SharedNetwork>(graph, compute, std::move(shared)).run();
 }
 
-// GradSync::EagerOpt (network.hpp): from a replay with every sync flushed, the all-reduces
-// to flush are those with a holder that computes until the run's last compute end.
-std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const Trace& probe) {
+// GradSync::EagerOpt (network.hpp). From a replay with every sync flushed: each worker's tail
+// bubble is the run's last compute end minus its own. In stage order, a sync waits for the
+// flush when it fits, after the syncs already put there, into the bubble of every holder (its
+// time alone, CostModel::duration); the others stay eager.
+std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const CostModel& costs,
+                                            const Trace& probe) {
   std::vector<double> last(static_cast<size_t>(graph.workers()), 0.0);
   double end = 0.0;
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
@@ -473,15 +476,21 @@ std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const Trace&
     l = std::max(l, probe.timing[t].end);
     end = std::max(end, l);
   }
-  // Workers ending within rounding of the end count as ending at it.
-  const double critical = end * (1.0 - 1e-9);
+  std::vector<double> bubble(last.size());
+  for (size_t w = 0; w < last.size(); ++w)
+    bubble[w] = end - last[w];
   std::vector<std::uint8_t> flushed(graph.num_tasks(), 0);
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
     const Task& task = graph.task(t);
     if (task.kind != OpKind::AllReduce) continue;
-    for (int w : graph.group_workers()[static_cast<size_t>(task.group)]) {
-      if (last[static_cast<size_t>(w)] >= critical) flushed[t] = 1;
-    }
+    const auto& holders = graph.group_workers()[static_cast<size_t>(task.group)];
+    const double d = costs.duration(graph, t);
+    const bool fits = std::all_of(holders.begin(), holders.end(),
+                                  [&](int w) { return bubble[static_cast<size_t>(w)] >= d; });
+    if (!fits) continue;
+    flushed[t] = 1;
+    for (int w : holders)
+      bubble[static_cast<size_t>(w)] -= d;
   }
   return flushed;
 }
@@ -495,7 +504,7 @@ Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
   flush.grad_sync = GradSync::Flush;
   const Trace probe = replay(graph, compute, network, flush, {});
   if (!probe.completed) return probe;
-  return replay(graph, compute, network, options, eager_opt_flushed(graph, probe));
+  return replay(graph, compute, network, options, eager_opt_flushed(graph, compute, probe));
 }
 
 }  // namespace pipesim::sim

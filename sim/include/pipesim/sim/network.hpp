@@ -48,12 +48,13 @@ enum class GradSync : std::uint8_t {
   Eager,
   //! After the flush: once every worker holding the stage has finished all its compute ops.
   Flush,
-  //! Chimera's eager-sync-opt (Li & Hoefler SC'21 §3.4): eager only where the sync can run in
-  //! the holders' bubbles, flush elsewhere. Precisely: a first replay with Flush gives each
-  //! worker's last compute end and the run's last compute end T; a stage's sync is eager iff
-  //! every holder ends its compute before T (it idles at the end: Chimera's middle workers),
-  //! flush iff some holder computes until T (the workers at both ends of the pipelines, whose
-  //! eager sync would only slow the critical path by interference and bandwidth sharing).
+  //! Chimera's eager-sync-opt (Li & Hoefler SC'21 §3.4): a sync goes into the holders'
+  //! bubbles where it fits there, eagerly elsewhere. Precisely: a first replay with Flush
+  //! gives each worker's tail bubble (the run's last compute end minus the worker's); in stage
+  //! order, a stage's sync is flushed iff its duration alone fits into the bubble left on every
+  //! holder (which it then uses up), so it costs neither interference nor p2p bandwidth while
+  //! compute runs; the others (Chimera: the stages of the workers at both ends, which compute
+  //! until the end) are eager, hidden behind their holders' remaining compute.
   EagerOpt,
 };
 
