@@ -20,12 +20,32 @@ hardware::CommTime sum(hardware::CommTime a, const hardware::CommTime& b) {
   return a;
 }
 
+// The setup the ops run at. Chimera's backward halving (schedules/src/chimera.cpp) lists the
+// doubled-forward order and runs every micro-batch at B/2: compute, activations, p2p messages
+// and workspace all follow from this B. The registry's constraints cannot check B (it is a
+// real-cost option, not a ScheduleParams field), so the check is here.
+TrainingSetup op_setup(TrainingSetup s, const sim::Schedule& schedule) {
+  const int d = schedule.micro_batch_divisor;
+  if (d <= 1) return s;
+  if (s.micro_batch_size % d != 0) {
+    throw core::ConfigError(
+        "command line", "micro_batch_size",
+        fmt::format("must be {} for schedule {} with strategy halving (every micro-batch runs "
+                    "at B/{}), got {}",
+                    d == 2 ? std::string("even") : fmt::format("a multiple of {}", d),
+                    schedule.name, d, s.micro_batch_size));
+  }
+  s.micro_batch_size /= d;
+  return s;
+}
+
 }  // namespace
 
 TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
                                      const hardware::HardwareProfile& hardware,
-                                     const sim::Schedule& schedule, const TrainingSetup& setup)
-    : model_(trained_model(model, setup)), hw_(hardware), setup_(setup) {
+                                     const sim::Schedule& schedule, const TrainingSetup& given)
+    : model_(trained_model(model, given)), hw_(hardware), setup_(op_setup(given, schedule)) {
+  const TrainingSetup& setup = setup_;
   validate_setup(model_, hw_, setup_);
   const std::string dtype = models::precision_name(model_.precision);
   peak_ = hw_.gpu.peak_flops.at(dtype);

@@ -67,7 +67,7 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
                        : name_of(scenario::kRecomputeNames, setup.recompute);
   j["partition"] = name_of(scenario::kPartitionNames, setup.partition);
   j["placement"] = name_of(scenario::kPlacementNames, setup.placement);
-  j["grad_sync"] = name_of(scenario::kGradSyncNames, spec.perf.flush_grad_sync);
+  j["grad_sync"] = name_of(scenario::kGradSyncNames, spec.perf.grad_sync);
   j["overlap_p2p"] = name_of(scenario::kOnOffNames, spec.perf.overlap_p2p);
   j["all_reduce"] = hardware::algorithm_name(p.hardware.all_reduce);
 }
@@ -148,6 +148,7 @@ nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops
     j["t_backward"] = spec.unit.backward;
     j["t_weight"] = spec.unit.weight;
     j["t_comm"] = spec.unit.comm;
+    j["t_allreduce"] = spec.unit.all_reduce;
   }
   j["time_unit"] = run.perf ? "s" : "slot";
   j["iteration_time"] = m.iteration_time;
@@ -251,8 +252,13 @@ std::string to_text(const Scenario& spec, const Result& run) {
   out += fmt::format("micro-batches(N) {}\n", run.schedule.micro_batches);
   out += fmt::format("workers          {}\n", run.schedule.workers);
   if (!run.perf) {
-    out += fmt::format("costs            t_F={} t_B={} t_W={} t_comm={} (unit-cost mode)\n",
-                       spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm);
+    // t_allreduce only when given: the papers' slot counts price synchronisation at zero.
+    const std::string sync = spec.unit.all_reduce > 0.0
+                                 ? fmt::format(" t_allreduce={}", spec.unit.all_reduce)
+                                 : std::string();
+    out +=
+        fmt::format("costs            t_F={} t_B={} t_W={} t_comm={}{} (unit-cost mode)\n",
+                    spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm, sync);
   } else {
     const PerfResult& p = *run.perf;
     const cost::TrainingSetup& setup = spec.perf.setup;
@@ -270,7 +276,7 @@ std::string to_text(const Scenario& spec, const Result& run) {
         scenario::name_of(scenario::kRecomputeNames, setup.recompute),
         scenario::name_of(scenario::kPartitionNames, setup.partition),
         scenario::name_of(scenario::kPlacementNames, setup.placement),
-        scenario::name_of(scenario::kGradSyncNames, spec.perf.flush_grad_sync),
+        scenario::name_of(scenario::kGradSyncNames, spec.perf.grad_sync),
         scenario::name_of(scenario::kOnOffNames, spec.perf.overlap_p2p));
     out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
                        p.tokens_per_second);

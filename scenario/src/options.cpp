@@ -80,6 +80,11 @@ std::vector<Option> make_options() {
        [](Scenario& s, const std::string& v) {
          s.unit.comm = parse_double("t_comm", v, 0, kMaxSlots);
        }},
+      {"t_allreduce", "",
+       "Unit-cost mode: duration of a stage's gradient all-reduce (a delay), in [0, 1e9]", "0",
+       [](Scenario& s, const std::string& v) {
+         s.unit.all_reduce = parse_double("t_allreduce", v, 0, kMaxSlots);
+       }},
       // Real-cost mode (with model and hardware).
       {"model", "",
        "Real-cost mode: model name (`pipesim list models`), YAML path or Hugging Face config.json",
@@ -112,11 +117,11 @@ std::vector<Option> make_options() {
          s.perf.setup.placement = parse_name("placement", v, kPlacementNames);
        }},
       {"grad_sync", "",
-       "Real-cost mode: gradient all-reduce eager (after a stage's last backward) "
-       "or flush (after all compute)",
+       "Real-cost mode: gradient all-reduce eager (after a stage's last backward), flush "
+       "(after all compute) or eager-opt (eager only where holders idle at the end)",
        "eager",
        [](Scenario& s, const std::string& v) {
-         s.perf.flush_grad_sync = parse_name("grad_sync", v, kGradSyncNames);
+         s.perf.grad_sync = parse_name("grad_sync", v, kGradSyncNames);
        }},
       {"overlap_p2p", "",
        "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)", "on",
@@ -203,6 +208,7 @@ std::string option_text(const Scenario& s, std::string_view name) {
   if (name == "t_backward") return num(s.unit.backward);
   if (name == "t_weight") return num(s.unit.weight);
   if (name == "t_comm") return num(s.unit.comm);
+  if (name == "t_allreduce") return num(s.unit.all_reduce);
   if (name == "model") return s.perf.model;
   if (name == "hardware") return s.perf.hardware;
   if (name == "micro_batch_size") return num(setup.micro_batch_size);
@@ -210,7 +216,7 @@ std::string option_text(const Scenario& s, std::string_view name) {
   if (name == "recompute") return std::string(name_of(kRecomputeNames, setup.recompute));
   if (name == "partition") return std::string(name_of(kPartitionNames, setup.partition));
   if (name == "placement") return std::string(name_of(kPlacementNames, setup.placement));
-  if (name == "grad_sync") return std::string(name_of(kGradSyncNames, s.perf.flush_grad_sync));
+  if (name == "grad_sync") return std::string(name_of(kGradSyncNames, s.perf.grad_sync));
   if (name == "overlap_p2p") return std::string(name_of(kOnOffNames, s.perf.overlap_p2p));
   if (name == "bytes_per_param") return num(setup.bytes_per_param);
   if (name == "tensor_parallel") return num(setup.tensor_parallel);

@@ -5,6 +5,7 @@
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/transformer.hpp"
+#include "pipesim/scenario/names.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/sim/lowering.hpp"
@@ -23,6 +24,9 @@ void check_unit_costs(const sim::UnitCosts& u) {
     fail("t_weight", fmt::format("must be in [0, t-backward = {}], got {}", u.backward, u.weight));
   }
   if (!(u.comm >= 0.0)) fail("t_comm", fmt::format("must be >= 0, got {}", u.comm));
+  if (!(u.all_reduce >= 0.0)) {
+    fail("t_allreduce", fmt::format("must be >= 0, got {}", u.all_reduce));
+  }
 }
 
 // Real-cost mode: model + hardware → durations and flows, the contention-aware engine, then
@@ -39,7 +43,14 @@ void run_real(const Scenario& spec, Result& r) {
   p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
   p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
-  const sim::EngineOptions options{ps.overlap_p2p, ps.flush_grad_sync, p.hardware.interference};
+  if (r.schedule.asynchronous && ps.grad_sync != sim::GradSync::Eager) {
+    // Asynchronous schedules never flush: each update's sync gates the next one's backwards.
+    throw OptionError("grad_sync",
+                      fmt::format("must be eager for the asynchronous schedule {} "
+                                  "(it synchronises every weight update), got {}",
+                                  r.schedule.name, name_of(kGradSyncNames, ps.grad_sync)));
+  }
+  const sim::EngineOptions options{ps.overlap_p2p, ps.grad_sync, p.hardware.interference};
   r.trace = sim::simulate_network(r.graph, costs, costs, options);
   r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
   p.partition = costs.partition();
@@ -51,8 +62,9 @@ void run_real(const Scenario& spec, Result& r) {
   const int gpus = costs.gpus_per_replica() * ps.setup.data_parallel;  // t·D·W
   p.gpus = gpus;
   // B̂ = B·N·W samples per iteration. iteration_time is per iteration (the steady-state period
-  // for an asynchronous schedule), so throughput · iteration_time = B̂ always.
-  p.samples_per_iteration = static_cast<double>(ps.setup.micro_batch_size) *
+  // for an asynchronous schedule), so throughput · iteration_time = B̂ always. B is the size
+  // the ops run at: B/2 for Chimera's backward halving (schedules/src/chimera.cpp).
+  p.samples_per_iteration = static_cast<double>(costs.micro_batch_size()) *
                             r.schedule.micro_batches * ps.setup.data_parallel;
   p.model = costs.model();  // precision as trained
   p.model_params = models::model_params(p.model);

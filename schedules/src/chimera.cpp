@@ -21,7 +21,14 @@
 //  - halving (backward halving): the same doubled-forward order with micro-batches of half the
 //    size (B/2), so two of them hold as many activations as one micro-batch of direct
 //    concatenation and no recomputation is needed (the paper's Fig. 5: "doubling, B=8, R" vs
-//    "halving, B=4"). pipesim lists the order; the caller halves the micro-batch size.
+//    "halving, B=4"). pipesim lists the order and sets micro_batch_divisor = 2: the real-cost
+//    model runs each listed micro-batch at B/2 (B must be even) and an iteration trains
+//    N·B/2·W samples. Why B/2 per listed micro-batch rather than 2N micro-batches of B/2:
+//    §3.5 halves the micro-batch so that a doubled forward (two micro-batches back to back)
+//    holds the activations of one micro-batch of size B, and Fig. 5 compares "doubling, B=8"
+//    with "halving, B=4" at the same N; so at equal (N, B) halving trains half the samples of
+//    doubling, and throughput (samples/s) counts exactly those. Give halving 2B to compare
+//    at an equal mini-batch.
 // Doubling and halving are defined for two pipelines; more pipelines use direct.
 // Micro-batch ids (docs/architecture.md §7): unit u gives down pipeline i the ids
 // uD + i·D/(2f) + x and up pipeline i the ids uD + D/2 + i·D/(2f) + x, x < D/(2f).
@@ -153,7 +160,9 @@ sim::Schedule make_chimera(const ScheduleParams& params) {
     return s;
   }
   doubled(s, layout);
-  return strategy == "doubling" ? with_recomputation(std::move(s)) : s;
+  if (strategy == "doubling") return with_recomputation(std::move(s));
+  s.micro_batch_divisor = 2;  // backward halving: each micro-batch at B/2
+  return s;
 }
 
 }  // namespace pipesim::schedules

@@ -4,7 +4,9 @@
 // across iteration boundaries, so the pipeline never drains. Each in-flight micro-batch uses
 // the weight version it saw in its forward (weight stashing): stage s keeps D-s versions.
 // pipesim lists `iterations` (default 4) iterations of N micro-batches (ids iteration-major)
-// and reports the steady state (sim/metrics.hpp).
+// and reports the steady state (sim/metrics.hpp). Weights are updated once per iteration (every
+// N micro-batches; N = 1 is the paper's per-minibatch update); with data parallelism each
+// update's gradient all-reduce must end before the stage's next backward (sim/lowering.cpp).
 
 #include <algorithm>
 
@@ -39,6 +41,7 @@ sim::Schedule make_pipedream(const ScheduleParams& params) {
   require_valid("pipedream", params);
   const int iterations = async_iterations(params);
   sim::Schedule s = make_async_1f1b("pipedream", params.stages, params.micro_batches, iterations);
+  s.update_gate = sim::UpdateGate::NextBackward;
   s.weight_versions.resize(static_cast<size_t>(s.workers));
   for (int w = 0; w < s.workers; ++w) {
     s.weight_versions[static_cast<size_t>(w)] =

@@ -1,7 +1,9 @@
 // PipeDream-2BW (Narayanan et al., "Memory-Efficient Pipeline-Parallel DNN Training", ICML 2021,
 // §3.1): the same asynchronous 1F1B order as PipeDream, but weights are double-buffered: a new
 // version is produced every N micro-batches (gradient coalescing) and only two versions are
-// ever kept, whatever the depth (weights 2·M_θ on every worker).
+// ever kept, whatever the depth (weights 2·M_θ on every worker). The all-reduce of update k
+// overlaps batch k+1 and must end before that batch's gradient completes, i.e. before the
+// stage's last backward of iteration k+1 (sim/lowering.cpp).
 
 #include "pipesim/schedules/generators.hpp"
 #include "pipesim/schedules/params_check.hpp"
@@ -14,6 +16,7 @@ sim::Schedule make_pipedream_2bw(const ScheduleParams& params) {
   sim::Schedule s =
       make_async_1f1b("pipedream-2bw", params.stages, params.micro_batches, iterations);
   s.weight_versions.assign(static_cast<size_t>(s.workers), 2);
+  s.update_gate = sim::UpdateGate::LastBackwardOfNext;
   return s;
 }
 

@@ -76,6 +76,7 @@ struct SharedNetwork {
   std::vector<TaskId> running;  // per stream
   std::vector<int> collectives, compute_left;
   std::vector<TaskId> parked;
+  std::vector<std::uint8_t> flushed;  // per task: an all-reduce that waits for the flush
   std::vector<double> load, residual, new_rate;
   std::vector<bool> frozen;
   std::vector<size_t> touched;
@@ -162,8 +163,7 @@ class Engine {
 
   void make_ready(TaskId t, double now) {
     if constexpr (kShared) {
-      if (net_.options.flush_grad_sync && graph_.task(t).kind == OpKind::AllReduce &&
-          !holders_done(t)) {
+      if (graph_.task(t).kind == OpKind::AllReduce && net_.flushed[t] && !holders_done(t)) {
         net_.parked.push_back(t);  // released when its holders' last compute op ends
         return;
       }
@@ -241,6 +241,10 @@ class Engine {
 
   void init_network(const TaskGraph& graph, const CostModel&) {
     const size_t n = graph.num_tasks();
+    if (net_.flushed.empty()) {
+      net_.flushed.assign(n, net_.options.grad_sync == GradSync::Flush ? 1 : 0);
+    }
+    PIPESIM_ASSERT(net_.flushed.size() == n, "one flush flag per task");
     const auto workers = static_cast<size_t>(graph.workers());
     const auto resources = static_cast<size_t>(net_.model->num_resources());
     PIPESIM_ASSERT(net_.options.interference >= 0.0 && net_.options.interference < 1.0,
@@ -447,12 +451,60 @@ Trace simulate(const TaskGraph& graph, const CostModel& costs) {
   return Engine<ConstantNetwork>(graph, costs, {}).run();
 }
 
-Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
-                       const NetworkModel& network, const EngineOptions& options) {
+namespace {
+
+Trace replay(const TaskGraph& graph, const CostModel& compute, const NetworkModel& network,
+             const EngineOptions& options, std::vector<std::uint8_t> flushed) {
   SharedNetwork shared;
   shared.model = &network;
   shared.options = options;
+  shared.flushed = std::move(flushed);
   return Engine<SharedNetwork>(graph, compute, std::move(shared)).run();
+}
+
+// GradSync::EagerOpt (network.hpp). From a replay with every sync flushed: each worker's tail
+// bubble is the run's last compute end minus its own. In stage order, a sync waits for the
+// flush when it fits, after the syncs already put there, into the bubble of every holder (its
+// time alone, CostModel::duration); the others stay eager.
+std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const CostModel& costs,
+                                            const Trace& probe) {
+  std::vector<double> last(static_cast<size_t>(graph.workers()), 0.0);
+  double end = 0.0;
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    if (!is_compute(graph.task(t).kind)) continue;
+    double& l = last[static_cast<size_t>(graph.task(t).worker)];
+    l = std::max(l, probe.timing[t].end);
+    end = std::max(end, l);
+  }
+  std::vector<double> bubble(last.size());
+  for (size_t w = 0; w < last.size(); ++w)
+    bubble[w] = end - last[w];
+  std::vector<std::uint8_t> flushed(graph.num_tasks(), 0);
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    const Task& task = graph.task(t);
+    if (task.kind != OpKind::AllReduce) continue;
+    const auto& holders = graph.group_workers()[static_cast<size_t>(task.group)];
+    const double d = costs.duration(graph, t);
+    const bool fits = std::all_of(holders.begin(), holders.end(),
+                                  [&](int w) { return bubble[static_cast<size_t>(w)] >= d; });
+    if (!fits) continue;
+    flushed[t] = 1;
+    for (int w : holders)
+      bubble[static_cast<size_t>(w)] -= d;
+  }
+  return flushed;
+}
+
+}  // namespace
+
+Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
+                       const NetworkModel& network, const EngineOptions& options) {
+  if (options.grad_sync != GradSync::EagerOpt) return replay(graph, compute, network, options, {});
+  EngineOptions flush = options;
+  flush.grad_sync = GradSync::Flush;
+  const Trace probe = replay(graph, compute, network, flush, {});
+  if (!probe.completed) return probe;
+  return replay(graph, compute, network, options, eager_opt_flushed(graph, compute, probe));
 }
 
 }  // namespace pipesim::sim

@@ -96,6 +96,104 @@ std::string check_dimensions(const Schedule& s) {
   return {};
 }
 
+// The gradient-producing ops of one stage on one worker in one iteration (update).
+struct StageGrads {
+  int iteration, stage, worker;
+  TaskId first, last;  // in program order
+};
+
+// Gradient synchronisation and the optimizer step, one round per weight update.
+//  - Flushing schedules update once per run: per stage one AllReduce after its last backward on
+//    every worker holding it (eager synchronisation), then one Optimizer per worker after all of
+//    its stages' all-reduces.
+//  - Asynchronous schedules (PipeDream, 2BW) update once per iteration of N micro-batches: the
+//    same round per iteration k (A(s,k) after the stage's last backward of k, O(w,k) after the
+//    worker's A(·,k)), and O(w,k) gates an op of iteration k+1 (Schedule::update_gate):
+//      * PipeDream (Narayanan et al., SOSP'19, §3.3; a replicated stage all-reduces its
+//        gradients like data parallelism, §3.2): the update of k is applied before the stage
+//        computes its next gradient, so O(w,k) → the stage's first backward of k+1; the sync
+//        can hide only behind the one forward that 1F1B runs in between;
+//      * PipeDream-2BW (Narayanan et al., ICML'21, §3.1): W(k+1) = W(k) − ν·∇f(W(k−1)), one
+//        version of delay; gradients of a batch are coalesced and the new version is needed
+//        once the next batch's gradient is complete, so the all-reduce of k overlaps batch k+1
+//        and O(w,k) → the stage's last backward of k+1 (at most one update outstanding: the
+//        two buffered versions suffice).
+void add_gradient_sync(const Schedule& s, OpIndex& index, TaskGraphBuilder& graph) {
+  const OpKind grad = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
+  const int per_update = s.asynchronous ? std::max(1, s.micro_batches) : 0;
+  const int updates = s.asynchronous ? std::max(1, s.iterations) : 1;
+  auto update_of = [&](int micro_batch) {
+    return per_update == 0 ? 0 : std::min(micro_batch / per_update, updates - 1);
+  };
+  // One entry per (worker, stage, update), found in one pass over each program.
+  std::vector<StageGrads> grads;
+  std::vector<int> slot(static_cast<size_t>(s.stages) * static_cast<size_t>(updates), -1);
+  for (int w = 0; w < s.workers; ++w) {
+    const size_t begin = grads.size();
+    for (const Op& op : s.program[static_cast<size_t>(w)]) {
+      if (op.kind != grad) continue;
+      const int k = update_of(op.micro_batch);
+      const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
+      int& e = slot[static_cast<size_t>(k) * static_cast<size_t>(s.stages) +
+                    static_cast<size_t>(op.stage)];
+      if (e < 0) {
+        e = static_cast<int>(grads.size());
+        grads.push_back({k, op.stage, w, id, id});
+      }
+      grads[static_cast<size_t>(e)].last = id;
+    }
+    for (size_t i = begin; i < grads.size(); ++i) {
+      slot[static_cast<size_t>(grads[i].iteration) * static_cast<size_t>(s.stages) +
+           static_cast<size_t>(grads[i].stage)] = -1;
+    }
+  }
+  // Rounds in update order, stages in order, holders in worker order (stable).
+  std::stable_sort(grads.begin(), grads.end(), [](const StageGrads& a, const StageGrads& b) {
+    return a.iteration != b.iteration ? a.iteration < b.iteration : a.stage < b.stage;
+  });
+  std::vector<TaskId> previous_step(static_cast<size_t>(s.workers), kNoTask);
+  size_t i = 0;
+  for (int k = 0; k < updates; ++k) {
+    std::vector<std::vector<TaskId>> worker_reductions(static_cast<size_t>(s.workers));
+    const size_t round = i;
+    while (i < grads.size() && grads[i].iteration == k) {
+      size_t j = i;
+      std::vector<int> holders;
+      while (j < grads.size() && grads[j].iteration == k && grads[j].stage == grads[i].stage) {
+        holders.push_back(grads[j++].worker);
+      }
+      Task reduce{OpKind::AllReduce, holders.front(), -1, 0, grads[i].stage, 0, -1, -1};
+      reduce.group = graph.add_group(holders);
+      const TaskId id = graph.add_task(reduce);
+      for (size_t h = i; h < j; ++h) {
+        graph.add_edge(grads[h].last, id, EdgeKind::Sync);
+        worker_reductions[static_cast<size_t>(grads[h].worker)].push_back(id);
+      }
+      i = j;
+    }
+    std::vector<TaskId> step(static_cast<size_t>(s.workers), kNoTask);
+    for (int w = 0; w < s.workers; ++w) {
+      // A flushing schedule gives every worker its step; an asynchronous one only the workers
+      // that produced gradients in this update.
+      const auto& reductions = worker_reductions[static_cast<size_t>(w)];
+      if (s.asynchronous && reductions.empty()) continue;
+      step[static_cast<size_t>(w)] =
+          graph.add_task(Task{OpKind::Optimizer, w, -1, 0, 0, 0, -1, -1});
+      for (TaskId from : reductions)
+        graph.add_edge(from, step[static_cast<size_t>(w)], EdgeKind::Sync);
+    }
+    // The previous update's step gates this update's first (PipeDream) or last (2BW) backward.
+    for (size_t h = round; h < i; ++h) {
+      const TaskId gate = previous_step[static_cast<size_t>(grads[h].worker)];
+      if (gate == kNoTask) continue;
+      graph.add_edge(gate,
+                     s.update_gate == UpdateGate::NextBackward ? grads[h].first : grads[h].last,
+                     EdgeKind::Sync);
+    }
+    previous_step = std::move(step);
+  }
+}
+
 }  // namespace
 
 std::string check_structure(const Schedule& s) {
@@ -199,43 +297,7 @@ TaskGraph build_task_graph(const Schedule& s) {
     }
   }
 
-  // Gradient synchronisation: per stage, after its last backward on each worker holding it.
-  const OpKind last_grad = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
-  std::vector<std::vector<TaskId>> last_backward(  // [worker][stage], in one reverse pass
-      static_cast<size_t>(s.workers), std::vector<TaskId>(static_cast<size_t>(s.stages), kNoTask));
-  for (int w = 0; w < s.workers; ++w) {
-    const auto& ops = s.program[static_cast<size_t>(w)];
-    auto& last = last_backward[static_cast<size_t>(w)];
-    for (auto op = ops.rbegin(); op != ops.rend(); ++op) {
-      if (op->kind == last_grad && last[static_cast<size_t>(op->stage)] == kNoTask) {
-        last[static_cast<size_t>(op->stage)] = index.at(op->stage, op->micro_batch, op->kind);
-      }
-    }
-  }
-  std::vector<std::vector<TaskId>> worker_reductions(static_cast<size_t>(s.workers));
-  for (int st = 0; st < s.stages; ++st) {
-    std::vector<int> holders;
-    for (int w = 0; w < s.workers; ++w) {
-      if (last_backward[static_cast<size_t>(w)][static_cast<size_t>(st)] != kNoTask) {
-        holders.push_back(w);
-      }
-    }
-    if (holders.empty()) continue;
-    Task reduce{OpKind::AllReduce, holders.front(), -1, 0, st, 0, -1, -1};
-    reduce.group = graph.add_group(holders);
-    const TaskId id = graph.add_task(reduce);
-    for (int w : holders) {
-      graph.add_edge(last_backward[static_cast<size_t>(w)][static_cast<size_t>(st)], id,
-                     EdgeKind::Sync);
-      worker_reductions[static_cast<size_t>(w)].push_back(id);
-    }
-  }
-  for (int w = 0; w < s.workers; ++w) {
-    const TaskId step = graph.add_task(Task{OpKind::Optimizer, w, -1, 0, 0, 0, -1, -1});
-    for (TaskId from : worker_reductions[static_cast<size_t>(w)]) {
-      graph.add_edge(from, step, EdgeKind::Sync);
-    }
-  }
+  add_gradient_sync(s, index, graph);
   return std::move(graph).build();
 }
 

@@ -19,7 +19,8 @@ using testing::ScratchDir;
 // The documented schema: the run options in table order, then the metrics.
 const char* const kHeader =
     "schedule,stages,micro_batches,pipelines,chunks,strategy,iterations,t_forward,t_backward,"
-    "t_weight,t_comm,model,hardware,micro_batch_size,data_parallel,recompute,partition,"
+    "t_weight,t_comm,t_allreduce,model,hardware,micro_batch_size,data_parallel,recompute,"
+    "partition,"
     "placement,grad_sync,overlap_p2p,bytes_per_param,tensor_parallel,sequence_parallel,"
     "distributed_optimizer,precision,attention,vocabulary,sequence,"
     "workers,iteration_time,time_unit,throughput,tokens_per_second,mfu,bubble_ratio,"

@@ -77,7 +77,7 @@ TEST(Names, EveryEnumHasOneNameAndRoundTrips) {
                                     {"overlap_p2p", "off"}});
   EXPECT_EQ(s.perf.setup.recompute, models::Recompute::Selective);
   EXPECT_EQ(s.perf.setup.placement, hardware::PlacementMode::DataMajor);
-  EXPECT_TRUE(s.perf.flush_grad_sync);
+  EXPECT_EQ(s.perf.grad_sync, sim::GradSync::Flush);
   EXPECT_FALSE(s.perf.overlap_p2p);
 }
 

@@ -144,7 +144,7 @@ TEST(Network, FlushDelaysAllReducesUntilTheHoldersFinishComputing) {
   const UnitCostModel unit({1, 2, 0, 0});
   const UniformNetwork net(0.0, 3.0);
   EngineOptions flush;
-  flush.flush_grad_sync = true;
+  flush.grad_sync = GradSync::Flush;
   const Trace eager = simulate_network(g, unit, net, {});
   const Trace flushed = simulate_network(g, unit, net, flush);
   std::vector<double> last_compute(4, 0.0);

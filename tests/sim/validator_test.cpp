@@ -148,8 +148,9 @@ TEST(Validator, ReplayOfACyclicScheduleNamesTheSameDeadlock) {
     EXPECT_FALSE(unit.completed);
     EXPECT_EQ(unit.deadlock, expected);
     for (bool overlap : {true, false}) {
-      const Trace real = simulate_network(g, UnitCostModel({1, 2, 0, 0}), OneLink(),
-                                          EngineOptions{overlap, !overlap, 0.25});
+      const Trace real = simulate_network(
+          g, UnitCostModel({1, 2, 0, 0}), OneLink(),
+          EngineOptions{overlap, overlap ? GradSync::Eager : GradSync::Flush, 0.25});
       EXPECT_FALSE(real.completed);
       EXPECT_EQ(real.deadlock, expected);
     }

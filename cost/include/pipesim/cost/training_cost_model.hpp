@@ -42,7 +42,8 @@ struct StageTimes {
 class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel {
  public:
   //! Throws core::ConfigError when the model does not fit the schedule (stages > layers), the
-  //! setup is inconsistent (validate_setup) or the profile lacks the precision.
+  //! setup is inconsistent (validate_setup) or the profile lacks the precision, or B is not a
+  //! multiple of the schedule's micro_batch_divisor.
   TrainingCostModel(const models::ModelSpec& model, const hardware::HardwareProfile& hardware,
                     const sim::Schedule& schedule, const TrainingSetup& setup);
 
@@ -60,6 +61,9 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   const models::ModelSpec& model() const { return model_; }
   //! Dense peak FLOP/s of one GPU in the training precision (MFU denominator).
   double peak_flops() const { return peak_; }
+  //! Samples in one micro-batch as the ops run it: B, or B / Schedule::micro_batch_divisor
+  //! (Chimera's backward halving runs at B/2).
+  int micro_batch_size() const { return setup_.micro_batch_size; }
   //! GPUs one pipeline replica uses: workers · t.
   int gpus_per_replica() const { return placement_.workers * setup_.tensor_parallel; }
 

@@ -10,6 +10,7 @@
 #include "pipesim/hardware/placement.hpp"
 #include "pipesim/models/partition.hpp"
 #include "pipesim/models/transformer.hpp"
+#include "pipesim/sim/network.hpp"
 
 namespace pipesim::scenario {
 
@@ -30,9 +31,13 @@ inline constexpr NameTable<hardware::PlacementMode, 2> kPlacementNames{{
     {"pipeline-major", hardware::PlacementMode::PipelineMajor},
     {"data-major", hardware::PlacementMode::DataMajor},
 }};
-//! Gradient all-reduce: eager (after a stage's last backward) or flush (after all compute);
-//! the value is Scenario::perf.flush_grad_sync.
-inline constexpr NameTable<bool, 2> kGradSyncNames{{{"eager", false}, {"flush", true}}};
+//! Gradient all-reduce: eager (after a stage's last backward), flush (after all compute) or
+//! eager-opt (Chimera's eager-sync-opt, sim/network.hpp); Scenario::perf.grad_sync.
+inline constexpr NameTable<sim::GradSync, 3> kGradSyncNames{{
+    {"eager", sim::GradSync::Eager},
+    {"flush", sim::GradSync::Flush},
+    {"eager-opt", sim::GradSync::EagerOpt},
+}};
 //! p2p transfers overlap compute (on) or block the sender (off); PerfSpec::overlap_p2p.
 inline constexpr NameTable<bool, 2> kOnOffNames{{{"on", true}, {"off", false}}};
 

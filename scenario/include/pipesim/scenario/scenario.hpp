@@ -21,6 +21,7 @@
 #include "pipesim/sim/cost_model.hpp"
 #include "pipesim/sim/memory.hpp"
 #include "pipesim/sim/metrics.hpp"
+#include "pipesim/sim/network.hpp"
 #include "pipesim/sim/schedule.hpp"
 #include "pipesim/sim/simulator.hpp"
 #include "pipesim/sim/task_graph.hpp"
@@ -37,9 +38,9 @@ struct PerfSpec {
   //! `hardware` itself.
   std::shared_ptr<const models::ModelSpec> model_spec;
   std::shared_ptr<const hardware::HardwareProfile> hardware_profile;
-  cost::TrainingSetup setup;     //!< B, W, t, recompute, partition, placement, precision, ...
-  bool overlap_p2p = true;       //!< option `overlap_p2p`: on|off
-  bool flush_grad_sync = false;  //!< option `grad_sync`: flush (vs eager)
+  cost::TrainingSetup setup;  //!< B, W, t, recompute, partition, placement, precision, ...
+  bool overlap_p2p = true;    //!< option `overlap_p2p`: on|off
+  sim::GradSync grad_sync = sim::GradSync::Eager;  //!< option `grad_sync`
 
   bool enabled() const { return !model.empty() || !hardware.empty(); }
 };

@@ -18,6 +18,9 @@ struct UnitCosts {
   double backward = 2.0;  //!< whole backward B = I + W
   double weight = 0.0;    //!< the W part of a split backward; I = backward − weight
   double comm = 0.0;      //!< delay on every edge between ops on different workers
+  //! a gradient all-reduce (a pure delay, like comm; 0: synchronisation is free, as in the
+  //! papers' slot figures)
+  double all_reduce = 0.0;
 };
 
 class UnitCostModel final : public CostModel {

@@ -14,6 +14,7 @@
 // Compute tasks (and the optimizer step) keep their CostModel duration, slowed by the
 // interference factor while a collective runs on their worker (the rate 1 − interference).
 
+#include <cstdint>
 #include <vector>
 
 #include "pipesim/sim/cost_model.hpp"
@@ -41,12 +42,28 @@ class NetworkModel {
   virtual Flow flow(const TaskGraph& graph, TaskId id) const = 0;
 };
 
+//! When a stage's gradient all-reduce may start (real-cost mode; option `grad_sync`).
+enum class GradSync : std::uint8_t {
+  //! Eagerly, once the stage's last backward has ended on every worker holding it.
+  Eager,
+  //! After the flush: once every worker holding the stage has finished all its compute ops.
+  Flush,
+  //! Chimera's eager-sync-opt (Li & Hoefler SC'21 §3.4): a sync goes into the holders'
+  //! bubbles where it fits there, eagerly elsewhere. Precisely: a first replay with Flush
+  //! gives each worker's tail bubble (the run's last compute end minus the worker's); in stage
+  //! order, a stage's sync is flushed iff its duration alone fits into the bubble left on every
+  //! holder (which it then uses up), so it costs neither interference nor p2p bandwidth while
+  //! compute runs; the others (Chimera: the stages of the workers at both ends, which compute
+  //! until the end) are eager, hidden behind their holders' remaining compute.
+  EagerOpt,
+};
+
 struct EngineOptions {
   //! false: a transfer also holds its sender's compute stream (blocking send).
   bool overlap_p2p = true;
-  //! true: a stage's all-reduce waits until every worker holding the stage has finished all
-  //! its compute ops (synchronise after the flush); false: eagerly after its last backward.
-  bool flush_grad_sync = false;
+  //! Flush and EagerOpt apply to flushing schedules only: asynchronous ones gate the next
+  //! update's backwards on each all-reduce (lowering.hpp), which a flush would deadlock.
+  GradSync grad_sync = GradSync::Eager;
   //! Compute runs at 1 − interference while a collective is in progress on its worker.
   double interference = 0.0;
 };

@@ -3,12 +3,26 @@
 // list of compute ops it runs, plus where every (pipeline, stage) lives. It is a plain value;
 // build_task_graph() lowers it to a TaskGraph and validate() proves it sound.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "pipesim/sim/op.hpp"
 
 namespace pipesim::sim {
+
+//! Asynchronous schedules synchronise gradients once per weight update (one update per
+//! iteration of N micro-batches). The lowering adds, per iteration k, each stage's all-reduce
+//! A(s,k) after the stage's last backward of k and each worker's optimizer step O(w,k) after
+//! its stages' all-reduces; UpdateGate says which op of iteration k+1 waits for O(w,k).
+enum class UpdateGate : std::uint8_t {
+  //! PipeDream (SOSP'19): the stage's first backward of iteration k+1 (the next gradient is
+  //! computed only after update k is applied).
+  NextBackward,
+  //! PipeDream-2BW (ICML'21): the stage's last backward of iteration k+1 (update k overlaps the
+  //! next batch; at most one update is outstanding, so two weight versions suffice).
+  LastBackwardOfNext,
+};
 
 struct Schedule {
   std::string name;             //!< registry name, e.g. "1f1b"
@@ -21,6 +35,10 @@ struct Schedule {
   bool recompute = false;       //!< an R op precedes every backward (activation checkpointing)
   //! No flush between iterations (PipeDream, 2BW): metrics report the steady state.
   bool asynchronous = false;
+  //! Asynchronous schedules: the op of iteration k+1 that waits for weight update k.
+  UpdateGate update_gate = UpdateGate::NextBackward;
+  //! Ops run at micro-batch size B / micro_batch_divisor (Chimera's backward halving: 2).
+  int micro_batch_divisor = 1;
   //! weight_versions[w]: copies of its stages' weights worker w keeps (weight stashing,
   //! double buffering). Empty means one version everywhere.
   std::vector<int> weight_versions;
