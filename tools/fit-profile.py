@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""Fits one physically meaningful parameter of a hardware profile on a named subset of the
-validation suite: the scale k of a dtype's GEMM efficiency curve (the fraction of the peak the
-measured framework's GEMMs reach), so that pipesim's predictions of the fit runs match their
-measurements (minimum median |log(predicted / measured)|, golden-section search on k).
+"""Fits physically meaningful parameters of a hardware profile on a named subset of the
+validation suite, so that pipesim's predictions of the fit runs match their measurements
+(minimum mean squared log(predicted / measured); golden-section search per parameter,
+alternating between parameters until they settle):
+  - the scale k of a dtype's GEMM efficiency curve (the fraction of the peak the measured
+    framework's GEMMs reach), applied to --base-curve;
+  - with --inter-efficiency, the inter-node link efficiency (the fraction of the link bandwidth
+    the measured communication library reaches, e.g. GLOO over TCP vs MPI).
 
-Prints k, the fitted curve and the error on the fit runs; with --write, rewrites that curve in
-the profile. The runs not fitted are the evidence: `pipesim validate` reports them apart.
+Prints the values and the error on the fit runs; with --write, rewrites them in the profile.
+The runs not fitted are the evidence: `pipesim validate` reports them apart.
 
-  tools/fit-gemm-efficiency.py --pipesim build/release/tools/pipesim \\
+  tools/fit-profile.py --pipesim build/release/tools/pipesim \\
       --profile hardware/p100-daint.yaml --dtype fp32 --base-curve "1e8:0.30,1e10:0.75,1e12:0.85" \\
-      validation/chi-f13-*.yaml [--write]
+      [--inter-efficiency] validation/chi-f13-*.yaml [--write]
 
 --base-curve is the unfitted assumption the scale applies to (recorded in the profile's
 comment), so a rerun reproduces the same fit from the same inputs.
@@ -33,8 +37,16 @@ def set_curve(profile_text, dtype, curve):
     # The dtype's line inside gemm_efficiency: "    fp32: [[...], ...]"
     pattern = re.compile(r"^(\s+" + re.escape(dtype) + r":\s*)\[\[.*\]\](.*)$", re.M)
     if not pattern.search(profile_text):
-        sys.exit(f"fit-gemm-efficiency: no gemm_efficiency curve for {dtype} in the profile")
+        sys.exit(f"fit-profile: no gemm_efficiency curve for {dtype} in the profile")
     return pattern.sub(lambda m: m.group(1) + curve + m.group(2), profile_text, count=1)
+
+
+def set_inter_efficiency(profile_text, eff):
+    pattern = re.compile(r"^(\s+inter_node:\s*\{alpha:\s*[^,]+,\s*beta:\s*[^,}]+)(,\s*efficiency:\s*[^}]+)?\}",
+                         re.M)
+    if not pattern.search(profile_text):
+        sys.exit("fit-profile: no links.inter_node {alpha, beta} in the profile")
+    return pattern.sub(lambda m: m.group(1) + f", efficiency: {eff:.3f}}}", profile_text, count=1)
 
 
 def predict(pipesim, profile_text, profile_name, runs, workdir):
@@ -56,19 +68,15 @@ def predict(pipesim, profile_text, profile_name, runs, workdir):
     return [p for p in json.loads(out)["points"] if "predicted" in p]
 
 
-def median(values):
-    v = sorted(values)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pipesim", required=True)
     ap.add_argument("--profile", required=True)
     ap.add_argument("--dtype", required=True)
     ap.add_argument("--base-curve", required=True, help="x:y,x:y,... the unfitted curve")
-    ap.add_argument("--write", action="store_true", help="rewrite the curve in the profile")
+    ap.add_argument("--inter-efficiency", action="store_true",
+                    help="also fit links.inter_node.efficiency")
+    ap.add_argument("--write", action="store_true", help="rewrite the fitted values in the profile")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
     points = [tuple(float(v) for v in p.split(":")) for p in a.base_curve.split(",")]
@@ -76,39 +84,50 @@ def main():
         base_text = f.read()
     name = re.search(r"^name:\s*(\S+)", base_text, re.M).group(1)
 
-    with tempfile.TemporaryDirectory() as work:
-        def cost(k):
-            text = set_curve(base_text, a.dtype, curve_text(points, k))
-            pts = predict(a.pipesim, text, name, a.runs, work)
-            return median(abs(math.log(p["predicted"] / p["measured"])) for p in pts), pts
+    def profile(k, eff):
+        text = set_curve(base_text, a.dtype, curve_text(points, k))
+        return set_inter_efficiency(text, eff) if eff is not None else text
 
-        lo, hi = 0.2, 1.2
+    def golden(f, lo, hi):
         g = (math.sqrt(5) - 1) / 2
         x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
-        f1, f2 = cost(x1)[0], cost(x2)[0]
+        f1, f2 = f(x1), f(x2)
         for _ in range(30):
             if f1 < f2:
                 hi, x2, f2 = x2, x1, f1
                 x1 = hi - g * (hi - lo)
-                f1 = cost(x1)[0]
+                f1 = f(x1)
             else:
                 lo, x1, f1 = x1, x2, f2
                 x2 = lo + g * (hi - lo)
-                f2 = cost(x2)[0]
-        k = round((lo + hi) / 2, 3)
-        err, pts = cost(k)
+                f2 = f(x2)
+        return round((lo + hi) / 2, 3)
+
+    with tempfile.TemporaryDirectory() as work:
+        def cost(k, eff):
+            pts = predict(a.pipesim, profile(k, eff), name, a.runs, work)
+            return sum(math.log(p["predicted"] / p["measured"]) ** 2 for p in pts) / len(pts), pts
+
+        k, eff = 1.0, (1.0 if a.inter_efficiency else None)
+        for _ in range(4 if a.inter_efficiency else 1):
+            k = golden(lambda x: cost(x, eff)[0], 0.2, 1.2)
+            if a.inter_efficiency:
+                eff = golden(lambda x: cost(k, x)[0], 0.02, 1.0)
+        err, pts = cost(k, eff)
 
     curve = curve_text(points, k)
-    print(f"k = {k}  ({a.dtype} GEMM efficiency scale; median |log error| on the fit runs "
+    print(f"k = {k}  ({a.dtype} GEMM efficiency scale; mean squared log error on the fit runs "
           f"{err:.4f})")
     print(f"curve: {curve}")
+    if eff is not None:
+        print(f"inter_node efficiency = {eff}")
     for p in pts:
         print(f"  {p['id']}: measured {p['measured']:.4g}, predicted {p['predicted']:.4g} "
               f"({100 * (p['predicted'] / p['measured'] - 1):+.1f}%)")
     if a.write:
         tmp = a.profile + ".tmp"
         with open(tmp, "w") as f:
-            f.write(set_curve(base_text, a.dtype, curve))
+            f.write(profile(k, eff))
         os.replace(tmp, a.profile)
         print(f"wrote {a.profile}")
 
