@@ -181,7 +181,7 @@ int best_pipelines(const std::string& hw) {
 TEST(ChimeraPipelines, SlowerCommunicationMovesTheOptimumToFewerPipelines) {
   // More pipelines shrink the bubbles ((D−2f)/(2fN+D−2f)) but each worker then all-reduces
   // 2f stage copies' gradients; with a 10× slower inter-node link that volume dominates.
-  const int fast = best_pipelines("p100-daint");
+  const int fast = best_pipelines(kData + "p100-spec.yaml");
   const int slow = best_pipelines(kData + "p100-slow-inter.yaml");
   EXPECT_LT(slow, fast) << "fast optimum " << fast << ", slow optimum " << slow;
 }

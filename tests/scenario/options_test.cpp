@@ -69,7 +69,7 @@ TEST(Names, EveryEnumHasOneNameAndRoundTrips) {
   for (const auto& [name, value] : kPlacementNames) {
     EXPECT_EQ(name_of(kPlacementNames, value), name);
   }
-  EXPECT_EQ(names_of(kPartitionNames), "uniform|balanced");
+  EXPECT_EQ(names_of(kPartitionNames), "uniform|balanced|account-ends");
   EXPECT_FALSE(value_of(kGradSyncNames, "lazy").has_value());
   const Scenario s = make_scenario({{"recompute", "selective"},
                                     {"placement", "data-major"},

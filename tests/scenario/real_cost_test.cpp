@@ -170,7 +170,8 @@ TEST(RealCost, TwoPipelinesReduceOver2WRanks) {
     const double r = 8;  // 2 holders × W = 4
     const sim::Flow f = costs.flow(g, t);
     EXPECT_DOUBLE_EQ(f.latency, 2 * std::ceil(std::log2(r)) * hw.inter_node.alpha);
-    EXPECT_DOUBLE_EQ(f.work, 2 * (r - 1) / r * bytes / hw.inter_node.beta);
+    EXPECT_DOUBLE_EQ(f.work,
+                     2 * (r - 1) / r * bytes / (hw.inter_node.beta * hw.inter_node.efficiency));
   }
 }
 
@@ -181,7 +182,8 @@ TEST(RealCost, PlacementDecidesTheTierAndNicSharing) {
   // takes α + 2n/β on the inter-node tier.
   Scenario s = spec("1f1b", 4, 8, "gpt2-32l", "v100-dgx1", 1, 8);
   const hardware::HardwareProfile hw = hardware::load_profile("v100-dgx1");
-  const double n = models::p2p_message_bytes(models::load_model("gpt2-32l"), models::LayerConfig{}).value;
+  const double n =
+      models::p2p_message_bytes(models::load_model("gpt2-32l"), models::LayerConfig{}).value;
   auto first_transfer = [](const Result& r) {
     for (sim::TaskId t = 0; t < r.graph.num_tasks(); ++t) {
       if (r.graph.task(t).kind == sim::OpKind::Transfer && r.graph.task(t).worker == 0) {
