@@ -3,7 +3,7 @@ if (!exists("outfile")) outfile = "gpt2-1.3b.throughput.svg"
 datafile = "gpt2-1.3b.throughput.dat"
 set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,12' background rgb 'white'
 set output outfile
-set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; partition=uniform; placement=pipeline-major; grad_sync=eager\noverlap_p2p=on; bytes_per_param=16\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute per point\nnot drawn: 54 pruned, 1 out of memory, 13 invalid (x at the bottom)"
+set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; strategy=direct; partition=uniform; placement=pipeline-major\ngrad_sync=eager; overlap_p2p=on; tensor_parallel=1; sequence_parallel=off; tp_comm_overlap=off\ndistributed_optimizer=off; attention=standard\nbest (max) of micro_batches, pipelines, chunks, iterations, micro_batch_size, data_parallel, recompute per point\nnot drawn: 54 pruned, 1 out of memory, 13 invalid (x at the bottom)"
 set xlabel "pipeline depth D (stages)"
 set ylabel "throughput (samples/s)"
 set logscale x 2
@@ -19,14 +19,16 @@ set style line 5 linecolor rgb '#66ccee' dashtype 5 linewidth 2 pointtype 13 poi
 set style line 6 linecolor rgb '#aa3377' dashtype 1 linewidth 2 pointtype 4 pointsize 1.15
 set style line 7 linecolor rgb '#bbbbbb' dashtype 2 linewidth 2 pointtype 6 pointsize 1.4
 set style line 8 linecolor rgb '#000000' dashtype 3 linewidth 2 pointtype 8 pointsize 1.3499999999999999
+set style line 9 linecolor rgb '#4477aa' dashtype 4 linewidth 2 pointtype 10 pointsize 1.2999999999999998
 plot datafile index 0 using 1:2 with linespoints ls 1 title "gpipe", \
      datafile index 1 using 1:2 with linespoints ls 2 title "1f1b = dapple", \
-     datafile index 2 using 1:2 with linespoints ls 3 title "pipedream = pipedream-2bw", \
-     datafile index 3 using 1:2 with linespoints ls 4 title "gems", \
-     datafile index 4 using 1:2 with linespoints ls 5 title "chimera", \
-     datafile index 5 using 1:2 with linespoints ls 6 title "interleaved", \
-     datafile index 6 using 1:2 with linespoints ls 7 title "zb-h1 = zb-h2", \
-     datafile index 7 using 1:2 with linespoints ls 8 title "zb-v", \
-     datafile index 8 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "pruned (not drawn)", \
-     datafile index 9 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#cc3311' title "out of memory (not drawn)", \
-     datafile index 10 using 1:2 axes x1y2 with points pointtype 3 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "invalid (not drawn)"
+     datafile index 2 using 1:2 with linespoints ls 3 title "pipedream", \
+     datafile index 3 using 1:2 with linespoints ls 4 title "pipedream-2bw", \
+     datafile index 4 using 1:2 with linespoints ls 5 title "gems", \
+     datafile index 5 using 1:2 with linespoints ls 6 title "chimera", \
+     datafile index 6 using 1:2 with linespoints ls 7 title "interleaved", \
+     datafile index 7 using 1:2 with linespoints ls 8 title "zb-h1 = zb-h2", \
+     datafile index 8 using 1:2 with linespoints ls 9 title "zb-v", \
+     datafile index 9 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "pruned (not drawn)", \
+     datafile index 10 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#cc3311' title "out of memory (not drawn)", \
+     datafile index 11 using 1:2 axes x1y2 with points pointtype 3 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "invalid (not drawn)"

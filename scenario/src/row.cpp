@@ -38,12 +38,15 @@ RowMetrics extract_metrics(const Result& result) {
     if (p.memory_capacity > 0) row.memory_headroom = 1.0 - hi->peak / p.memory_capacity;
   }
   // Exposed communication: the mean over workers of the time a worker waits on transfers and
-  // all-reduces it cannot hide behind compute, as a share of the iteration.
-  if (!p.time.empty() && m.iteration_time > 0) {
+  // all-reduces it cannot hide behind compute, as a share of the time the breakdown covers: the
+  // iteration, or for an asynchronous schedule every listed iteration (total_time), so that the
+  // share stays a share of time (it was above 100% when divided by one steady-state period).
+  const double window = result.schedule.asynchronous ? m.total_time : m.iteration_time;
+  if (!p.time.empty() && window > 0) {
     double exposed = 0;
     for (const sim::WorkerTime& t : p.time)
       exposed += t.exposed_communication;
-    row.exposed_comm_ratio = exposed / (static_cast<double>(p.time.size()) * m.iteration_time);
+    row.exposed_comm_ratio = exposed / (static_cast<double>(p.time.size()) * window);
   }
   return row;
 }
