@@ -11,7 +11,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 [ "$rc" -eq 2 ] || fail "closed stdout: exit $rc"
 grep -q '^pipesim: error: stdout' err.txt || fail "closed stdout: $(cat err.txt)"
 "$P" sweep -D 2,4 -N 4:8 --jobs 1 >one.csv || fail "sweep --jobs 1"
-(ulimit -v 400000; "$P" sweep -D 2,4 -N 4:8 --jobs 256 >many.csv) || fail "sweep --jobs 256 under ulimit -v"
-cmp -s one.csv many.csv || fail "rows differ with refused threads"
+# Thread creation refused by an address-space limit. AddressSanitizer reserves terabytes of
+# shadow memory at start, which no such limit allows, so a sanitized build checks the rest only.
+if [ "${PIPESIM_SANITIZED:-0}" = 1 ]; then
+  echo "skipped under AddressSanitizer: sweep --jobs 256 under ulimit -v"
+else
+  (ulimit -v 400000; "$P" sweep -D 2,4 -N 4:8 --jobs 256 >many.csv) ||
+    fail "sweep --jobs 256 under ulimit -v"
+  cmp -s one.csv many.csv || fail "rows differ with refused threads"
+fi
 rm -f err.txt one.csv many.csv
 echo ok
