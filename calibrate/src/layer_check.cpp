@@ -77,6 +77,22 @@ std::vector<LayerMeasurement> parse_layer_times(std::string_view text, const std
         m.shape.hidden % m.shape.heads != 0) {
       ctx.fail("heads", "b, s, heads must be >= 1 and heads must divide h");
     }
+    // One GPU's layer: bounds that keep every kernel's FLOPs and bytes (b·heads·s² attention
+    // scores, b·s·4h activations) exact in 64-bit integers (fuzzing found s = 2·10^14).
+    const auto check = [&](std::string_view column, std::int64_t v, std::int64_t hi) {
+      if (v > hi) ctx.fail(column, fmt::format("must be at most {}, got {}", hi, v));
+    };
+    check("b", m.shape.batch, std::int64_t{1} << 16);
+    check("s", m.shape.seq, std::int64_t{1} << 20);
+    check("h", m.shape.hidden, std::int64_t{1} << 18);
+    // In that order, each product fits: b·s ≤ 2^36, then b·s·s·heads ≤ 2^24·2^20·2^18.
+    const std::int64_t tokens = m.shape.batch * m.shape.seq;
+    if (tokens > (std::int64_t{1} << 24) ||
+        tokens * m.shape.seq * m.shape.heads > (std::int64_t{1} << 52)) {
+      ctx.fail("s", fmt::format("b·heads·s² = {}·{}·{}² attention scores or b·s tokens are beyond "
+                                "one GPU's layer (at most 2^52 scores, 2^24 tokens)",
+                                m.shape.batch, m.shape.heads, m.shape.seq));
+    }
     m.dtype = std::string(cells[4]);
     m.shape.elem_bytes = m.dtype == "fp32" ? 4 : 2;
     if (cells[5] == "forward") {

@@ -86,6 +86,28 @@ TEST(FitBounds, ProfileNamesFollowTheHardwareRule) {
   EXPECT_FALSE(std::filesystem::exists(dir / "p.yaml"));
 }
 
+// Fuzzing (samples_csv harness, UBSan): s = 200000000000048 overflowed int64 in the layer's
+// kernel list. Shapes beyond one GPU's layer are refused with the bound, before any arithmetic.
+TEST(FitBounds, LayerTimesShapesBeyondOneGpuAreRefused) {
+  const std::string header = "b,s,h,heads,dtype,direction,kernel,seconds\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"1,200000000000048,4096,32,bf16,forward,total,1.2e-3\n",
+       "column 's': must be at most 1048576"},
+      {"70000,2048,4096,32,bf16,forward,total,1.2e-3\n", "column 'b': must be at most 65536"},
+      {"1,2048,1048576,32,bf16,forward,total,1.2e-3\n", "column 'h': must be at most 262144"},
+      {"65536,1048576,4096,32,bf16,forward,total,1.2e-3\n", "attention scores or b·s tokens"},
+  };
+  for (const auto& [row, message] : cases) {
+    try {
+      parse_layer_times(header + row, "l.csv");
+      ADD_FAILURE() << "accepted " << row;
+    } catch (const core::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW(parse_layer_times(header + "8,8192,8192,64,bf16,forward,total,1e-2\n", "l.csv"));
+}
+
 TEST(FitBounds, LayerCheckRefusesAbsurdErrorsInsteadOfPrintingThem) {
   const std::string csv =
       "b,s,h,heads,dtype,direction,kernel,seconds\n4,2048,8192,64,bf16,forward,total,1e-9\n";
