@@ -5,11 +5,7 @@
 # --memory-timeline, a Chrome trace with the memory counter track, and one plot per schedule.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${PIPESIM:-build/release/tools/pipesim}
-if [ ! -x "$bin" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release -j "$(nproc)" --target pipesim
-fi
+source tools/pipesim-bin.sh
 out=results/memory
 mkdir -p "$out"
 for schedule in 1f1b chimera; do

@@ -6,11 +6,7 @@
 #                Chimera paper, with a plot of the best throughput per pipeline depth
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${PIPESIM:-build/release/tools/pipesim}
-if [ ! -x "$bin" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release -j "$(nproc)" --target pipesim
-fi
+source tools/pipesim-bin.sh
 out=results/search
 mkdir -p "$out"
 search() {  # name, then search arguments

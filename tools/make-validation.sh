@@ -6,11 +6,7 @@
 # gnuplot; one colour per source, hollow marks for fitted points).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${PIPESIM:-build/release/tools/pipesim}
-if [ ! -x "$bin" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release -j "$(nproc)" --target pipesim
-fi
+source tools/pipesim-bin.sh
 out=results/validation
 mkdir -p "$out"
 "$bin" validate validation/*.yaml >"$out/validation.txt"
