@@ -25,8 +25,8 @@ double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& g
                       dtype),
           fmt::format("missing, and the kernels compute in {}", dtype));
     }
-    // A fused attention kernel runs at its own measured fraction of the peak when the profile
-    // has one (FlashAttention-2 is well below cuBLAS GEMMs of the same FLOPs).
+    // A fused attention kernel runs at its own fraction of the peak when the profile states one
+    // (FlashAttention-2 runs well below cuBLAS GEMMs of the same FLOPs).
     const bool fused_attention = !k.is_gemm && gpu.attention_efficiency > 0;
     t += flops /
          (peak->second * (fused_attention ? gpu.attention_efficiency : eff->second.at(flops)));

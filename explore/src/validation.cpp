@@ -99,6 +99,12 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
 
 namespace {
 
+//! The median of an ascending, non-empty list.
+double median_of_sorted(const std::vector<double>& v) {
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 ErrorStats error_stats(const std::vector<PointResult>& points,
                        const std::function<bool(const PointResult&)>& keep) {
   std::vector<std::pair<double, std::string>> errors;
@@ -109,9 +115,10 @@ ErrorStats error_stats(const std::vector<PointResult>& points,
   s.points = errors.size();
   if (errors.empty()) return s;
   std::sort(errors.begin(), errors.end());
-  const size_t n = errors.size();
-  s.median_abs =
-      n % 2 == 1 ? errors[n / 2].first : (errors[n / 2 - 1].first + errors[n / 2].first) / 2;
+  std::vector<double> sorted;
+  for (const auto& [e, id] : errors)
+    sorted.push_back(e);
+  s.median_abs = median_of_sorted(sorted);
   s.max_abs = errors.back().first;
   s.worst = errors.back().second;
   return s;
@@ -193,9 +200,7 @@ ValidationSummary summarize(const std::vector<PointResult>& points) {
       ratio_errors.push_back(std::abs(predicted / measured - 1));
     }
     std::sort(ratio_errors.begin(), ratio_errors.end());
-    const size_t n = ratio_errors.size();
-    const double median =
-        n % 2 == 1 ? ratio_errors[n / 2] : (ratio_errors[n / 2 - 1] + ratio_errors[n / 2]) / 2;
+    const double median = median_of_sorted(ratio_errors);
     summary.rankings.push_back(RankingAgreement{key.first, key.second, g.size(), discordant == 0,
                                                 (concordant - discordant) / pairs, median});
   }

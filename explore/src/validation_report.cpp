@@ -69,17 +69,14 @@ std::string validation_text(const std::vector<PointResult>& points,
       {"run", "metric", "measured", "predicted", "error %", "expressed", "status"}, rows);
 
   std::vector<std::vector<std::string>> sources;
-  for (const SourceSummary* s : [&] {
-         std::vector<const SourceSummary*> all;
-         for (const SourceSummary& x : summary.sources)
-           all.push_back(&x);
-         all.push_back(&summary.overall);
-         return all;
-       }()) {
-    sources.push_back({s->source, stats_text(s->all), stats_text(s->held_out), stats_text(s->exact),
-                       stats_text(s->memory), std::to_string(s->not_expressible),
-                       std::to_string(s->failed)});
-  }
+  const auto add = [&](const SourceSummary& s) {
+    sources.push_back({s.source, stats_text(s.all), stats_text(s.held_out), stats_text(s.exact),
+                       stats_text(s.memory), std::to_string(s.not_expressible),
+                       std::to_string(s.failed)});
+  };
+  for (const SourceSummary& s : summary.sources)
+    add(s);
+  add(summary.overall);
   text += "\n|error|: median / max (points); speed = throughput and time metrics\n";
   text += report::render_table({"source", "speed", "speed, not fitted", "speed, exact runs",
                                 "peak memory", "not expressible", "failed"},

@@ -2,70 +2,50 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <array>
-
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/yaml_reader.hpp"
 #include "pipesim/explore/validation.hpp"
+#include "pipesim/scenario/names.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
 namespace {
 
-template <typename E>
-struct Named {
-  E value;
-  std::string_view name;
-};
+using scenario::NameTable;
 
-constexpr std::array<Named<ValidationMetric>, 7> kMetrics{{
-    {ValidationMetric::TflopsPerGpu, "tflops_per_gpu"},
-    {ValidationMetric::MfuPercent, "mfu_percent"},
-    {ValidationMetric::IterationTime, "iteration_time_s"},
-    {ValidationMetric::SamplesPerGpuPerSec, "samples_per_gpu_per_s"},
-    {ValidationMetric::SequencesPerSec, "sequences_per_s"},
-    {ValidationMetric::PeakMemoryGib, "peak_memory_gib"},
-    {ValidationMetric::OutOfMemory, "out_of_memory"},
+// Enum ↔ name tables on scenario's one mechanism (names.hpp).
+constexpr NameTable<ValidationMetric, 7> kMetrics{{
+    {"tflops_per_gpu", ValidationMetric::TflopsPerGpu},
+    {"mfu_percent", ValidationMetric::MfuPercent},
+    {"iteration_time_s", ValidationMetric::IterationTime},
+    {"samples_per_gpu_per_s", ValidationMetric::SamplesPerGpuPerSec},
+    {"sequences_per_s", ValidationMetric::SequencesPerSec},
+    {"peak_memory_gib", ValidationMetric::PeakMemoryGib},
+    {"out_of_memory", ValidationMetric::OutOfMemory},
 }};
-constexpr std::array<Named<FlopsFormula>, 3> kFormulas{{
-    {FlopsFormula::None, "none"},
-    {FlopsFormula::Narayanan, "narayanan"},
-    {FlopsFormula::Korthikanti, "korthikanti"},
+constexpr NameTable<FlopsFormula, 3> kFormulas{{
+    {"none", FlopsFormula::None},
+    {"narayanan", FlopsFormula::Narayanan},
+    {"korthikanti", FlopsFormula::Korthikanti},
 }};
-constexpr std::array<Named<Expressible>, 3> kExpressible{{
-    {Expressible::Exact, "exact"},
-    {Expressible::Approximated, "approximated"},
-    {Expressible::No, "no"},
+constexpr NameTable<Expressible, 3> kExpressible{{
+    {"exact", Expressible::Exact},
+    {"approximated", Expressible::Approximated},
+    {"no", Expressible::No},
 }};
 
-template <typename E, size_t K>
-std::vector<std::string> names_of(const std::array<Named<E>, K>& table) {
-  std::vector<std::string> out;
-  for (const auto& n : table)
-    out.emplace_back(n.name);
-  return out;
-}
-
-template <typename E, size_t K>
-E parse_named(core::YamlMap& map, const std::string& key, const std::array<Named<E>, K>& table) {
-  const std::string text = map.choice(key, names_of(table));
-  for (const auto& n : table)
-    if (n.name == text) return n.value;
-  map.fail(key, "unreachable");
-}
-
-template <typename E, size_t K>
-std::string_view name_in(const std::array<Named<E>, K>& table, E value) {
-  for (const auto& n : table)
-    if (n.value == value) return n.name;
-  return "?";
+//! The value named by field `key`; the error lists the names (as YamlMap::choice words it).
+template <typename E, size_t Size>
+E parse_named(core::YamlMap& map, const std::string& key, const NameTable<E, Size>& table) {
+  const std::string text = map.string(key);
+  if (const auto value = scenario::value_of(table, text)) return *value;
+  map.fail(key, fmt::format("must be one of {}, got '{}'", scenario::names_of(table), text));
 }
 
 }  // namespace
 
 std::string_view metric_name(ValidationMetric metric) {
-  return name_in(kMetrics, metric);
+  return scenario::name_of(kMetrics, metric);
 }
 
 std::string_view metric_unit(ValidationMetric metric) {
@@ -89,7 +69,7 @@ std::string_view metric_unit(ValidationMetric metric) {
 }
 
 std::string_view expressible_name(Expressible e) {
-  return name_in(kExpressible, e);
+  return scenario::name_of(kExpressible, e);
 }
 
 bool is_speed_metric(ValidationMetric metric) {

@@ -56,10 +56,8 @@ GpuSpec parse_gpu(core::YamlMap y) {
   g.hbm_bandwidth = y.number("hbm_bandwidth", kMinBandwidth, kMaxBandwidth);
   g.hbm_efficiency = EfficiencyCurve{y.curve("hbm_efficiency")};
   g.kernel_launch = y.number("kernel_launch", 0.0, kMaxLaunch);
-  if (y.has("attention_efficiency")) {
-    g.attention_efficiency = y.number("attention_efficiency", 0.0, 1.0);
-    if (!(g.attention_efficiency > 0)) y.fail("attention_efficiency", "must be in (0, 1], got 0");
-  }
+  if (y.has("attention_efficiency"))
+    g.attention_efficiency = y.positive("attention_efficiency", 1.0);
   peak.finish();
   eff.finish();
   y.finish();
