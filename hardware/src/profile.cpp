@@ -64,11 +64,20 @@ GpuSpec parse_gpu(core::YamlMap y) {
   return g;
 }
 
+// A YAML double-quoted scalar that reads back as exactly `s`: control characters are escaped,
+// since a raw line break inside quotes folds to a space on reading.
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\x{:02x}", u);
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }

@@ -50,6 +50,20 @@ TEST(Profile, SaveThenLoadGivesTheSameProfile) {
   std::filesystem::remove(path);
 }
 
+TEST(Profile, StringsWithControlCharactersRoundTripExactly) {
+  // Fuzzing found a description with a line break that folded to a space on reading back.
+  HardwareProfile p = load_profile("a100-dgx");
+  p.description = "line one\nline two\ttab \"quoted\" back\\slash \x01 \x7f end";
+  p.provenance.references = {"a\r\nb"};
+  p.provenance.driver = "535\n";
+  const std::string text = to_yaml(p);
+  const HardwareProfile q = parse_profile(text, "copy.yaml");
+  EXPECT_EQ(q.description, p.description);
+  EXPECT_EQ(q.provenance.references, p.provenance.references);
+  EXPECT_EQ(q.provenance.driver, p.provenance.driver);
+  EXPECT_EQ(to_yaml(q), text);
+}
+
 TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
   const HardwareProfile plain = load_profile("a100-dgx");
   EXPECT_EQ(plain.framework.op_overhead, 0.0);  // documented defaults
