@@ -154,6 +154,7 @@ nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops
   j["iteration_time"] = m.iteration_time;
   j["iterations"] = run.schedule.iterations;
   j["asynchronous"] = run.schedule.asynchronous;
+  j["epoch_drain"] = run.schedule.drains_each_run;
   j["total_time"] = m.total_time;
   j["span"] = m.span;
   j["bubble_ratio"] = m.bubble_ratio;
@@ -272,12 +273,16 @@ std::string to_text(const Scenario& spec, const Result& run) {
                        run.schedule.micro_batches, setup.data_parallel);
     out += fmt::format(
         "options          recompute={} partition={} placement={} grad-sync={} "
-        "overlap-p2p={}\n",
+        "overlap-p2p={}{}\n",
         scenario::name_of(scenario::kRecomputeNames, setup.recompute),
         scenario::name_of(scenario::kPartitionNames, setup.partition),
         scenario::name_of(scenario::kPlacementNames, setup.placement),
         scenario::name_of(scenario::kGradSyncNames, spec.perf.grad_sync),
-        scenario::name_of(scenario::kOnOffNames, spec.perf.overlap_p2p));
+        scenario::name_of(scenario::kOnOffNames, spec.perf.overlap_p2p),
+        run.schedule.asynchronous
+            ? fmt::format(" epoch-drain={}",
+                          scenario::name_of(scenario::kOnOffNames, run.schedule.drains_each_run))
+            : std::string());
     out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
                        p.tokens_per_second);
     out += fmt::format("mfu              {:.4g} %\n", p.mfu * 100.0);

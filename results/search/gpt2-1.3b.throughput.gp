@@ -3,7 +3,7 @@ if (!exists("outfile")) outfile = "gpt2-1.3b.throughput.svg"
 datafile = "gpt2-1.3b.throughput.dat"
 set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,12' background rgb 'white'
 set output outfile
-set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; strategy=direct; partition=uniform; placement=pipeline-major\ngrad_sync=eager; overlap_p2p=on; tensor_parallel=1; sequence_parallel=off; tp_comm_overlap=off\ndistributed_optimizer=off; attention=standard\nbest (max) of micro_batches, pipelines, chunks, iterations, micro_batch_size, data_parallel, recompute per point\nnot drawn: 54 pruned, 1 out of memory, 13 invalid (x at the bottom)"
+set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; strategy=direct; epoch_drain=off; partition=uniform\nplacement=pipeline-major; grad_sync=eager; overlap_p2p=on; tensor_parallel=1; sequence_parallel=off\ntp_comm_overlap=off; distributed_optimizer=off; attention=standard\nbest (max) of micro_batches, pipelines, chunks, iterations, micro_batch_size, data_parallel, recompute per point\nnot drawn: 54 pruned, 1 out of memory, 13 invalid (x at the bottom)"
 set xlabel "pipeline depth D (stages)"
 set ylabel "throughput (samples/s)"
 set logscale x 2

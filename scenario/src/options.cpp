@@ -60,9 +60,17 @@ std::vector<Option> make_options() {
              v.empty() ? v : parse_choice("strategy", v, {"direct", "doubling", "halving"});
        }},
       {"iterations", "",
-       "asynchronous schedules: iterations listed, 3..64 (0: the scheme's default)", "0",
+       "asynchronous schedules: iterations listed, 3..256 (0: the scheme's default)", "0",
        [](Scenario& s, const std::string& v) {
-         s.params.iterations = parse_int("iterations", v, 0, 64);
+         s.params.iterations = parse_int("iterations", v, 0, 256);
+       }},
+      {"epoch_drain", "",
+       "asynchronous schedules: on = the pipeline fills and drains around every run of "
+       "`iterations` updates (a loop that flushes at each epoch's end), so the iteration time "
+       "is the run's span / iterations; off = the steady-state period",
+       "off",
+       [](Scenario& s, const std::string& v) {
+         s.params.epoch_drain = parse_name("epoch_drain", v, kOnOffNames);
        }},
       {"t_forward", "", "Unit-cost mode: forward time t_F, in (0, 1e9]", "1",
        [](Scenario& s, const std::string& v) {
@@ -118,7 +126,9 @@ std::vector<Option> make_options() {
        }},
       {"grad_sync", "",
        "Real-cost mode: gradient all-reduce eager (after a stage's last backward), flush "
-       "(after all compute) or eager-opt (eager only where holders idle at the end)",
+       "(after all compute), eager-opt (eager only where holders idle at the end) or blocking "
+       "(asynchronous schedules: eager, and the worker waits for it and its step, as with "
+       "PyTorch DDP)",
        "eager",
        [](Scenario& s, const std::string& v) {
          s.perf.grad_sync = parse_name("grad_sync", v, kGradSyncNames);
@@ -204,6 +214,7 @@ std::string option_text(const Scenario& s, std::string_view name) {
   if (name == "chunks") return num(p.chunks);
   if (name == "strategy") return p.strategy;
   if (name == "iterations") return num(p.iterations);
+  if (name == "epoch_drain") return std::string(name_of(kOnOffNames, p.epoch_drain));
   if (name == "t_forward") return num(s.unit.forward);
   if (name == "t_backward") return num(s.unit.backward);
   if (name == "t_weight") return num(s.unit.weight);
@@ -277,7 +288,8 @@ void apply_given(const Option& option, Scenario& s, const std::string& text) {
 namespace {
 
 bool is_schedule_option(std::string_view name) {
-  return name == "pipelines" || name == "chunks" || name == "strategy" || name == "iterations";
+  return name == "pipelines" || name == "chunks" || name == "strategy" || name == "iterations" ||
+         name == "epoch_drain";
 }
 
 bool is_unit_cost_option(std::string_view name) {

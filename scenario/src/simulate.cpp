@@ -29,6 +29,25 @@ void check_unit_costs(const sim::UnitCosts& u) {
   }
 }
 
+// Asynchronous schedules never flush (each update's sync gates the next one's backwards), so
+// they take eager or blocking; blocking is theirs alone (a flushing schedule's holders wait for
+// one another at the end anyway, and Chimera's would deadlock on its two pipelines).
+void apply_grad_sync(sim::GradSync sync, sim::Schedule& schedule) {
+  const bool async_ok = sync == sim::GradSync::Eager || sync == sim::GradSync::Blocking;
+  if (schedule.asynchronous && !async_ok) {
+    throw OptionError("grad_sync",
+                      fmt::format("must be eager or blocking for the asynchronous schedule {} "
+                                  "(it synchronises every weight update), got {}",
+                                  schedule.name, name_of(kGradSyncNames, sync)));
+  }
+  if (!schedule.asynchronous && sync == sim::GradSync::Blocking) {
+    throw OptionError("grad_sync", fmt::format("blocking applies to the asynchronous schedules "
+                                               "(pipedream, pipedream-2bw), not {}",
+                                               schedule.name));
+  }
+  schedule.blocking_sync = sync == sim::GradSync::Blocking;
+}
+
 // Real-cost mode: model + hardware → durations and flows, the contention-aware engine, then
 // memory and the time breakdown on top of the usual metrics.
 void run_real(const Scenario& spec, Result& r) {
@@ -43,13 +62,6 @@ void run_real(const Scenario& spec, Result& r) {
   p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
   p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
-  if (r.schedule.asynchronous && ps.grad_sync != sim::GradSync::Eager) {
-    // Asynchronous schedules never flush: each update's sync gates the next one's backwards.
-    throw OptionError("grad_sync",
-                      fmt::format("must be eager for the asynchronous schedule {} "
-                                  "(it synchronises every weight update), got {}",
-                                  r.schedule.name, name_of(kGradSyncNames, ps.grad_sync)));
-  }
   const sim::EngineOptions options{ps.overlap_p2p, ps.grad_sync, p.hardware.interference};
   r.trace = sim::simulate_network(r.graph, costs, costs, options);
   r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
@@ -113,6 +125,7 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
   check_unit_costs(spec.unit);
   Result r;
   r.schedule = std::move(schedule);
+  if (spec.perf.enabled()) apply_grad_sync(spec.perf.grad_sync, r.schedule);
   if (std::string why = sim::check_structure(r.schedule); !why.empty()) {
     throw core::ConfigError(source, "generated order", why);
   }

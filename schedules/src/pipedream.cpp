@@ -42,6 +42,7 @@ sim::Schedule make_pipedream(const ScheduleParams& params) {
   const int iterations = async_iterations(params);
   sim::Schedule s = make_async_1f1b("pipedream", params.stages, params.micro_batches, iterations);
   s.update_gate = sim::UpdateGate::NextBackward;
+  s.drains_each_run = params.epoch_drain;
   s.weight_versions.resize(static_cast<size_t>(s.workers));
   for (int w = 0; w < s.workers; ++w) {
     s.weight_versions[static_cast<size_t>(w)] =

@@ -17,6 +17,7 @@ sim::Schedule make_pipedream_2bw(const ScheduleParams& params) {
       make_async_1f1b("pipedream-2bw", params.stages, params.micro_batches, iterations);
   s.weight_versions.assign(static_cast<size_t>(s.workers), 2);
   s.update_gate = sim::UpdateGate::LastBackwardOfNext;
+  s.drains_each_run = params.epoch_drain;
   return s;
 }
 

@@ -15,7 +15,7 @@ using P = ScheduleParams;
 
 constexpr std::array<std::string_view, 2> kChimeraOptions{"pipelines", "strategy"};
 constexpr std::array<std::string_view, 1> kInterleavedOptions{"chunks"};
-constexpr std::array<std::string_view, 1> kAsyncOptions{"iterations"};
+constexpr std::array<std::string_view, 2> kAsyncOptions{"iterations", "epoch_drain"};
 
 constexpr std::array kChimera{
     Constraint{"stages", [](const P& p) { return p.stages % 2 == 0; },
@@ -82,10 +82,10 @@ constexpr std::array kAsync{
     Constraint{"iterations",
                [](const P& p) {
                  const int i = async_iterations(p);
-                 return i >= 3 && i <= 64;
+                 return i >= 3 && i <= 256;
                },
                [](const P& p) {
-                 return fmt::format("must be in [3, 64] for an asynchronous schedule, got {}",
+                 return fmt::format("must be in [3, 256] for an asynchronous schedule, got {}",
                                     p.iterations);
                }},
 };

@@ -100,6 +100,7 @@ std::string check_dimensions(const Schedule& s) {
 struct StageGrads {
   int iteration, stage, worker;
   TaskId first, last;  // in program order
+  TaskId after_last;   // the worker's op after `last`, kNoTask if none
 };
 
 // Gradient synchronisation and the optimizer step, one round per weight update.
@@ -130,17 +131,22 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, TaskGraphBuilder& grap
   std::vector<int> slot(static_cast<size_t>(s.stages) * static_cast<size_t>(updates), -1);
   for (int w = 0; w < s.workers; ++w) {
     const size_t begin = grads.size();
+    int just_ended = -1;  // the entry whose `last` is the previous op
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
+      const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
+      if (just_ended >= 0) grads[static_cast<size_t>(just_ended)].after_last = id;
+      just_ended = -1;
       if (op.kind != grad) continue;
       const int k = update_of(op.micro_batch);
-      const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
       int& e = slot[static_cast<size_t>(k) * static_cast<size_t>(s.stages) +
                     static_cast<size_t>(op.stage)];
       if (e < 0) {
         e = static_cast<int>(grads.size());
-        grads.push_back({k, op.stage, w, id, id});
+        grads.push_back({k, op.stage, w, id, id, kNoTask});
       }
       grads[static_cast<size_t>(e)].last = id;
+      grads[static_cast<size_t>(e)].after_last = kNoTask;
+      just_ended = e;
     }
     for (size_t i = begin; i < grads.size(); ++i) {
       slot[static_cast<size_t>(grads[i].iteration) * static_cast<size_t>(s.stages) +
@@ -181,6 +187,13 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, TaskGraphBuilder& grap
           graph.add_task(Task{OpKind::Optimizer, w, -1, 0, 0, 0, -1, -1});
       for (TaskId from : reductions)
         graph.add_edge(from, step[static_cast<size_t>(w)], EdgeKind::Sync);
+    }
+    // A blocking sync holds the worker until its step is done.
+    for (size_t h = round; s.blocking_sync && h < i; ++h) {
+      const TaskId own = step[static_cast<size_t>(grads[h].worker)];
+      if (own != kNoTask && grads[h].after_last != kNoTask) {
+        graph.add_edge(own, grads[h].after_last, EdgeKind::Sync);
+      }
     }
     // The previous update's step gates this update's first (PipeDream) or last (2BW) backward.
     for (size_t h = round; h < i; ++h) {

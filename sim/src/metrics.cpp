@@ -68,8 +68,7 @@ Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const 
   m.iteration_time = graph.num_tasks() == 0 ? 0.0 : last - first;
   m.total_time = m.iteration_time;
   m.span = compute_last > compute_first ? compute_last - compute_first : 0.0;
-  m.bubble_ratio =
-      m.span > 0.0 ? 1.0 - busy / (static_cast<double>(workers) * m.span) : 0.0;
+  m.bubble_ratio = m.span > 0.0 ? 1.0 - busy / (static_cast<double>(workers) * m.span) : 0.0;
 
   const int iterations = std::max(1, schedule.iterations);
   const int per_iteration = schedule.micro_batches;
@@ -80,14 +79,18 @@ Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const 
     const auto i = static_cast<size_t>(std::min(task.micro_batch / per_iteration, iterations - 1));
     m.iteration_completion[i] = std::max(m.iteration_completion[i], trace.timing[t].end);
   }
-  if (schedule.asynchronous && iterations >= 2) {
+  if (schedule.asynchronous && iterations >= 2 && schedule.drains_each_run) {
+    // The whole run (fill, the listed updates, drain) is the period that repeats; the bubble
+    // ratio above already covers it.
+    m.iteration_time = m.total_time / iterations;
+  } else if (schedule.asynchronous && iterations >= 2) {
     const auto& c = m.iteration_completion;
     const int last_middle = iterations >= 3 ? iterations - 2 : 1;
     m.iteration_time = (c[static_cast<size_t>(last_middle)] - c[0]) / last_middle;
-    m.bubble_ratio = m.iteration_time > 0.0
-                         ? 1.0 - busy / iterations /
-                                     (static_cast<double>(workers) * m.iteration_time)
-                         : 0.0;
+    m.bubble_ratio =
+        m.iteration_time > 0.0
+            ? 1.0 - busy / iterations / (static_cast<double>(workers) * m.iteration_time)
+            : 0.0;
   }
   return m;
 }

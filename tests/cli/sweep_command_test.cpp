@@ -18,7 +18,7 @@ using testing::ScratchDir;
 
 // The documented schema: the run options in table order, then the metrics.
 const char* const kHeader =
-    "schedule,stages,micro_batches,pipelines,chunks,strategy,iterations,t_forward,t_backward,"
+    "schedule,stages,micro_batches,pipelines,chunks,strategy,iterations,epoch_drain,t_forward,t_backward,"
     "t_weight,t_comm,t_allreduce,model,hardware,micro_batch_size,data_parallel,recompute,"
     "partition,"
     "placement,grad_sync,overlap_p2p,bytes_per_param,tensor_parallel,sequence_parallel,"

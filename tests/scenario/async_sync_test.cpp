@@ -11,13 +11,21 @@
 //    k+1 the stream runs N forwards and N−1 backwards, the sync t_AR; then that backward:
 //        T = t_B + max(N·t_F + (N−1)·t_B, t_AR).
 // Both reduce to N(t_F + t_B) while the sync hides and grow one for one with t_AR after.
+//  - Blocking sync (Schedule::blocking_sync, PyTorch DDP): every stage waits t_AR after its
+//    last backward of an update, the same shift on every stage, so for both schemes
+//        T = N(t_F + t_B) + t_AR.
+//  - Epoch drain (Schedule::drains_each_run): I updates of N micro-batches without a flush
+//    are one 1F1B over I·N micro-batches, (I·N + D − 1)(t_F + t_B) with t_AR = 0, reported
+//    per update.
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/scenario.hpp"
+#include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/lowering.hpp"
 
 namespace pipesim::scenario {
@@ -102,6 +110,48 @@ TEST(AsyncSync, FlushingSchedulesKeepOneRoundPerRun) {
   EXPECT_DOUBLE_EQ(r.metrics.iteration_time, 33 + 5);
 }
 
+double blocking_period(int n, double tf, double tb, double tar) {
+  return n * (tf + tb) + tar;
+}
+
+Result simulate_blocking(const Scenario& s) {
+  sim::Schedule schedule = schedules::make_schedule(s.schedule, s.params);
+  schedule.blocking_sync = true;
+  return simulate_schedule(s, std::move(schedule), "test");
+}
+
+TEST(AsyncSync, BlockingSyncPeriodMatchesTheClosedForm) {
+  for (const char* name : {"pipedream", "pipedream-2bw"}) {
+    for (const Point& p : kPoints) {
+      const Result r = simulate_blocking(unit(name, p.d, p.n, p.tf, p.tb, p.tar));
+      EXPECT_NEAR(r.metrics.iteration_time, blocking_period(p.n, p.tf, p.tb, p.tar), 1e-9)
+          << name << " D=" << p.d << " N=" << p.n << " t_F=" << p.tf << " t_B=" << p.tb
+          << " t_AR=" << p.tar;
+    }
+  }
+  // Blocking never beats the overlapped sync, and costs 2BW its whole overlap.
+  EXPECT_GT(blocking_period(4, 1, 2, 8), two_bw_period(4, 1, 2, 8));
+}
+
+TEST(AsyncSync, EpochDrainReportsTheWholeRunPerUpdate) {
+  for (const char* name : {"pipedream", "pipedream-2bw"}) {
+    for (const Point& p : kPoints) {  // t_AR = 0: the closed form is the compute alone
+      Scenario s = unit(name, p.d, p.n, p.tf, p.tb, 0);
+      s.params.epoch_drain = true;
+      const Result r = simulate(s);
+      const int iterations = s.params.iterations;
+      const double run = (iterations * p.n + p.d - 1) * (p.tf + p.tb);
+      EXPECT_NEAR(r.metrics.total_time, run, 1e-9) << name;
+      EXPECT_NEAR(r.metrics.iteration_time, run / iterations, 1e-9) << name;
+      EXPECT_NEAR(r.metrics.bubble_ratio, 1.0 - iterations * p.n / (iterations * p.n + p.d - 1.0),
+                  1e-12)
+          << name;
+      s.params.epoch_drain = false;
+      EXPECT_LT(simulate(s).metrics.iteration_time, r.metrics.iteration_time) << name;
+    }
+  }
+}
+
 Scenario real(int w) {
   Scenario s;
   s.schedule = "pipedream";
@@ -115,6 +165,17 @@ Scenario real(int w) {
   return s;
 }
 
+// `s` is refused with an OptionError whose message contains every one of `words`.
+void expect_refused(const Scenario& s, std::initializer_list<const char*> words) {
+  try {
+    (void)simulate(s);
+    ADD_FAILURE() << "accepted";
+  } catch (const OptionError& e) {
+    for (const char* w : words)
+      EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
+  }
+}
+
 TEST(AsyncSync, PipeDreamPaysTheDataParallelSyncInSteadyState) {
   const Result one = simulate(real(1));
   const Result many = simulate(real(256));
@@ -124,16 +185,28 @@ TEST(AsyncSync, PipeDreamPaysTheDataParallelSyncInSteadyState) {
   EXPECT_LT(many.perf->throughput / 256, one.perf->throughput);
 }
 
+TEST(AsyncSync, BlockingSyncIsSlowerPerUpdateAndOnlyForAsynchronousSchedules) {
+  for (const char* name : {"pipedream", "pipedream-2bw"}) {
+    Scenario s = real(64);
+    s.schedule = name;
+    s.params.micro_batches = 4;
+    const double eager = simulate(s).metrics.iteration_time;
+    s.perf.grad_sync = sim::GradSync::Blocking;
+    const Result blocking = simulate(s);
+    EXPECT_TRUE(blocking.schedule.blocking_sync);
+    EXPECT_GT(blocking.metrics.iteration_time, eager) << name;
+  }
+  Scenario flushing = real(2);
+  flushing.schedule = "1f1b";
+  flushing.params.iterations = 0;
+  flushing.perf.grad_sync = sim::GradSync::Blocking;
+  expect_refused(flushing, {"grad_sync", "asynchronous"});
+}
+
 TEST(AsyncSync, FlushIsRefusedForAsynchronousSchedules) {
   Scenario s = real(2);
   s.perf.grad_sync = sim::GradSync::Flush;
-  try {
-    (void)simulate(s);
-    FAIL() << "flush accepted";
-  } catch (const OptionError& e) {
-    EXPECT_NE(std::string(e.what()).find("grad_sync"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("eager"), std::string::npos) << e.what();
-  }
+  expect_refused(s, {"grad_sync", "eager"});
 }
 
 }  // namespace

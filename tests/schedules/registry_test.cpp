@@ -37,7 +37,7 @@ std::vector<ScheduleParams> grid(const ScheduleEntry& e) {
           points.push_back(ScheduleParams{d, n, 0, v, "", 0});
       }
       if (accepts(e.name, "iterations")) {
-        for (int i : {-3, 2, 3, 64, 65})
+        for (int i : {-3, 2, 3, 256, 257})
           points.push_back(ScheduleParams{d, n, 0, 0, "", i});
       }
     }

@@ -25,7 +25,7 @@ OptionHelp option_help(const scenario::Option& option) {
   const std::string& n = option.name;
   OptionHelp h{"", "Real-cost mode", option.default_value};
   constexpr std::array kSchedule{"schedule", "stages",   "micro_batches", "pipelines",
-                                 "chunks",   "strategy", "iterations"};
+                                 "chunks",   "strategy", "iterations",    "epoch_drain"};
   if (std::find(kSchedule.begin(), kSchedule.end(), n) != kSchedule.end()) h.group = "Schedule";
   if (n.rfind("t_", 0) == 0) {
     h.group = "Unit-cost mode";
@@ -45,8 +45,13 @@ OptionHelp option_help(const scenario::Option& option) {
     h.type = names_of(kPlacementNames);
   } else if (n == "grad_sync") {
     h.type = names_of(kGradSyncNames);
-  } else if (n == "overlap_p2p") {
+  } else if (n == "overlap_p2p" || n == "sequence_parallel" || n == "tp_comm_overlap" ||
+             n == "distributed_optimizer" || n == "epoch_drain") {
     h.type = names_of(kOnOffNames);
+  } else if (n == "precision") {
+    h.type = names_of(kPrecisionNames);
+  } else if (n == "attention") {
+    h.type = names_of(kAttentionNames);
   } else if (n == "bytes_per_param") {
     h.type = "NUMBER";
   } else {

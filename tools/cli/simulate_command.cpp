@@ -86,7 +86,7 @@ Action add_simulate_command(CLI::App& app) {
     if (!files.schedule_file.empty()) {
       // The file fixes the schedule: options that would shape a generated one are refused.
       for (const char* shaping : {"schedule", "stages", "micro_batches", "pipelines", "chunks",
-                                  "strategy", "iterations"}) {
+                                  "strategy", "iterations", "epoch_drain"}) {
         if (std::find(given.begin(), given.end(), shaping) != given.end()) {
           throw scenario::OptionError(shaping,
                                       "does not apply with --schedule-file (the file "

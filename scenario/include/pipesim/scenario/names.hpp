@@ -31,12 +31,14 @@ inline constexpr NameTable<hardware::PlacementMode, 2> kPlacementNames{{
     {"pipeline-major", hardware::PlacementMode::PipelineMajor},
     {"data-major", hardware::PlacementMode::DataMajor},
 }};
-//! Gradient all-reduce: eager (after a stage's last backward), flush (after all compute) or
-//! eager-opt (Chimera's eager-sync-opt, sim/network.hpp); Scenario::perf.grad_sync.
-inline constexpr NameTable<sim::GradSync, 3> kGradSyncNames{{
+//! Gradient all-reduce: eager (after a stage's last backward), flush (after all compute),
+//! eager-opt (Chimera's eager-sync-opt) or blocking (asynchronous schedules: eager, and the
+//! worker waits for it), sim/network.hpp; Scenario::perf.grad_sync.
+inline constexpr NameTable<sim::GradSync, 4> kGradSyncNames{{
     {"eager", sim::GradSync::Eager},
     {"flush", sim::GradSync::Flush},
     {"eager-opt", sim::GradSync::EagerOpt},
+    {"blocking", sim::GradSync::Blocking},
 }};
 //! p2p transfers overlap compute (on) or block the sender (off); PerfSpec::overlap_p2p.
 inline constexpr NameTable<bool, 2> kOnOffNames{{{"on", true}, {"off", false}}};

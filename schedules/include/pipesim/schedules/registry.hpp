@@ -22,12 +22,16 @@ struct ScheduleParams {
   int chunks = 0;         //!< interleaved: v model chunks per worker (0 = 2)
   std::string strategy;   //!< Chimera N > D: direct | doubling | halving (empty = direct)
   int iterations = 0;     //!< asynchronous schedules: iterations to list (0 = scheme default)
+  //! Asynchronous schedules: the pipeline fills and drains around every run of `iterations`
+  //! updates (sim::Schedule::drains_each_run).
+  bool epoch_drain = false;
 };
 
 using Generator = sim::Schedule (*)(const ScheduleParams&);
 
 //! One rule on a scheme's parameters. Options are named as ScheduleParams fields ("stages",
-//! "micro_batches", "pipelines", "chunks", "strategy", "iterations"), never as CLI flags.
+//! "micro_batches", "pipelines", "chunks", "strategy", "iterations", "epoch_drain"), never as CLI
+//! flags.
 struct Constraint {
   std::string_view option;                        //!< the option blamed when the rule fails
   bool (*holds)(const ScheduleParams&);           //!< sees raw params (0 = default)

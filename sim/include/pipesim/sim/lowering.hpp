@@ -1,6 +1,6 @@
 #pragma once
-// Schedule → TaskGraph, the one shared builder (docs/architecture.md §3), and the validator that proves a
-// schedule sound before it is simulated.
+// Schedule → TaskGraph, the one shared builder (docs/architecture.md §3), and the validator that
+// proves a schedule sound before it is simulated.
 
 #include <string>
 

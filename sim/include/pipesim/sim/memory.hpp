@@ -1,8 +1,8 @@
 #pragma once
-// Memory per worker over time (docs/architecture.md §5): static bytes (weights × versions, gradients,
-// optimizer state of every (pipeline, stage) the worker holds) plus activations allocated when
-// a forward starts and freed when its backward ends (W for a split backward), recomputation
-// buffers while a backward recomputes, and a workspace while any compute op runs.
+// Memory per worker over time (docs/architecture.md §5): static bytes (weights × versions,
+// gradients, optimizer state of every (pipeline, stage) the worker holds) plus activations
+// allocated when a forward starts and freed when its backward ends (W for a split backward),
+// recomputation buffers while a backward recomputes, and a workspace while any compute op runs.
 
 #include <vector>
 

@@ -1,5 +1,6 @@
 #pragma once
-// The figures a run reports (docs/architecture.md §6); each definition is stated where it is computed.
+// The figures a run reports (docs/architecture.md §6); each definition is stated where it is
+// computed.
 
 #include <vector>
 
@@ -24,7 +25,8 @@ struct Metrics {
   //! mean time between consecutive iterations' completions over the middle iterations,
   //! (c[I-2] - c[0]) / (I-2) for I >= 3 listed iterations (c[1] - c[0] for I = 2), where c[i] is
   //! the end of the last backward (W when split) of iteration i's micro-batches. It leaves out
-  //! the fill before c[0] and the drain of the last iteration.
+  //! the fill before c[0] and the drain of the last iteration. With Schedule::drains_each_run
+  //! the run itself repeats: total_time / I.
   double iteration_time = 0.0;
   //! First task start → last task end of everything listed (= iteration_time when synchronous).
   double total_time = 0.0;
@@ -33,7 +35,8 @@ struct Metrics {
   //! Pipeline span: earliest compute start → latest compute end over all workers.
   double span = 0.0;
   //! 1 − Σ busy / (workers × span): the GPipe/Chimera convention. Asynchronous: 1 − (Σ busy /
-  //! iterations) / (workers × iteration_time), the idle share of a steady-state iteration.
+  //! iterations) / (workers × iteration_time), the idle share of a steady-state iteration
+  //! (with drains_each_run, of the whole run: the first formula).
   double bubble_ratio = 0.0;
   std::vector<WorkerMetrics> workers;
 };

@@ -56,6 +56,8 @@ enum class GradSync : std::uint8_t {
   //! compute runs; the others (Chimera: the stages of the workers at both ends, which compute
   //! until the end) are eager, hidden behind their holders' remaining compute.
   EagerOpt,
+  //! Asynchronous schedules: eagerly, and the worker waits for it (Schedule::blocking_sync).
+  Blocking,
 };
 
 struct EngineOptions {

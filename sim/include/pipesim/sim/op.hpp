@@ -20,7 +20,9 @@ enum class OpKind : std::uint8_t {
 inline constexpr int kNumComputeKinds = 5;  //!< F, B, I, W, R: the kinds a Schedule lists
 
 //! True for the kinds that run on a worker's compute stream and appear in a Schedule.
-constexpr bool is_compute(OpKind k) { return static_cast<int>(k) < kNumComputeKinds; }
+constexpr bool is_compute(OpKind k) {
+  return static_cast<int>(k) < kNumComputeKinds;
+}
 
 //! One letter per kind, as in the papers' figures: F B I W R S A O.
 char op_letter(OpKind kind);

@@ -37,6 +37,14 @@ struct Schedule {
   bool asynchronous = false;
   //! Asynchronous schedules: the op of iteration k+1 that waits for weight update k.
   UpdateGate update_gate = UpdateGate::NextBackward;
+  //! Asynchronous schedules: the worker's next op after its last backward of update k waits for
+  //! its step O(w,k), as with a blocking all-reduce (PyTorch DDP: backward returns only once
+  //! the gradient all-reduce is done, and the loop then steps the optimizer).
+  bool blocking_sync = false;
+  //! Asynchronous schedules: the listed iterations repeat, each run filling and draining the
+  //! pipeline (a training loop that flushes at every epoch's end), so the period the metrics
+  //! report is the whole run per iteration, not the steady state.
+  bool drains_each_run = false;
   //! Ops run at micro-batch size B / micro_batch_divisor (Chimera's backward halving: 2).
   int micro_batch_divisor = 1;
   //! weight_versions[w]: copies of its stages' weights worker w keeps (weight stashing,
