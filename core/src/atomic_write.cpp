@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "pipesim/core/assert.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/temporary_file.hpp"
 
@@ -116,13 +117,73 @@ void commit(Prepared& p) {
 
 }  // namespace
 
-void write_file_atomically(const fs::path& path, std::string_view content) {
-  Prepared p = prepare(path, content);
-  if (p.kind == TargetKind::Replace) {
-    commit(p);
-  } else {
-    write_in_place(path, p.target, content);
+bool written_in_place(const fs::path& path) {
+  mode_t mode = 0644;
+  return classify(path, mode) == TargetKind::InPlace;
+}
+
+AtomicFileWriter::AtomicFileWriter(const fs::path& path) : original_(path), target_(path) {
+  mode_t mode = 0644;
+  if (classify(path, mode) == TargetKind::InPlace) {
+    fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(path, "cannot open", errno);
+    return;
   }
+  mode_ = mode;
+  target_ = resolve_links(path);
+  temporary_ = std::make_unique<TemporaryFile>(target_);
+  if (!temporary_->ok()) fail(path, "cannot create a temporary file beside it", errno);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}  // temporary_'s own destructor removes an uncommitted temporary
+
+void AtomicFileWriter::write(std::string_view text) {
+  PIPESIM_ASSERT(!committed_, "no write after commit");
+  // 1 MiB of buffer: few system calls for millions of small rows, little memory.
+  constexpr size_t kBuffer = size_t{1} << 20;
+  if (buffer_.size() + text.size() > kBuffer) flush();
+  if (text.size() > kBuffer) {
+    const int fd = temporary_ ? temporary_->fd() : fd_;
+    if (!write_all(fd, text)) fail(original_, "cannot write", errno);
+    return;
+  }
+  buffer_ += text;
+}
+
+void AtomicFileWriter::flush() {
+  const int fd = temporary_ ? temporary_->fd() : fd_;
+  if (!write_all(fd, buffer_)) fail(original_, "cannot write", errno);
+  buffer_.clear();
+}
+
+void AtomicFileWriter::commit() {
+  PIPESIM_ASSERT(!committed_, "commit once");
+  flush();
+  committed_ = true;
+  if (!temporary_) {
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) fail(original_, "cannot close", errno);
+    return;
+  }
+  TemporaryFile& t = *temporary_;
+  if (::fchmod(t.fd(), static_cast<mode_t>(mode_)) != 0) {
+    fail(original_, "cannot set permissions", errno);
+  }
+  if (::fsync(t.fd()) != 0) fail(original_, "cannot flush", errno);
+  if (!t.close()) fail(original_, "cannot close", errno);
+  if (::rename(t.name().c_str(), target_.c_str()) != 0) {
+    fail(original_, "cannot rename into place", errno);
+  }
+  t.committed();
+}
+
+void write_file_atomically(const fs::path& path, std::string_view content) {
+  AtomicFileWriter out(path);
+  out.write(content);
+  out.commit();
 }
 
 void write_files_atomically(std::span<const OutputFile> files) {

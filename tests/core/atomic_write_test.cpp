@@ -51,6 +51,37 @@ TEST(AtomicWrite, WritesAndReplacesWholeContentLeavingNoTemporaries) {
   fs::remove_all(dir);
 }
 
+// Streamed outputs (a sweep's CSV, a merge): pieces, more than the 1 MiB buffer included, land
+// whole on commit; a writer destroyed uncommitted leaves the old file and no temporary.
+TEST(AtomicWrite, StreamedWriterCommitsWholeOrLeavesTheTargetAlone) {
+  const fs::path dir = fresh_dir();
+  const fs::path target = dir / "out.csv";
+  write_file_atomically(target, "old\n");
+  const std::string big(3u << 20, 'x');
+  {
+    pipesim::core::AtomicFileWriter out(target);
+    out.write("a,b\n");
+    out.write(big);
+    out.write("\n1,2\n");
+    EXPECT_EQ(slurp(target), "old\n") << "nothing replaced before commit";
+  }  // destroyed uncommitted: an exception or an interrupt
+  EXPECT_EQ(slurp(target), "old\n");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir))
+    ++entries;
+  EXPECT_EQ(entries, 1) << "the temporary is removed";
+  pipesim::core::AtomicFileWriter out(target);
+  out.write("a,b\n");
+  out.write(big);
+  out.write("\n1,2\n");
+  out.commit();
+  EXPECT_EQ(slurp(target), "a,b\n" + big + "\n1,2\n");
+  EXPECT_TRUE(pipesim::core::written_in_place("/dev/null"));
+  EXPECT_FALSE(pipesim::core::written_in_place(target));
+  EXPECT_FALSE(pipesim::core::written_in_place(dir / "new.csv"));
+  fs::remove_all(dir);
+}
+
 TEST(AtomicWrite, MissingDirectoryIsAConfigErrorNamingThePath) {
   const fs::path target = fs::temp_directory_path() / "pipesim-no-such-dir" / "x" / "out.json";
   try {

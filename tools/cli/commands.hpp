@@ -17,6 +17,7 @@ inline constexpr int kExitOutOfMemory = 4;
 Action add_simulate_command(CLI::App& app);
 Action add_list_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app);
+Action add_merge_command(CLI::App& app);
 Action add_compare_command(CLI::App& app);
 Action add_plot_command(CLI::App& app);
 Action add_search_command(CLI::App& app);

@@ -29,6 +29,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   actions[app.get_subcommand("list")] = list;
   const Action sweep = add_sweep_command(app);
   actions[app.get_subcommand("sweep")] = sweep;
+  actions[app.get_subcommand("merge")] = add_merge_command(app);
   const Action compare = add_compare_command(app);
   actions[app.get_subcommand("compare")] = compare;
   const Action plot = add_plot_command(app);

@@ -1,8 +1,6 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "output.hpp"
-#include "pipesim/report/rows_csv.hpp"
 #include "sweep_options.hpp"
 
 namespace pipesim::cli {
@@ -11,6 +9,9 @@ Action add_sweep_command(CLI::App& app) {
   struct Options {
     SweepArgs sweep;
     std::string output;
+    std::string shard;
+    const CLI::Option* shard_flag = nullptr;
+    bool resume = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -18,12 +19,26 @@ Action add_sweep_command(CLI::App& app) {
       "Simulate the cartesian product of option lists in parallel; one CSV row per "
       "configuration (the last option in --help order varies fastest)");
   add_sweep_options(*cmd, o->sweep);
-  cmd->add_option("--output,-o", o->output, "Write the CSV to this file (atomically)")
+  cmd->add_option("--output,-o", o->output,
+                  "Write the CSV (with --shard: the part file) to this file, atomically; rows "
+                  "go to PATH.journal as they finish, until the end")
       ->type_name("PATH")
       ->group("Output");
+  o->shard_flag = cmd->add_option("--shard", o->shard,
+                                  "Run only shard i of K (the grid indices j with j % K == i) "
+                                  "and write a part file for `pipesim merge`")
+                      ->type_name("i/K")
+                      ->group("Output");
+  cmd->add_flag("--resume", o->resume,
+                "Continue an interrupted sweep from PATH.journal (same options and -o)")
+      ->group("Output");
   return [o] {
-    const auto rows = run_grid(make_grid(o->sweep), job_count(o->sweep));
-    emit(o->output, report::rows_to_csv(rows));
+    const explore::SweepGrid grid = make_grid(o->sweep);
+    const bool sharded = o->shard_flag->count() > 0;
+    const explore::Shard shard =
+        sharded ? explore::parse_shard("command line", "--shard", o->shard) : explore::Shard{};
+    stream_grid(grid, shard, sharded ? explore::SweepOutput::Part : explore::SweepOutput::Csv,
+                o->output, o->resume, job_count(o->sweep));
     return 0;
   };
 }

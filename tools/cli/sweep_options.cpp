@@ -3,10 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "flags.hpp"
+#include "output.hpp"
+#include "pipesim/core/atomic_write.hpp"
+#include "pipesim/core/config_error.hpp"
 #include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/explore/sweep_journal.hpp"
 #include "pipesim/explore/sweep_runner.hpp"
 #include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/scenario/options.hpp"
@@ -62,6 +68,44 @@ std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int job
         return explore::evaluate(grid.point(i), specs, describe_error, grid.given());
       },
       jobs, [&](size_t done) { bar.update(done); });
+}
+
+void stream_grid(const explore::SweepGrid& grid, explore::Shard shard, explore::SweepOutput kind,
+                 const std::string& output, bool resume, int jobs) {
+  std::optional<ProgressBar> bar;  // its total is the shard's size, known in the first call
+  explore::StreamOptions options;
+  options.jobs = jobs;
+  options.describe = describe_error;
+  options.on_progress = [&](size_t done, size_t total) {
+    if (!bar) bar.emplace(std::cerr, total, ProgressBar::stderr_is_terminal());
+    bar->update(done);
+  };
+  const bool to_stdout = output.empty() || output == "-";
+  if (to_stdout || core::written_in_place(output)) {
+    if (resume) {
+      throw core::ConfigError("command line", "--resume",
+                              "needs --output,-o FILE, a regular file: the journal that is "
+                              "resumed lies beside it");
+    }
+    if (to_stdout) {
+      explore::sweep_to_stream(grid, shard, kind, options,
+                               [](std::string_view text) { emit("", text); });
+      return;
+    }
+    core::AtomicFileWriter out(output);
+    explore::sweep_to_stream(grid, shard, kind, options,
+                             [&](std::string_view text) { out.write(text); });
+    out.commit();
+    return;
+  }
+  const auto journal = explore::journal_path(output);
+  std::error_code ec;
+  if (!resume && std::filesystem::exists(journal, ec)) {
+    throw core::ConfigError(journal.string(), "journal",
+                            "exists: it holds the rows of an interrupted sweep; --resume "
+                            "continues it (same options), or delete it");
+  }
+  explore::sweep_to_file(grid, shard, kind, output, resume, options);
 }
 
 }  // namespace pipesim::cli

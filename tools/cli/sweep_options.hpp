@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipesim/explore/sweep_grid.hpp"
+#include "pipesim/explore/sweep_stream.hpp"
 #include "pipesim/scenario/row.hpp"
 
 namespace pipesim::cli {
@@ -35,5 +36,11 @@ int parse_jobs(const std::string& text);
 //! Evaluates every point of the grid (model and hardware loaded once), with a progress bar
 //! on a terminal's stderr.
 std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int jobs);
+
+//! Runs `shard` of the grid with a progress bar, streaming its output (`kind`) to `output`:
+//! stdout for "" or "-", a device or FIFO in place, a file through its journal (continued with
+//! `resume`), so memory does not grow with the grid.
+void stream_grid(const explore::SweepGrid& grid, explore::Shard shard, explore::SweepOutput kind,
+                 const std::string& output, bool resume, int jobs);
 
 }  // namespace pipesim::cli

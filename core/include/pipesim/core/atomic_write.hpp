@@ -14,11 +14,47 @@
 //    re-raises the signal).
 
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 
 namespace pipesim::core {
+
+class TemporaryFile;
+
+//! Whether `path` is written in place rather than replaced (a device, a FIFO, a socket, or any
+//! path under /dev or /proc). Throws ConfigError for a directory or a path that cannot be
+//! inspected.
+bool written_in_place(const std::filesystem::path& path);
+
+//! One output written piece by piece under the rules above, for outputs too large to hold in
+//! memory: the pieces go to the temporary (or, in place, to the device), commit() flushes and
+//! renames it into place. Destroyed without commit() (an exception, an interrupt) the
+//! temporary is removed and the target is untouched. Not thread-safe.
+class AtomicFileWriter {
+ public:
+  //! Creates the temporary (or opens the in-place target). Throws ConfigError naming the path.
+  explicit AtomicFileWriter(const std::filesystem::path& path);
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+
+  //! Appends `text` (buffered). Throws ConfigError naming the path on a write error.
+  void write(std::string_view text);
+  //! Flushes, syncs, closes and renames into place. Throws ConfigError naming the path.
+  void commit();
+
+ private:
+  void flush();
+
+  std::filesystem::path original_, target_;
+  std::unique_ptr<TemporaryFile> temporary_;  //!< null when written in place
+  int fd_ = -1;                               //!< the in-place target's descriptor
+  unsigned mode_ = 0644;
+  std::string buffer_;
+  bool committed_ = false;
+};
 
 //! Writes `content` to `path` atomically. Throws ConfigError naming the path on failure.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);

@@ -1,0 +1,89 @@
+#include "pipesim/explore/sweep_stream.hpp"
+
+#include "pipesim/core/assert.hpp"
+#include "pipesim/core/atomic_write.hpp"
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/explore/part_file.hpp"
+#include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/explore/sweep_journal.hpp"
+#include "pipesim/explore/thread_pool.hpp"
+#include "pipesim/report/csv.hpp"
+#include "pipesim/report/rows_csv.hpp"
+
+namespace pipesim::explore {
+
+size_t stream_shard(const SweepGrid& grid, Shard shard, size_t first, const StreamOptions& options,
+                    const RenderRow& render, const TextSink& write) {
+  const size_t total = shard.size(grid.size());
+  if (first >= total) {
+    if (options.on_progress) options.on_progress(total, total);
+    return 0;
+  }
+  ReorderWindow window(first, options.window, write);
+  SpecCache specs;
+  std::function<void(size_t)> progress;
+  if (options.on_progress) {
+    progress = [&](size_t done) { options.on_progress(first + done, total); };
+  }
+  parallel_for(
+      total - first, options.jobs,
+      [&](size_t k) {
+        const size_t position = first + k;
+        try {
+          if (!window.wait_for(position)) return;  // another position failed: stopping
+          const size_t index = shard.grid_index(position);
+          window.put(position, render(index, evaluate(grid.point(index), specs, options.describe,
+                                                      grid.given())));
+        } catch (...) {
+          window.abort();  // wakes the workers waiting for this position to be written
+          throw;
+        }
+      },
+      progress);
+  return window.peak_held();
+}
+
+void sweep_to_stream(const SweepGrid& grid, Shard shard, SweepOutput kind,
+                     const StreamOptions& options, const TextSink& write) {
+  PIPESIM_ASSERT(kind == SweepOutput::Part || shard == Shard{}, "a CSV holds the whole grid");
+  if (kind == SweepOutput::Part) {
+    write(part_preamble(part_header(grid, shard)));
+    stream_shard(grid, shard, 0, options, part_line, write);
+    return;
+  }
+  write(report::csv_line(scenario::csv_columns()));
+  stream_shard(
+      grid, shard, 0, options,
+      [](size_t, const scenario::SweepRow& row) {
+        return report::csv_line(report::row_fields(row));
+      },
+      write);
+}
+
+void sweep_to_file(const SweepGrid& grid, Shard shard, SweepOutput kind,
+                   const std::filesystem::path& output, bool resume, const StreamOptions& options) {
+  PIPESIM_ASSERT(kind == SweepOutput::Part || shard == Shard{}, "a CSV holds the whole grid");
+  const PartHeader header = part_header(grid, shard);
+  const std::filesystem::path path = journal_path(output);
+  std::error_code ec;
+  SweepJournal journal = resume && std::filesystem::exists(path, ec)
+                             ? SweepJournal::resume(path, header)
+                             : SweepJournal::create(path, header);
+  stream_shard(grid, shard, journal.done(), options, part_line,
+               [&](std::string_view rows) { journal.append(rows); });
+  journal.close();
+  core::AtomicFileWriter out(output);
+  const TextSink to_output = [&](std::string_view text) { out.write(text); };
+  if (kind == SweepOutput::Csv) {
+    merge_parts({path}, to_output);
+  } else {
+    copy_part(path, header, to_output);
+  }
+  out.commit();
+  if (!std::filesystem::remove(path, ec) || ec) {
+    throw core::ConfigError(path.string(), "journal",
+                            "written into the output, but cannot be removed: " + ec.message());
+  }
+}
+
+}  // namespace pipesim::explore
