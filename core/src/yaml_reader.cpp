@@ -23,6 +23,9 @@ namespace {
 // Aliases let a small file describe an exponentially large tree ("billion laughs"); the strict
 // walk below visits every node, so it stops at a size no real model or profile comes near.
 constexpr long kMaxNodes = 1'000'000;
+// Deepest nesting a file may have. Real files nest 3 levels; an alias inside its own anchor
+// makes a cycle that would recurse until the stack overflows (found by fuzzing).
+constexpr int kMaxDepth = 64;
 
 // Numbers in messages: the short form when it is exact (1e+15, 0.5), else every digit (1048576).
 std::string num(double v) {
@@ -41,14 +44,20 @@ std::string describe_key(const YAML::Node& key) {
 // Rejects what yaml-cpp accepts but a strict reader must not: non-scalar keys and repeated keys
 // (yaml-cpp keeps both; lookups would silently see the first).
 void check_tree(const YAML::Node& n, const std::string& path, const std::string& source,
-                long& visited) {
+                long& visited, int depth = 0) {
   if (++visited > kMaxNodes) {
     throw ConfigError(source, path.empty() ? "document" : path,
                       fmt::format("more than {} YAML nodes (aliases expanded)", kMaxNodes));
   }
+  if (depth > kMaxDepth) {  // named by its top-level key: the full path repeats the cycle
+    throw ConfigError(source, path.substr(0, path.find_first_of(".[")),
+                      fmt::format("nested more than {} levels deep (an alias inside its own "
+                                  "anchor?)",
+                                  kMaxDepth));
+  }
   if (n.IsSequence()) {
     for (std::size_t i = 0; i < n.size(); ++i)
-      check_tree(n[i], fmt::format("{}[{}]", path, i), source, visited);
+      check_tree(n[i], fmt::format("{}[{}]", path, i), source, visited, depth + 1);
   } else if (n.IsMap()) {
     std::set<std::string> seen;
     for (const auto& kv : n) {
@@ -64,7 +73,7 @@ void check_tree(const YAML::Node& n, const std::string& path, const std::string&
             source, where,
             fmt::format("given twice (line {}); each key at most once", kv.first.Mark().line + 1));
       }
-      check_tree(kv.second, where, source, visited);
+      check_tree(kv.second, where, source, visited, depth + 1);
     }
   }
 }

@@ -113,5 +113,22 @@ TEST(YamlReader, AliasBombsStopAtTheNodeLimit) {
   EXPECT_NE(what.find("more than 1000000 YAML nodes"), std::string::npos) << what;
 }
 
+TEST(YamlReader, AnAliasInsideItsOwnAnchorIsAnErrorNotAStackOverflow) {
+  // Found by fuzzing (model_yaml, 600 s): the alias makes the tree a cycle.
+  const std::string what = error_of("name: x\nlayers: &l\n  a:\n    b: *l\n");
+  EXPECT_NE(what.find("nested more than 64 levels deep"), std::string::npos) << what;
+  EXPECT_NE(what.find("in.yaml: layers: nested"), std::string::npos) << what;
+}
+
+TEST(YamlReader, NestingDeeperThanTheLimitIsAnErrorAndAtTheLimitIsRead) {
+  const auto nested = [](int levels) {
+    return "a: " + std::string(static_cast<size_t>(levels), '[') + "1" +
+           std::string(static_cast<size_t>(levels), ']') + "\n";
+  };
+  EXPECT_EQ(error_of(nested(63)), "accepted");
+  const std::string what = error_of(nested(80));
+  EXPECT_NE(what.find("nested more than 64 levels deep"), std::string::npos) << what;
+}
+
 }  // namespace
 }  // namespace pipesim::core
