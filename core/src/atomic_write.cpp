@@ -84,6 +84,27 @@ void write_in_place(const fs::path& original, const fs::path& target, std::strin
   if (::close(fd) != 0) fail(original, "cannot close", errno);
 }
 
+// The temporary a replaced `path` is written to, beside the file its links finally name.
+std::unique_ptr<TemporaryFile> open_temporary(const fs::path& path, const fs::path& target) {
+  auto t = std::make_unique<TemporaryFile>(target);
+  if (!t->ok()) fail(path, "cannot create a temporary file beside it", errno);
+  return t;
+}
+
+// Gives the written temporary its mode, syncs and closes it: ready to be renamed.
+void seal(TemporaryFile& t, const fs::path& path, mode_t mode) {
+  if (::fchmod(t.fd(), mode) != 0) fail(path, "cannot set permissions", errno);
+  if (::fsync(t.fd()) != 0) fail(path, "cannot flush", errno);
+  if (!t.close()) fail(path, "cannot close", errno);
+}
+
+void rename_into_place(TemporaryFile& t, const fs::path& path, const fs::path& target) {
+  if (::rename(t.name().c_str(), target.c_str()) != 0) {
+    fail(path, "cannot rename into place", errno);
+  }
+  t.committed();
+}
+
 struct Prepared {
   fs::path original, target;
   TargetKind kind = TargetKind::Replace;
@@ -98,21 +119,10 @@ Prepared prepare(const fs::path& path, std::string_view content) {
   p.kind = classify(path, mode);
   if (p.kind == TargetKind::InPlace) return p;
   p.target = resolve_links(path);
-  p.temporary = std::make_unique<TemporaryFile>(p.target);
-  TemporaryFile& t = *p.temporary;
-  if (!t.ok()) fail(path, "cannot create a temporary file beside it", errno);
-  if (!write_all(t.fd(), content)) fail(path, "cannot write", errno);
-  if (::fchmod(t.fd(), mode) != 0) fail(path, "cannot set permissions", errno);
-  if (::fsync(t.fd()) != 0) fail(path, "cannot flush", errno);
-  if (!t.close()) fail(path, "cannot close", errno);
+  p.temporary = open_temporary(path, p.target);
+  if (!write_all(p.temporary->fd(), content)) fail(path, "cannot write", errno);
+  seal(*p.temporary, path, mode);
   return p;
-}
-
-void commit(Prepared& p) {
-  if (::rename(p.temporary->name().c_str(), p.target.c_str()) != 0) {
-    fail(p.original, "cannot rename into place", errno);
-  }
-  p.temporary->committed();
 }
 
 }  // namespace
@@ -131,8 +141,7 @@ AtomicFileWriter::AtomicFileWriter(const fs::path& path) : original_(path), targ
   }
   mode_ = mode;
   target_ = resolve_links(path);
-  temporary_ = std::make_unique<TemporaryFile>(target_);
-  if (!temporary_->ok()) fail(path, "cannot create a temporary file beside it", errno);
+  temporary_ = open_temporary(path, target_);
 }
 
 AtomicFileWriter::~AtomicFileWriter() {
@@ -168,16 +177,8 @@ void AtomicFileWriter::commit() {
     if (::close(fd) != 0) fail(original_, "cannot close", errno);
     return;
   }
-  TemporaryFile& t = *temporary_;
-  if (::fchmod(t.fd(), static_cast<mode_t>(mode_)) != 0) {
-    fail(original_, "cannot set permissions", errno);
-  }
-  if (::fsync(t.fd()) != 0) fail(original_, "cannot flush", errno);
-  if (!t.close()) fail(original_, "cannot close", errno);
-  if (::rename(t.name().c_str(), target_.c_str()) != 0) {
-    fail(original_, "cannot rename into place", errno);
-  }
-  t.committed();
+  seal(*temporary_, original_, static_cast<mode_t>(mode_));
+  rename_into_place(*temporary_, original_, target_);
 }
 
 void write_file_atomically(const fs::path& path, std::string_view content) {
@@ -193,7 +194,7 @@ void write_files_atomically(std::span<const OutputFile> files) {
     prepared.push_back(
         prepare(f.path, f.content));  // a throw here unlinks every temporary made so far
   for (Prepared& p : prepared) {
-    if (p.kind == TargetKind::Replace) commit(p);
+    if (p.kind == TargetKind::Replace) rename_into_place(*p.temporary, p.original, p.target);
   }
   for (size_t i = 0; i < files.size(); ++i) {
     if (prepared[i].kind == TargetKind::InPlace) {
