@@ -292,6 +292,15 @@ bool is_schedule_option(std::string_view name) {
          name == "epoch_drain";
 }
 
+}  // namespace
+
+bool shapes_schedule(std::string_view name) {
+  return name == "schedule" || name == "stages" || name == "micro_batches" ||
+         is_schedule_option(name);
+}
+
+namespace {
+
 bool is_unit_cost_option(std::string_view name) {
   return name.starts_with("t_");
 }

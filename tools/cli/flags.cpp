@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 
 #include "pipesim/scenario/names.hpp"
 
@@ -24,9 +23,7 @@ OptionHelp option_help(const scenario::Option& option) {
   using namespace scenario;
   const std::string& n = option.name;
   OptionHelp h{"", "Real-cost mode", option.default_value};
-  constexpr std::array kSchedule{"schedule", "stages",   "micro_batches", "pipelines",
-                                 "chunks",   "strategy", "iterations",    "epoch_drain"};
-  if (std::find(kSchedule.begin(), kSchedule.end(), n) != kSchedule.end()) h.group = "Schedule";
+  if (shapes_schedule(n)) h.group = "Schedule";
   if (n.rfind("t_", 0) == 0) {
     h.group = "Unit-cost mode";
     h.type = "SLOTS";  // unit-cost durations have no real length

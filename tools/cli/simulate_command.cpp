@@ -85,9 +85,8 @@ Action add_simulate_command(CLI::App& app) {
     const auto& files = o->files;
     if (!files.schedule_file.empty()) {
       // The file fixes the schedule: options that would shape a generated one are refused.
-      for (const char* shaping : {"schedule", "stages", "micro_batches", "pipelines", "chunks",
-                                  "strategy", "iterations", "epoch_drain"}) {
-        if (std::find(given.begin(), given.end(), shaping) != given.end()) {
+      for (const std::string& shaping : given) {
+        if (scenario::shapes_schedule(shaping)) {
           throw scenario::OptionError(shaping,
                                       "does not apply with --schedule-file (the file "
                                       "fixes the schedule)");

@@ -63,6 +63,10 @@ void apply_given(const Option& option, Scenario& s, const std::string& text);
 //! real-cost mode. schedule, stages, micro_batches, model and hardware always apply.
 bool applies(const Scenario& s, std::string_view name);
 
+//! Whether option `name` shapes a generated schedule: `schedule`, `stages`, `micro_batches`
+//! and the scheme options (`pipelines`, `chunks`, `strategy`, `iterations`, `epoch_drain`).
+bool shapes_schedule(std::string_view name);
+
 //! Throws OptionError naming the first of `given` (option names a user set explicitly) that
 //! does not apply to `s`, and why: "does not apply to schedule 1f1b (only chimera)".
 void require_applicable(const Scenario& s, const std::vector<std::string>& given);
