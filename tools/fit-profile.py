@@ -6,14 +6,17 @@ alternating between parameters until they settle):
   - the scale k of a dtype's GEMM efficiency curve (the fraction of the peak the measured
     framework's GEMMs reach), applied to --base-curve;
   - with --inter-efficiency, the inter-node link efficiency (the fraction of the link bandwidth
-    the measured communication library reaches, e.g. GLOO over TCP vs MPI).
+    the measured communication library reaches, e.g. GLOO over TCP vs MPI);
+  - with --alpha-runs, the inter-node per-message latency alpha (the communication library's
+    cost per message, e.g. a GLOO ring step over TCP), fitted on those runs alone (the runs
+    whose syncs are many small calls) with k and the efficiency held at their own fit.
 
 Prints the values and the error on the fit runs; with --write, rewrites them in the profile.
 The runs not fitted are the evidence: `pipesim validate` reports them apart.
 
   tools/fit-profile.py --pipesim build/release/tools/pipesim \\
       --profile hardware/p100-daint.yaml --dtype fp32 --base-curve "1e8:0.30,1e10:0.75,1e12:0.85" \\
-      [--inter-efficiency] validation/chi-f13-*.yaml [--write]
+      [--inter-efficiency] [--alpha-runs A.yaml,B.yaml] validation/chi-f13-*.yaml [--write]
 
 --base-curve is the unfitted assumption the scale applies to (recorded in the profile's
 comment), so a rerun reproduces the same fit from the same inputs.
@@ -49,6 +52,13 @@ def set_inter_efficiency(profile_text, eff):
     return pattern.sub(lambda m: m.group(1) + f", efficiency: {eff:.3f}}}", profile_text, count=1)
 
 
+def set_inter_alpha(profile_text, alpha):
+    pattern = re.compile(r"^(\s+inter_node:\s*\{alpha:\s*)[^,]+(,)", re.M)
+    if not pattern.search(profile_text):
+        sys.exit("fit-profile: no links.inter_node {alpha, ...} in the profile")
+    return pattern.sub(lambda m: m.group(1) + f"{alpha:.3g}" + m.group(2), profile_text, count=1)
+
+
 def predict(pipesim, profile_text, profile_name, runs, workdir):
     profile_path = os.path.join(workdir, "profile.yaml")
     with open(profile_path, "w") as f:
@@ -76,6 +86,8 @@ def main():
     ap.add_argument("--base-curve", required=True, help="x:y,x:y,... the unfitted curve")
     ap.add_argument("--inter-efficiency", action="store_true",
                     help="also fit links.inter_node.efficiency")
+    ap.add_argument("--alpha-runs", default="",
+                    help="comma-separated runs to fit links.inter_node.alpha on")
     ap.add_argument("--write", action="store_true", help="rewrite the fitted values in the profile")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
@@ -84,8 +96,12 @@ def main():
         base_text = f.read()
     name = re.search(r"^name:\s*(\S+)", base_text, re.M).group(1)
 
-    def profile(k, eff):
+    alpha_runs = [r for r in a.alpha_runs.split(",") if r]
+
+    def profile(k, eff, alpha=None):
         text = set_curve(base_text, a.dtype, curve_text(points, k))
+        if alpha is not None:
+            text = set_inter_alpha(text, alpha)
         return set_inter_efficiency(text, eff) if eff is not None else text
 
     def golden(f, lo, hi):
@@ -104,16 +120,29 @@ def main():
         return round((lo + hi) / 2, 3)
 
     with tempfile.TemporaryDirectory() as work:
-        def cost(k, eff):
-            pts = predict(a.pipesim, profile(k, eff), name, a.runs, work)
+        def cost(k, eff, alpha, runs):
+            pts = predict(a.pipesim, profile(k, eff, alpha), name, runs, work)
             return sum(math.log(p["predicted"] / p["measured"]) ** 2 for p in pts) / len(pts), pts
 
+        # Fixed starting point (not the profile's values), and rounds until the rounded values
+        # repeat, so that a rerun on the fitted profile reproduces the same fit.
         k, eff = 1.0, (1.0 if a.inter_efficiency else None)
-        for _ in range(4 if a.inter_efficiency else 1):
-            k = golden(lambda x: cost(x, eff)[0], 0.2, 1.2)
+        alpha = 1e-5 if alpha_runs else None
+        rounds = 16 if a.inter_efficiency or alpha_runs else 1
+        for _ in range(rounds):
+            before = (k, eff, alpha)
+            k = golden(lambda x: cost(x, eff, alpha, a.runs)[0], 0.2, 1.2)
             if a.inter_efficiency:
-                eff = golden(lambda x: cost(k, x)[0], 0.02, 1.0)
-        err, pts = cost(k, eff)
+                eff = golden(lambda x: cost(k, x, alpha, a.runs)[0], 0.02, 1.0)
+            if alpha_runs:
+                # log10 of seconds, 1 µs .. 1 ms: a per-message latency spans decades
+                alpha = float(f"{10 ** golden(lambda x: cost(k, eff, 10 ** x, alpha_runs)[0], -6, -3):.3g}")
+            if (k, eff, alpha) == before:
+                break
+        err, pts = cost(k, eff, alpha, a.runs)
+        fitted_ids = {p["id"] for p in pts}
+        alpha_pts = [p for p in (cost(k, eff, alpha, alpha_runs)[1] if alpha_runs else [])
+                     if p["id"] not in fitted_ids]
 
     curve = curve_text(points, k)
     print(f"k = {k}  ({a.dtype} GEMM efficiency scale; mean squared log error on the fit runs "
@@ -121,13 +150,15 @@ def main():
     print(f"curve: {curve}")
     if eff is not None:
         print(f"inter_node efficiency = {eff}")
-    for p in pts:
+    if alpha is not None:
+        print(f"inter_node alpha = {alpha:.3g} s (fitted on {len(alpha_runs)} runs)")
+    for p in pts + alpha_pts:
         print(f"  {p['id']}: measured {p['measured']:.4g}, predicted {p['predicted']:.4g} "
               f"({100 * (p['predicted'] / p['measured'] - 1):+.1f}%)")
     if a.write:
         tmp = a.profile + ".tmp"
         with open(tmp, "w") as f:
-            f.write(profile(k, eff))
+            f.write(profile(k, eff, alpha))
         os.replace(tmp, a.profile)
         print(f"wrote {a.profile}")
 

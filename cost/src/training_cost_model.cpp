@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -202,11 +203,18 @@ double TrainingCostModel::compute_time(const models::KernelList& kernels) const 
 hardware::CommTime TrainingCostModel::gradient_sync(int ranks, int nodes, int stage) const {
   const double params = stage_params_[static_cast<size_t>(stage)];
   const core::Bytes grads(params * param_bytes_.gradients);
-  if (!setup_.distributed_optimizer) return hardware::all_reduce_time(hw_, ranks, nodes, grads);
-  // ZeRO-1: reduce-scatter the gradients, all-gather the updated parameters.
-  return sum(
-      hardware::reduce_scatter_time(hw_, ranks, nodes, grads),
-      hardware::all_gather_time(hw_, ranks, nodes, core::Bytes(params * param_bytes_.gathered)));
+  hardware::CommTime c =
+      !setup_.distributed_optimizer
+          ? hardware::all_reduce_time(hw_, ranks, nodes, grads)
+          // ZeRO-1: reduce-scatter the gradients, all-gather the updated parameters.
+          : sum(hardware::reduce_scatter_time(hw_, ranks, nodes, grads),
+                hardware::all_gather_time(hw_, ranks, nodes,
+                                          core::Bytes(params * param_bytes_.gathered)));
+  // k equal buckets: every formula is α-terms + bytes-linear terms, so k calls of G/k bytes
+  // cost k times the latency and the same bandwidth time.
+  if (setup_.grad_bucket_bytes > 0 && grads.value > 0)
+    c.latency = c.latency * std::ceil(grads.value / setup_.grad_bucket_bytes);
+  return c;
 }
 
 double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) const {

@@ -58,6 +58,7 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["sequence_parallel"] = setup.sequence_parallel;
   j["tp_comm_overlap"] = setup.tp_comm_overlap;
   j["distributed_optimizer"] = setup.distributed_optimizer;
+  j["grad_bucket_bytes"] = setup.grad_bucket_bytes;
   j["precision"] = models::precision_name(p.model.precision);  // as trained
   j["attention"] = scenario::name_of(scenario::kAttentionNames, setup.attention);
   // A schedule with R ops recomputes even under recompute `none` (TrainingCostModel: full).

@@ -167,6 +167,14 @@ std::vector<Option> make_options() {
        [](Scenario& s, const std::string& v) {
          s.perf.setup.distributed_optimizer = parse_name("distributed_optimizer", v, kOnOffNames);
        }},
+      {"grad_bucket_bytes", "",
+       "Real-cost mode: gradient buckets of this many bytes, each its own collective call "
+       "paying the algorithm's latency (PyTorch DDP's bucket_cap_mb: 25 MiB = 26214400); 0 = "
+       "one flat buffer per stage",
+       "0",
+       [](Scenario& s, const std::string& v) {
+         s.perf.setup.grad_bucket_bytes = parse_double("grad_bucket_bytes", v, 0, 1e12);
+       }},
       {"precision", "",
        "Real-cost mode: training precision fp32|fp16|bf16|fp8 (empty = the model file's)", "",
        [](Scenario& s, const std::string& v) {
@@ -237,6 +245,7 @@ std::string option_text(const Scenario& s, std::string_view name) {
   if (name == "distributed_optimizer") {
     return std::string(name_of(kOnOffNames, setup.distributed_optimizer));
   }
+  if (name == "grad_bucket_bytes") return num(setup.grad_bucket_bytes);
   if (name == "precision") {
     return setup.precision ? std::string(name_of(kPrecisionNames, *setup.precision)) : "";
   }
@@ -308,7 +317,7 @@ bool is_unit_cost_option(std::string_view name) {
 bool is_real_cost_option(std::string_view name) {
   return name == "micro_batch_size" || name == "data_parallel" || name == "recompute" ||
          name == "partition" || name == "placement" || name == "grad_sync" ||
-         name == "overlap_p2p" || name == "bytes_per_param";
+         name == "overlap_p2p" || name == "bytes_per_param" || name == "grad_bucket_bytes";
 }
 
 // "chimera" or "zb-v, dualpipev": the schemes that accept `option`.

@@ -22,7 +22,7 @@ const char* const kHeader =
     "t_weight,t_comm,t_allreduce,model,hardware,micro_batch_size,data_parallel,recompute,"
     "partition,"
     "placement,grad_sync,overlap_p2p,bytes_per_param,tensor_parallel,sequence_parallel,"
-    "tp_comm_overlap,distributed_optimizer,precision,attention,vocabulary,sequence,"
+    "tp_comm_overlap,distributed_optimizer,grad_bucket_bytes,precision,attention,vocabulary,sequence,"
     "workers,iteration_time,time_unit,throughput,tokens_per_second,mfu,bubble_ratio,"
     "exposed_comm_ratio,"
     "peak_memory_max,peak_memory_min,memory_headroom,peak_activations_max,peak_activations_min,"

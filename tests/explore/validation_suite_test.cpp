@@ -83,11 +83,10 @@ TEST(ValidationSuite, NoPointOffByMoreThanThirtyPercent) {
   }
 }
 
-// Chimera Figs. 14 and 15: Chimera first, PipeDream last but one and GEMS last in both, Fig. 14
-// in the measured order throughout; the throughput of each scheme relative to Chimera's within
-// 10% (median) in Fig. 15. Open: Fig. 14's ratios are 10.4% off (Chimera predicted 14% slow,
-// as its fitted Fig. 13 run is), held to 11%; in Fig. 15 GPipe is predicted above DAPPLE, which
-// the paper measured 3% apart (its bars are read to ±3%).
+// Chimera Figs. 14 and 15: every run within 20%; Chimera first, PipeDream last but one and GEMS
+// last in both, Fig. 14 in the measured order throughout; the throughput of each scheme relative
+// to Chimera's within 10% (median) in both. Open: in Fig. 15 GPipe is predicted above DAPPLE,
+// which the paper measured 3% apart (its bars are read to ±3%).
 TEST(ValidationSuite, ChimeraFiguresRankTheSchemesAsMeasured) {
   for (const char* figure : {"CHI-F14-BERT48", "CHI-F15-GPT2"}) {
     std::vector<std::pair<double, std::string>> predicted, measured;
@@ -97,6 +96,7 @@ TEST(ValidationSuite, ChimeraFiguresRankTheSchemesAsMeasured) {
          {"CHIMERA", "DAPPLE", "GEMS", "GPIPE", "PIPEDREAM-2BW", "PIPEDREAM"}) {
       const PointResult& p = find(std::string(figure) + "-" + scheme);
       ASSERT_TRUE(p.predicted) << p.id;
+      EXPECT_LE(std::abs(*p.predicted / p.measured - 1), 0.20) << p.id;
       predicted.emplace_back(*p.predicted, scheme);
       measured.emplace_back(p.measured, scheme);
       if (std::string(scheme) != "CHIMERA") {
@@ -114,10 +114,8 @@ TEST(ValidationSuite, ChimeraFiguresRankTheSchemesAsMeasured) {
     if (std::string(figure) == "CHI-F14-BERT48") {
       for (size_t i = 0; i < measured.size(); ++i)
         EXPECT_EQ(predicted[i].second, measured[i].second) << figure << " rank " << i + 1;
-      EXPECT_LE(median, 0.11) << figure;
-    } else {
-      EXPECT_LE(median, 0.10) << figure;
     }
+    EXPECT_LE(median, 0.10) << figure;
   }
 }
 

@@ -49,7 +49,7 @@ OptionHelp option_help(const scenario::Option& option) {
     h.type = names_of(kPrecisionNames);
   } else if (n == "attention") {
     h.type = names_of(kAttentionNames);
-  } else if (n == "bytes_per_param") {
+  } else if (n == "bytes_per_param" || n == "grad_bucket_bytes") {
     h.type = "NUMBER";
   } else {
     h.type = "INT";

@@ -28,7 +28,11 @@ struct TrainingSetup {
   //! Transformer Engine userbuffers; needs sequence parallelism): a layer's op lasts
   //! max(kernels, collectives) instead of their sum.
   bool tp_comm_overlap = false;
-  bool distributed_optimizer = false;          //!< ZeRO-1: optimizer state sharded over W
+  bool distributed_optimizer = false;  //!< ZeRO-1: optimizer state sharded over W
+  //! Gradient buckets of this many bytes (PyTorch DDP's bucket_cap_mb; 0 = one flat buffer
+  //! per stage): each bucket is its own collective call and pays the algorithm's latency, so a
+  //! stage's sync costs ⌈G/bucket⌉ latencies and the same bandwidth term.
+  double grad_bucket_bytes = 0.0;
   std::optional<models::Precision> precision;  //!< overrides the model file's precision
   models::Attention attention = models::Attention::Standard;
   int vocabulary = 0;  //!< overrides the model file's vocabulary V when > 0
