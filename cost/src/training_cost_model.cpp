@@ -242,6 +242,12 @@ double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) 
   return 0.0;
 }
 
+std::uint64_t TrainingCostModel::flow_key(const sim::TaskGraph& graph, sim::TaskId id) const {
+  const sim::Task& t = graph.task(id);
+  if (t.kind != sim::OpKind::Transfer) return 0;
+  return 1 + (static_cast<std::uint64_t>(t.worker) << 32 | static_cast<std::uint32_t>(t.peer));
+}
+
 sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) const {
   const sim::Task& t = graph.task(id);
   const int workers = graph.workers();

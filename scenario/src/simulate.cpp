@@ -48,9 +48,18 @@ void apply_grad_sync(sim::GradSync sync, sim::Schedule& schedule) {
   schedule.blocking_sync = sync == sim::GradSync::Blocking;
 }
 
+// The replay names a deadlock itself (Trace::deadlock), so no separate cycle check runs before
+// it: a cyclic order fails here, with the validator's words.
+void require_completed(const sim::Trace& trace, const std::string& source) {
+  if (!trace.completed) {
+    throw core::ConfigError(source, "generated order",
+                            trace.deadlock.empty() ? "cyclic order (deadlock)" : trace.deadlock);
+  }
+}
+
 // Real-cost mode: model + hardware → durations and flows, the contention-aware engine, then
 // memory and the time breakdown on top of the usual metrics.
-void run_real(const Scenario& spec, Result& r) {
+void run_real(const Scenario& spec, Result& r, const std::string& source) {
   const PerfSpec& ps = spec.perf;
   if (ps.model.empty()) {
     throw OptionError("model", "required with hardware (real-cost mode)");
@@ -64,6 +73,7 @@ void run_real(const Scenario& spec, Result& r) {
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
   const sim::EngineOptions options{ps.overlap_p2p, ps.grad_sync, p.hardware.interference};
   r.trace = sim::simulate_network(r.graph, costs, costs, options);
+  require_completed(r.trace, source);
   r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
   p.partition = costs.partition();
   p.stage_times = costs.stage_times();
@@ -130,17 +140,23 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
     throw core::ConfigError(source, "generated order", why);
   }
   r.graph = sim::build_task_graph(r.schedule);
-  if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
-    throw core::ConfigError(source, "generated order", why);
-  }
-  if (spec.memory_timeline && !spec.perf.enabled()) {
-    throw OptionError("memory_timeline", "needs real-cost mode (model and hardware)");
-  }
-  if (spec.perf.enabled()) {
-    run_real(spec, r);
-  } else {
-    r.trace = sim::simulate(r.graph, sim::UnitCostModel(spec.unit));
-    r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
+  try {
+    if (spec.memory_timeline && !spec.perf.enabled()) {
+      throw OptionError("memory_timeline", "needs real-cost mode (model and hardware)");
+    }
+    if (spec.perf.enabled()) {
+      run_real(spec, r, source);
+    } else {
+      r.trace = sim::simulate(r.graph, sim::UnitCostModel(spec.unit));
+      require_completed(r.trace, source);
+      r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
+    }
+  } catch (const core::ConfigError&) {
+    // A cyclic order is reported before any other problem, as when it was checked first.
+    if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
+      throw core::ConfigError(source, "generated order", why);
+    }
+    throw;
   }
   require_finite(r, source);
   return r;

@@ -16,6 +16,7 @@ sim::Schedule make_1f1b(const ScheduleParams& params) {
   const int n = s.micro_batches;
   for (int stage = 0; stage < s.stages; ++stage) {
     auto& ops = s.program[static_cast<size_t>(stage)];
+    ops.reserve(2 * static_cast<size_t>(n));
     auto forward = [&](int m) { ops.push_back({sim::OpKind::Forward, 0, stage, 0, m}); };
     auto backward = [&](int m) { ops.push_back({sim::OpKind::Backward, 0, stage, 0, m}); };
     const int warmup = std::min(s.stages - stage - 1, n);

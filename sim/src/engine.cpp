@@ -8,13 +8,20 @@
 //  - SharedNetwork (real cost): a Transfer or AllReduce is a flow (latency, then data movement
 //    at a max-min fair share of the resources it uses), see network.hpp.
 // A replay that ends with unfinished tasks names the cycle that blocked them (Trace::deadlock).
+//
+// Speed (bench/engine_bench.cpp): the loop is bound by memory, not arithmetic, so what it reads
+// of a task sits in one record (HotTask; real cost: NetTask), flows are interned (one record per
+// distinct flow, not per task), events go through DelayQueues, and a task's successors' records
+// are prefetched before it finishes.
 
 #include <algorithm>
 #include <limits>
 #include <type_traits>
+#include <unordered_map>
 
-#include "cycle.hpp"
+#include "event_queue.hpp"
 #include "pipesim/core/assert.hpp"
+#include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/network.hpp"
 #include "pipesim/sim/simulator.hpp"
 
@@ -46,16 +53,8 @@ struct FlowEvent {
   EventKind kind;
 };
 
-// std heap algorithms build a max-heap; "greater" puts the earliest (time, sequence) on top.
-struct Later {
-  template <class E>
-  bool operator()(const E& a, const E& b) const {
-    return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
-  }
-};
-
-// What the event loop reads of each task, together in one 16-byte record (one cache line
-// visit per task rather than three); successors come straight from the graph's CSR arrays.
+// What the event loop reads of each task, together in one 16-byte record; successors come
+// straight from the graph's CSR arrays.
 struct HotTask {
   double remaining;    // seconds of work left (unit cost: the duration)
   TaskId waiting_for;  // predecessors not yet finished
@@ -64,21 +63,39 @@ struct HotTask {
 
 struct ConstantNetwork {};
 
+// Real cost, per task: what the network loop reads of it, in one record.
+struct NetTask {
+  double rate = 0.0;                   // current speed, full speed = 1
+  double updated = 0.0;                // when `remaining` was last brought up to date
+  std::uint32_t version = 0;           // bumped when a rate change supersedes the pending finish
+  std::uint32_t flow = kNone;          // Transfer, AllReduce: index of its interned flow
+  std::uint32_t active_index = kNone;  // position in SharedNetwork::active while data moves
+  OpKind kind = OpKind::Forward;
+  std::uint8_t flushed = 0;  // an all-reduce that waits for the flush
+};
+
+// A distinct flow: its latency, work and resource uses (SharedNetwork::uses[begin, end)).
+struct FlowShape {
+  double latency = 0.0;
+  double work = 0.0;
+  std::uint32_t begin = 0, end = 0;
+};
+
 // Real-cost state: flows and their rates, collectives in progress, parked all-reduces.
 struct SharedNetwork {
   const NetworkModel* model = nullptr;
   EngineOptions options;
-  std::vector<double> rate, updated;
-  std::vector<std::uint32_t> version;
-  std::vector<Flow> flows;
-  std::vector<std::uint32_t> active_index;
-  std::vector<TaskId> active;
+  std::vector<std::uint8_t> flushed;  // per task, from the caller (GradSync::EagerOpt)
+  std::vector<NetTask> tasks;
+  std::vector<FlowShape> shapes;
+  std::vector<ResourceUse> uses;
+  std::vector<TaskId> active;   // flows moving data, in activation order
   std::vector<TaskId> running;  // per stream
   std::vector<int> collectives, compute_left;
   std::vector<TaskId> parked;
-  std::vector<std::uint8_t> flushed;  // per task: an all-reduce that waits for the flush
+  // reallocate()'s scratch, kept between calls.
   std::vector<double> load, residual, new_rate;
-  std::vector<bool> frozen;
+  std::vector<std::uint8_t> frozen, touched_mark;
   std::vector<size_t> touched;
 };
 
@@ -86,6 +103,7 @@ template <class Network>
 class Engine {
   static constexpr bool kShared = std::is_same_v<Network, SharedNetwork>;
   using Event = std::conditional_t<kShared, FlowEvent, DelayEvent>;
+  using Queues = detail::DelayQueues<Event>;
 
  public:
   Engine(const TaskGraph& graph, const CostModel& costs, Network network)
@@ -94,12 +112,13 @@ class Engine {
         succ_(graph.successors()),
         hot_(graph.num_tasks()),
         busy_(static_cast<size_t>(graph.workers()), 0),
-        head_(static_cast<size_t>(graph.workers()), kNone),
-        tail_(static_cast<size_t>(graph.workers()), kNone),
-        next_(graph.num_tasks(), kNone),
+        waiting_(static_cast<size_t>(graph.workers())),
         net_(std::move(network)) {
     const size_t n = graph.num_tasks();
-    if constexpr (kShared) init_network(graph, costs);
+    if constexpr (kShared) init_network(graph);
+    std::vector<TaskId> indegree(n, 0);
+    for (TaskId target : succ_)
+      ++indegree[target];
     for (TaskId v = 0; v < n; ++v) {
       const Task& t = graph.task(v);
       double d = 0.0;
@@ -107,41 +126,37 @@ class Engine {
         d = costs.duration(graph, v);
         PIPESIM_ASSERT(d >= 0.0, "cost model returned a negative duration");
       }
-      hot_[v] = HotTask{d, 0, on_stream(t) ? t.worker : -1};
+      hot_[v] = HotTask{d, indegree[v], on_stream(t) ? t.worker : -1};
+      if (indegree[v] == 0) sources_.push_back(v);
     }
-    for (TaskId target : succ_)
-      ++hot_[target].waiting_for;
-    events_.reserve(n);
     trace_.timing.resize(n);
   }
 
   Trace run() {
     const size_t n = hot_.size();
-    for (size_t t = 0; t < n; ++t) {
-      if (hot_[t].waiting_for == 0) make_ready(static_cast<TaskId>(t), 0.0);
-    }
+    for (TaskId t : sources_)
+      make_ready(t, 0.0);
     size_t finished = 0;
     while (!events_.empty()) {
-      std::pop_heap(events_.begin(), events_.end(), Later{});
-      const Event ev = events_.back();
-      events_.pop_back();
+      size_t fifo = Queues::kFifos;
+      const Event ev = events_.take(fifo);
       if constexpr (kShared) {
-        if (ev.version != net_.version[ev.task]) continue;
+        if (ev.version != net_.tasks[ev.task].version) continue;
         if (ev.kind == EventKind::LatencyDone) {
           activate(ev.task, ev.time);
           continue;
         }
+      } else if (fifo < Queues::kFifos) {
+        // The event now at the head of that FIFO is due soon: fetch its successors' records.
+        if (const Event* soon = events_.front(fifo)) prefetch_successors(soon->task);
       }
       finish(ev.task, ev.time);
       ++finished;
     }
     trace_.completed = finished == n;
-    if (!trace_.completed) {
-      std::vector<TaskId> waiting(n);
-      for (size_t t = 0; t < n; ++t)
-        waiting[t] = hot_[t].waiting_for;
-      trace_.deadlock = detail::name_cycle(graph_, waiting);
-    }
+    // Named as the validator names it (a parked all-reduce is not a graph predecessor, so the
+    // replay's own leftovers may not show the cycle).
+    if (!trace_.completed) trace_.deadlock = check_acyclic(graph_);
     return std::move(trace_);
   }
 
@@ -152,18 +167,36 @@ class Engine {
     return false;
   }
 
-  void push(TaskId t, double time, [[maybe_unused]] EventKind kind = EventKind::Finish) {
+  OpKind kind_of(TaskId t) const {
+    if constexpr (kShared) return net_.tasks[t].kind;
+    return graph_.task(t).kind;
+  }
+
+  // The event of task t at now + increment.
+  void push(TaskId t, double now, double increment, bool recurring = true,
+            [[maybe_unused]] EventKind kind = EventKind::Finish) {
+    const double time = now + increment;
     if constexpr (kShared) {
-      events_.push_back(Event{time, sequence_++, t, net_.version[t], kind});
+      events_.push(Event{time, sequence_++, t, net_.tasks[t].version, kind}, increment, recurring);
     } else {
-      events_.push_back(Event{time, static_cast<std::uint32_t>(sequence_++), t});
+      events_.push(Event{time, static_cast<std::uint32_t>(sequence_++), t}, increment, recurring);
     }
-    std::push_heap(events_.begin(), events_.end(), Later{});
+  }
+
+  // The records a finishing task touches (its successors': hot record, timing, CSR offsets).
+  void prefetch_successors(TaskId t) const {
+    for (TaskId i = offset_[t]; i < offset_[t + 1]; ++i) {
+      const TaskId v = succ_[i];
+      __builtin_prefetch(&hot_[v], 1);
+      __builtin_prefetch(&trace_.timing[v], 1);
+      __builtin_prefetch(&offset_[v]);
+    }
   }
 
   void make_ready(TaskId t, double now) {
     if constexpr (kShared) {
-      if (graph_.task(t).kind == OpKind::AllReduce && net_.flushed[t] && !holders_done(t)) {
+      const NetTask& nt = net_.tasks[t];
+      if (nt.kind == OpKind::AllReduce && nt.flushed && !holders_done(t)) {
         net_.parked.push_back(t);  // released when its holders' last compute op ends
         return;
       }
@@ -173,17 +206,11 @@ class Engine {
       start(t, now);
       return;
     }
-    // Stream busy: queue behind the tasks already waiting (intrusive FIFO, no allocation).
-    const auto si = static_cast<size_t>(s);
-    if (tail_[si] == kNone) {
-      head_[si] = t;
-    } else {
-      next_[tail_[si]] = t;
-    }
-    tail_[si] = t;
+    waiting_[static_cast<size_t>(s)].push(t);  // stream busy: queue behind those waiting
   }
 
   void start(TaskId t, double now) {
+    __builtin_prefetch(&succ_[offset_[t]]);  // read when t finishes
     const HotTask& task = hot_[t];
     if (task.stream >= 0) {
       busy_[static_cast<size_t>(task.stream)] = 1;
@@ -193,7 +220,7 @@ class Engine {
     if constexpr (kShared) {
       start_shared(t, now);
     } else {
-      push(t, now + task.remaining);
+      push(t, now, task.remaining);
     }
   }
 
@@ -205,12 +232,7 @@ class Engine {
       const auto si = static_cast<size_t>(s);
       busy_[si] = 0;
       if constexpr (kShared) net_.running[si] = kNone;
-      if (head_[si] != kNone) {  // the longest-waiting task takes the stream first
-        const TaskId waiting = head_[si];
-        head_[si] = next_[waiting];
-        if (head_[si] == kNone) tail_[si] = kNone;
-        start(waiting, now);
-      }
+      if (!waiting_[si].empty()) start(waiting_[si].pop(), now);  // the longest-waiting first
     }
     if constexpr (kShared) {
       release_parked(t, now);
@@ -219,13 +241,13 @@ class Engine {
       if (!net_.options.overlap_p2p) {
         for (TaskId i = offset_[t]; i < offset_[t + 1]; ++i) {
           const TaskId next = succ_[i];
-          if (graph_.task(next).kind == OpKind::Transfer && --hot_[next].waiting_for == 0) {
+          if (kind_of(next) == OpKind::Transfer && --hot_[next].waiting_for == 0) {
             make_ready(next, now);
           }
         }
         for (TaskId i = offset_[t]; i < offset_[t + 1]; ++i) {
           const TaskId next = succ_[i];
-          if (graph_.task(next).kind == OpKind::Transfer) continue;
+          if (kind_of(next) == OpKind::Transfer) continue;
           if (--hot_[next].waiting_for == 0) make_ready(next, now);
         }
         return;
@@ -239,38 +261,61 @@ class Engine {
 
   // ---- real cost only ----
 
-  void init_network(const TaskGraph& graph, const CostModel&) {
+  void init_network(const TaskGraph& graph) {
+    SharedNetwork& net = net_;
     const size_t n = graph.num_tasks();
-    if (net_.flushed.empty()) {
-      net_.flushed.assign(n, net_.options.grad_sync == GradSync::Flush ? 1 : 0);
+    if (net.flushed.empty()) {
+      net.flushed.assign(n, net.options.grad_sync == GradSync::Flush ? 1 : 0);
     }
-    PIPESIM_ASSERT(net_.flushed.size() == n, "one flush flag per task");
+    PIPESIM_ASSERT(net.flushed.size() == n, "one flush flag per task");
     const auto workers = static_cast<size_t>(graph.workers());
-    const auto resources = static_cast<size_t>(net_.model->num_resources());
-    PIPESIM_ASSERT(net_.options.interference >= 0.0 && net_.options.interference < 1.0,
+    const auto resources = static_cast<size_t>(net.model->num_resources());
+    PIPESIM_ASSERT(net.options.interference >= 0.0 && net.options.interference < 1.0,
                    "interference outside [0, 1)");
-    net_.rate.assign(n, 0.0);
-    net_.updated.assign(n, 0.0);
-    net_.version.assign(n, 0);
-    net_.flows.assign(n, Flow{});
-    net_.active_index.assign(n, kNone);
-    net_.running.assign(workers, kNone);
-    net_.collectives.assign(workers, 0);
-    net_.compute_left.assign(workers, 0);
-    net_.load.assign(resources, 0.0);
-    net_.residual.assign(resources, 0.0);
+    net.tasks.resize(n);
+    net.running.assign(workers, kNone);
+    net.collectives.assign(workers, 0);
+    net.compute_left.assign(workers, 0);
+    net.load.assign(resources, 0.0);
+    net.residual.assign(resources, 0.0);
+    net.touched_mark.assign(resources, 0);
+    std::unordered_map<std::uint64_t, std::uint32_t> by_key;  // NetworkModel::flow_key
     for (TaskId v = 0; v < n; ++v) {
       const Task& t = graph.task(v);
-      if (is_compute(t.kind)) ++net_.compute_left[static_cast<size_t>(t.worker)];
+      NetTask& nt = net.tasks[v];
+      nt.kind = t.kind;
+      nt.flushed = net.flushed[v];
+      if (is_compute(t.kind)) ++net.compute_left[static_cast<size_t>(t.worker)];
       if (!is_comm(t.kind)) continue;
-      Flow& f = net_.flows[v];
-      f = net_.model->flow(graph, v);
-      PIPESIM_ASSERT(f.latency >= 0.0 && f.work >= 0.0, "negative flow");
-      for (const ResourceUse& u : f.uses) {
-        PIPESIM_ASSERT(u.resource >= 0 && u.resource < net_.model->num_resources() && u.share > 0,
-                       "bad resource use");
+      const std::uint64_t key = net.model->flow_key(graph, v);
+      if (key != 0) {
+        if (const auto it = by_key.find(key); it != by_key.end()) {
+          nt.flow = it->second;
+          continue;
+        }
       }
+      nt.flow = intern(net.model->flow(graph, v));
+      if (key != 0) by_key.emplace(key, nt.flow);
     }
+  }
+
+  std::uint32_t intern(const Flow& f) {
+    SharedNetwork& net = net_;
+    PIPESIM_ASSERT(f.latency >= 0.0 && f.work >= 0.0, "negative flow");
+    FlowShape shape{f.latency, f.work, static_cast<std::uint32_t>(net.uses.size()), 0};
+    for (const ResourceUse& u : f.uses) {
+      PIPESIM_ASSERT(u.resource >= 0 && u.resource < net.model->num_resources() && u.share > 0,
+                     "bad resource use");
+      net.uses.push_back(u);
+    }
+    shape.end = static_cast<std::uint32_t>(net.uses.size());
+    net.shapes.push_back(shape);
+    return static_cast<std::uint32_t>(net.shapes.size() - 1);
+  }
+
+  std::span<const ResourceUse> uses_of(TaskId f) const {
+    const FlowShape& s = net_.shapes[net_.tasks[f].flow];
+    return {net_.uses.data() + s.begin, net_.uses.data() + s.end};
   }
 
   double worker_rate(int w) const {
@@ -285,20 +330,21 @@ class Engine {
   }
 
   void start_shared(TaskId t, double now) {
-    const Task& task = graph_.task(t);
-    if (!is_comm(task.kind)) {
-      net_.rate[t] = worker_rate(task.worker);
-      net_.updated[t] = now;
-      push(t, now + hot_[t].remaining / net_.rate[t]);
+    NetTask& nt = net_.tasks[t];
+    if (!is_comm(nt.kind)) {
+      nt.rate = worker_rate(hot_[t].stream);  // compute and optimizer run on their worker's
+      nt.updated = now;
+      push(t, now, hot_[t].remaining / nt.rate);
       return;
     }
-    if (task.kind == OpKind::AllReduce) {
-      for (int w : graph_.group_workers()[static_cast<size_t>(task.group)]) {
+    if (nt.kind == OpKind::AllReduce) {
+      for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(t).group)]) {
         if (net_.collectives[static_cast<size_t>(w)]++ == 0) retime(w, now);
       }
     }
-    if (net_.flows[t].latency > 0.0) {
-      push(t, now + net_.flows[t].latency, EventKind::LatencyDone);
+    const double latency = net_.shapes[nt.flow].latency;
+    if (latency > 0.0) {
+      push(t, now, latency, true, EventKind::LatencyDone);
     } else {
       activate(t, now);
     }
@@ -306,14 +352,15 @@ class Engine {
 
   // Latency over: the flow starts moving data and takes its fair share.
   void activate(TaskId t, double now) {
-    hot_[t].remaining = net_.flows[t].work;
+    NetTask& nt = net_.tasks[t];
+    hot_[t].remaining = net_.shapes[nt.flow].work;
     if (hot_[t].remaining <= 0.0) {
-      push(t, now);
+      push(t, now, 0.0);
       return;
     }
-    net_.updated[t] = now;
-    net_.rate[t] = 0.0;
-    net_.active_index[t] = static_cast<std::uint32_t>(net_.active.size());
+    nt.updated = now;
+    nt.rate = 0.0;
+    nt.active_index = static_cast<std::uint32_t>(net_.active.size());
     net_.active.push_back(t);
     reallocate(now);
   }
@@ -322,13 +369,14 @@ class Engine {
   void retime(int w, double now) {
     if (net_.options.interference == 0.0) return;
     const TaskId t = net_.running[static_cast<size_t>(w)];
-    if (t == kNone || is_comm(graph_.task(t).kind)) return;
+    if (t == kNone || is_comm(net_.tasks[t].kind)) return;
+    NetTask& nt = net_.tasks[t];
     double& remaining = hot_[t].remaining;
-    remaining = std::max(0.0, remaining - net_.rate[t] * (now - net_.updated[t]));
-    net_.updated[t] = now;
-    net_.rate[t] = worker_rate(w);
-    ++net_.version[t];
-    push(t, now + remaining / net_.rate[t]);
+    remaining = std::max(0.0, remaining - nt.rate * (now - nt.updated));
+    nt.updated = now;
+    nt.rate = worker_rate(w);
+    ++nt.version;
+    push(t, now, remaining / nt.rate, false);
   }
 
   // Max-min fair rates by progressive filling: all unfrozen flows speed up together until a
@@ -337,28 +385,31 @@ class Engine {
     SharedNetwork& n = net_;
     n.touched.clear();
     for (TaskId f : n.active) {
+      NetTask& nt = n.tasks[f];
       double& remaining = hot_[f].remaining;
-      remaining = std::max(0.0, remaining - n.rate[f] * (now - n.updated[f]));
-      n.updated[f] = now;
-      for (const ResourceUse& u : n.flows[f].uses) {
+      remaining = std::max(0.0, remaining - nt.rate * (now - nt.updated));
+      nt.updated = now;
+      for (const ResourceUse& u : uses_of(f)) {
         const auto r = static_cast<size_t>(u.resource);
-        if (n.residual[r] != 1.0 || n.load[r] != -1.0) {
+        if (!n.touched_mark[r]) {
+          n.touched_mark[r] = 1;
           n.residual[r] = 1.0;
-          n.load[r] = -1.0;  // marks "touched in this call"
           n.touched.push_back(r);
         }
       }
     }
-    n.new_rate.assign(n.active.size(), 0.0);
-    n.frozen.assign(n.active.size(), false);
+    const size_t active = n.active.size();
+    if (all_full_speed(now)) return;
+    n.new_rate.assign(active, 0.0);
+    n.frozen.assign(active, 0);
     double level = 0.0;
-    size_t unfrozen = n.active.size();
+    size_t unfrozen = active;
     while (unfrozen > 0) {
       for (size_t r : n.touched)
         n.load[r] = 0.0;
-      for (size_t i = 0; i < n.active.size(); ++i) {
+      for (size_t i = 0; i < active; ++i) {
         if (n.frozen[i]) continue;
-        for (const ResourceUse& u : n.flows[n.active[i]].uses) {
+        for (const ResourceUse& u : uses_of(n.active[i])) {
           n.load[static_cast<size_t>(u.resource)] += u.share;
         }
       }
@@ -370,48 +421,83 @@ class Engine {
       for (size_t r : n.touched)
         n.residual[r] -= n.load[r] * step;
       const bool full = level >= 1.0 - kSaturated;
-      for (size_t i = 0; i < n.active.size(); ++i) {
+      for (size_t i = 0; i < active; ++i) {
         if (n.frozen[i]) continue;
         n.new_rate[i] = level;
         bool freeze = full;
-        for (const ResourceUse& u : n.flows[n.active[i]].uses) {
+        for (const ResourceUse& u : uses_of(n.active[i])) {
           freeze = freeze || n.residual[static_cast<size_t>(u.resource)] <= kSaturated;
         }
         if (freeze) {
-          n.frozen[i] = true;
+          n.frozen[i] = 1;
           --unfrozen;
         }
       }
     }
-    for (size_t r : n.touched) {
-      n.residual[r] = 0.0;
-      n.load[r] = 0.0;
-    }
-    for (size_t i = 0; i < n.active.size(); ++i) {
+    for (size_t r : n.touched)
+      n.touched_mark[r] = 0;
+    for (size_t i = 0; i < active; ++i) {
       const TaskId f = n.active[i];
-      if (n.new_rate[i] == n.rate[f]) continue;  // its pending finish event still holds
+      NetTask& nt = n.tasks[f];
+      if (n.new_rate[i] == nt.rate) continue;  // its pending finish event still holds
       PIPESIM_ASSERT(n.new_rate[i] > 0.0, "a flow got no bandwidth");
-      n.rate[f] = n.new_rate[i];
-      ++n.version[f];
-      push(f, now + hot_[f].remaining / n.rate[f]);
+      // A flow just activated (rate 0) most often runs alone at full speed: its finish is
+      // then activation + work, an increment many flows share.
+      const bool fresh = nt.rate == 0.0;
+      nt.rate = n.new_rate[i];
+      ++nt.version;
+      push(f, now, hot_[f].remaining / nt.rate, fresh);
     }
+  }
+
+  // reallocate()'s common case, in its arithmetic: when no touched resource is loaded beyond
+  // its capacity by all active flows together, the first filling step is 1 (1 / load >= 1),
+  // so every flow reaches full speed at once; set those rates and return true. Otherwise
+  // return false with nothing changed.
+  bool all_full_speed(double now) {
+    SharedNetwork& n = net_;
+    for (size_t r : n.touched)
+      n.load[r] = 0.0;
+    for (TaskId f : n.active) {
+      for (const ResourceUse& u : uses_of(f))
+        n.load[static_cast<size_t>(u.resource)] += u.share;
+    }
+    bool fits = true;
+    for (size_t r : n.touched) {
+      fits = fits && n.load[r] <= 1.0;
+      n.touched_mark[r] = 0;
+    }
+    if (!fits) {
+      for (size_t r : n.touched)
+        n.touched_mark[r] = 1;
+      return false;
+    }
+    for (TaskId f : n.active) {
+      NetTask& nt = n.tasks[f];
+      if (nt.rate == 1.0) continue;  // its pending finish event still holds
+      const bool fresh = nt.rate == 0.0;
+      nt.rate = 1.0;
+      ++nt.version;
+      push(f, now, hot_[f].remaining / nt.rate, fresh);
+    }
+    return true;
   }
 
   // A finished flow gives its bandwidth back; a finished all-reduce its workers' speed.
   void finish_flows(TaskId t, double now) {
     SharedNetwork& n = net_;
-    if (n.active_index[t] != kNone) {  // stable removal keeps the allocation deterministic
-      n.active.erase(n.active.begin() + n.active_index[t]);
-      for (size_t i = n.active_index[t]; i < n.active.size(); ++i) {
-        n.active_index[n.active[i]] = static_cast<std::uint32_t>(i);
+    NetTask& nt = n.tasks[t];
+    if (nt.active_index != kNone) {  // stable removal keeps the allocation deterministic
+      n.active.erase(n.active.begin() + nt.active_index);
+      for (size_t i = nt.active_index; i < n.active.size(); ++i) {
+        n.tasks[n.active[i]].active_index = static_cast<std::uint32_t>(i);
       }
-      n.active_index[t] = kNone;
-      n.rate[t] = 0.0;
+      nt.active_index = kNone;
+      nt.rate = 0.0;
       reallocate(now);
     }
-    const Task& task = graph_.task(t);
-    if (task.kind == OpKind::AllReduce) {
-      for (int w : graph_.group_workers()[static_cast<size_t>(task.group)]) {
+    if (nt.kind == OpKind::AllReduce) {
+      for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(t).group)]) {
         if (--n.collectives[static_cast<size_t>(w)] == 0) retime(w, now);
       }
     }
@@ -420,9 +506,8 @@ class Engine {
   // Flushed gradient sync: all-reduces whose holders have no compute op left start now.
   void release_parked(TaskId t, double now) {
     SharedNetwork& n = net_;
-    const Task& task = graph_.task(t);
-    if (!is_compute(task.kind) || --n.compute_left[static_cast<size_t>(task.worker)] != 0 ||
-        n.parked.empty()) {
+    if (!is_compute(n.tasks[t].kind) ||
+        --n.compute_left[static_cast<size_t>(hot_[t].stream)] != 0 || n.parked.empty()) {
       return;
     }
     std::vector<TaskId> still;
@@ -434,12 +519,32 @@ class Engine {
       start(p, now);
   }
 
+  // The tasks waiting for one busy stream, first come first served.
+  class StreamQueue {
+   public:
+    bool empty() const { return head_ == tasks_.size(); }
+    void push(TaskId t) { tasks_.push_back(t); }
+    TaskId pop() {
+      const TaskId t = tasks_[head_++];
+      if (head_ == tasks_.size()) {
+        tasks_.clear();
+        head_ = 0;
+      }
+      return t;
+    }
+
+   private:
+    std::vector<TaskId> tasks_;
+    size_t head_ = 0;
+  };
+
   const TaskGraph& graph_;
   std::span<const TaskId> offset_, succ_;
   std::vector<HotTask> hot_;
-  std::vector<std::uint8_t> busy_;  // per stream; bytes, not vector<bool>'s bit packing
-  std::vector<TaskId> head_, tail_, next_;
-  std::vector<Event> events_;
+  std::vector<TaskId> sources_;       // tasks with no predecessor, in id order
+  std::vector<std::uint8_t> busy_;    // per stream; bytes, not vector<bool>'s bit packing
+  std::vector<StreamQueue> waiting_;  // per stream
+  Queues events_;
   std::uint64_t sequence_ = 0;
   Trace trace_;
   [[no_unique_address]] Network net_;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 
-#include "cycle.hpp"
 #include "pipesim/core/assert.hpp"
 
 namespace pipesim::sim {
@@ -13,16 +13,17 @@ namespace {
 
 constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
 
-// Dense index of compute ops: a micro-batch determines its pipeline, so (stage, micro-batch,
+// Dense table over compute ops: a micro-batch determines its pipeline, so (stage, micro-batch,
 // kind) identifies an op.
-class OpIndex {
+template <class Slot>
+class OpTable {
  public:
-  OpIndex(int stages, int micro_batches)
+  OpTable(int stages, int micro_batches, Slot empty)
       : micro_batches_(micro_batches),
         slots_(static_cast<size_t>(stages) * static_cast<size_t>(micro_batches) * kNumComputeKinds,
-               kNoTask) {}
+               empty) {}
 
-  TaskId& at(int stage, int micro_batch, OpKind kind) {
+  Slot& at(int stage, int micro_batch, OpKind kind) {
     return slots_[(static_cast<size_t>(stage) * static_cast<size_t>(micro_batches_) +
                    static_cast<size_t>(micro_batch)) *
                       kNumComputeKinds +
@@ -31,7 +32,46 @@ class OpIndex {
 
  private:
   int micro_batches_;
-  std::vector<TaskId> slots_;
+  std::vector<Slot> slots_;
+};
+
+// check_structure: which ops were seen.
+using SeenOps = OpTable<std::uint8_t>;
+
+// Lowering: the task of each compute op.
+using OpIndex = OpTable<TaskId>;
+
+// First pass of lowering: counts each task's out-edges (what TaskGraphBuilder::
+// expect_out_degrees takes), the same calls the second pass makes on the builder.
+class DegreeCount {
+ public:
+  explicit DegreeCount(size_t tasks) { degrees_.reserve(tasks); }
+  TaskId add_task(const Task&) {
+    degrees_.push_back(0);
+    return static_cast<TaskId>(degrees_.size() - 1);
+  }
+  void add_edge(TaskId from, TaskId, EdgeKind) { ++degrees_[from]; }
+  int add_group(const std::vector<int>&) { return groups_++; }
+  // Only the lowering of Transfers reads a task back, for its chunk, which no count needs.
+  int chunk_of(TaskId) const { return 0; }
+  const std::vector<TaskId>& degrees() const { return degrees_; }
+
+ private:
+  std::vector<TaskId> degrees_;
+  int groups_ = 0;
+};
+
+// The second pass: the builder itself.
+class GraphSink {
+ public:
+  explicit GraphSink(TaskGraphBuilder& graph) : graph_(graph) {}
+  TaskId add_task(const Task& t) { return graph_.add_task(t); }
+  void add_edge(TaskId from, TaskId to, EdgeKind kind) { graph_.add_edge(from, to, kind); }
+  int add_group(std::vector<int> workers) { return graph_.add_group(std::move(workers)); }
+  int chunk_of(TaskId t) const { return graph_.task(t).chunk; }
+
+ private:
+  TaskGraphBuilder& graph_;
 };
 
 bool kind_allowed(const Schedule& s, OpKind kind) {
@@ -119,7 +159,8 @@ struct StageGrads {
 //        once the next batch's gradient is complete, so the all-reduce of k overlaps batch k+1
 //        and O(w,k) → the stage's last backward of k+1 (at most one update outstanding: the
 //        two buffered versions suffice).
-void add_gradient_sync(const Schedule& s, OpIndex& index, TaskGraphBuilder& graph) {
+template <class Sink>
+void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
   const OpKind grad = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
   const int per_update = s.asynchronous ? std::max(1, s.micro_batches) : 0;
   const int updates = s.asynchronous ? std::max(1, s.iterations) : 1;
@@ -212,7 +253,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, TaskGraphBuilder& grap
 std::string check_structure(const Schedule& s) {
   if (std::string why = check_dimensions(s); !why.empty()) return why;
   const int micro_batches = s.total_micro_batches();
-  OpIndex seen(s.stages, micro_batches);
+  SeenOps seen(s.stages, micro_batches, 0);
   for (int w = 0; w < s.workers; ++w) {
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
       if (!is_compute(op.kind) || !kind_allowed(s, op.kind)) {
@@ -234,9 +275,9 @@ std::string check_structure(const Schedule& s) {
         return fmt::format("worker {} lists {}, but that stage runs on worker {}", w, describe(op),
                            s.worker_of(op));
       }
-      TaskId& slot = seen.at(op.stage, op.micro_batch, op.kind);
-      if (slot != kNoTask) return fmt::format("duplicate {} on worker {}", describe(op), w);
-      slot = 0;
+      std::uint8_t& slot = seen.at(op.stage, op.micro_batch, op.kind);
+      if (slot) return fmt::format("duplicate {} on worker {}", describe(op), w);
+      slot = 1;
     }
   }
   const std::vector<OpKind> kinds = required_kinds(s);
@@ -244,7 +285,7 @@ std::string check_structure(const Schedule& s) {
     const int p = s.micro_batch_pipeline[static_cast<size_t>(m)];
     for (int st = 0; st < s.stages; ++st) {
       for (OpKind kind : kinds) {
-        if (seen.at(st, m, kind) == kNoTask) {
+        if (!seen.at(st, m, kind)) {
           const Op op{kind, p, st, 0, m};
           return fmt::format("missing {} (expected on worker {})", describe(op), s.worker_of(op));
         }
@@ -254,19 +295,13 @@ std::string check_structure(const Schedule& s) {
   return {};
 }
 
-TaskGraph build_task_graph(const Schedule& s) {
-  // Callers run check_structure first (validate() does); only cheap checks are repeated here.
-  PIPESIM_ASSERT(static_cast<int>(s.program.size()) == s.workers, "unchecked schedule");
-  const int micro_batches = s.total_micro_batches();
-  TaskGraphBuilder graph(s.workers);
-  size_t compute_ops = 0;
-  for (const auto& ops : s.program)
-    compute_ops += ops.size();
-  graph.reserve(2 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers),
-                4 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers));
+namespace {
 
+// Everything lowering adds, in the order it adds it: both passes make the same calls.
+template <class Sink>
+void lower(const Schedule& s, OpIndex& index, Sink& graph) {
+  const int micro_batches = s.total_micro_batches();
   // Compute tasks in program order, chained on their worker's stream.
-  OpIndex index(s.stages, micro_batches);
   for (int w = 0; w < s.workers; ++w) {
     TaskId previous = kNoTask;
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
@@ -278,65 +313,72 @@ TaskGraph build_task_graph(const Schedule& s) {
     }
   }
 
-  // Data edges; a producer on another worker sends its output through a Transfer task.
-  auto connect = [&graph](TaskId from, TaskId to) {
-    const Task& producer = graph.task(from);
-    const int dst = graph.task(to).worker;
-    if (producer.worker == dst) {
-      graph.add_edge(from, to, EdgeKind::Data);
-      return;
-    }
-    Task message = producer;
-    message.kind = OpKind::Transfer;
-    message.peer = dst;
-    const TaskId transfer = graph.add_task(message);
-    graph.add_edge(from, transfer, EdgeKind::Data);
-    graph.add_edge(transfer, to, EdgeKind::Data);
-  };
+  // Data edges; a producer on another worker sends its output through a Transfer task (the
+  // producer's Task, as a message to the consumer's worker).
   const OpKind backward = s.split_backward ? OpKind::BackwardInput : OpKind::Backward;
   for (int m = 0; m < micro_batches; ++m) {
-    for (int st = 0; st < s.stages; ++st) {
-      if (st > 0) connect(index.at(st - 1, m, OpKind::Forward), index.at(st, m, OpKind::Forward));
-      const TaskId grad_source =
-          st + 1 < s.stages ? index.at(st + 1, m, backward) : index.at(st, m, OpKind::Forward);
-      connect(grad_source, index.at(st, m, backward));
-      if (s.split_backward) {
-        connect(index.at(st, m, OpKind::BackwardInput), index.at(st, m, OpKind::BackwardWeight));
+    const int p = s.micro_batch_pipeline[static_cast<size_t>(m)];
+    const std::vector<int>& on = s.stage_worker[static_cast<size_t>(p)];
+    auto connect = [&](int from_stage, OpKind from_kind, int to_stage, OpKind to_kind) {
+      const TaskId from = index.at(from_stage, m, from_kind);
+      const TaskId to = index.at(to_stage, m, to_kind);
+      const int src = on[static_cast<size_t>(from_stage)];
+      const int dst = on[static_cast<size_t>(to_stage)];
+      if (src == dst) {
+        graph.add_edge(from, to, EdgeKind::Data);
+        return;
       }
+      const TaskId transfer = graph.add_task(
+          Task{OpKind::Transfer, src, dst, p, from_stage, graph.chunk_of(from), m, -1});
+      graph.add_edge(from, transfer, EdgeKind::Data);
+      graph.add_edge(transfer, to, EdgeKind::Data);
+    };
+    for (int st = 0; st < s.stages; ++st) {
+      if (st > 0) connect(st - 1, OpKind::Forward, st, OpKind::Forward);
+      if (st + 1 < s.stages) {
+        connect(st + 1, backward, st, backward);
+      } else {
+        connect(st, OpKind::Forward, st, backward);
+      }
+      if (s.split_backward) connect(st, OpKind::BackwardInput, st, OpKind::BackwardWeight);
       if (s.recompute) {
-        connect(index.at(st, m, OpKind::Forward), index.at(st, m, OpKind::Recompute));
-        connect(index.at(st, m, OpKind::Recompute), index.at(st, m, backward));
+        connect(st, OpKind::Forward, st, OpKind::Recompute);
+        connect(st, OpKind::Recompute, st, backward);
       }
     }
   }
 
   add_gradient_sync(s, index, graph);
+}
+
+}  // namespace
+
+TaskGraph build_task_graph(const Schedule& s) {
+  // Callers run check_structure first (validate() does); only cheap checks are repeated here.
+  PIPESIM_ASSERT(static_cast<int>(s.program.size()) == s.workers, "unchecked schedule");
+  size_t compute_ops = 0;
+  for (const auto& ops : s.program)
+    compute_ops += ops.size();
+  const size_t tasks = 2 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers);
+  // Two passes over the same calls: the first counts each task's out-edges, so that the
+  // second writes every edge straight into the graph (no edge list to sort: lowering's memory
+  // is the graph's).
+  OpIndex index(s.stages, s.total_micro_batches(), kNoTask);
+  DegreeCount count(tasks);
+  lower(s, index, count);
+  TaskGraphBuilder graph(s.workers);
+  graph.reserve(count.degrees().size(), 0);
+  graph.expect_out_degrees(count.degrees());
+  GraphSink sink(graph);
+  lower(s, index, sink);
   return std::move(graph).build();
 }
 
-std::string check_acyclic(const TaskGraph& graph) {
-  const auto offset = graph.successor_offsets();
-  const auto succ = graph.successors();
-  const size_t n = graph.num_tasks();
-  std::vector<TaskId> indegree = graph.in_degrees();
-  std::vector<TaskId> ready;
-  for (size_t v = 0; v < n; ++v) {
-    if (indegree[v] == 0) ready.push_back(static_cast<TaskId>(v));
-  }
-  size_t done = 0;
-  while (!ready.empty()) {
-    const TaskId v = ready.back();
-    ready.pop_back();
-    ++done;
-    for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
-      if (--indegree[succ[i]] == 0) ready.push_back(succ[i]);
-    }
-  }
-  return done == n ? std::string() : detail::name_cycle(graph, indegree);
-}
+namespace {
 
-namespace detail {
-
+// `waiting[t]`: predecessors of task t that never finished (Kahn's leftover in-degree). At least
+// one task must be waiting. Names a worker and the first compute op, in program order, of a
+// cycle among the waiting tasks: where the schedule deadlocks.
 std::string name_cycle(const TaskGraph& graph, std::span<const TaskId> waiting) {
   // Each waiting task has a waiting predecessor; following them back must repeat a task, which
   // lies on a cycle. Name the cycle's first compute op in program order: that is where the
@@ -371,7 +413,28 @@ std::string name_cycle(const TaskGraph& graph, std::span<const TaskId> waiting) 
                      describe(t.op()));
 }
 
-}  // namespace detail
+}  // namespace
+
+std::string check_acyclic(const TaskGraph& graph) {
+  const auto offset = graph.successor_offsets();
+  const auto succ = graph.successors();
+  const size_t n = graph.num_tasks();
+  std::vector<TaskId> indegree = graph.in_degrees();
+  std::vector<TaskId> ready;
+  for (size_t v = 0; v < n; ++v) {
+    if (indegree[v] == 0) ready.push_back(static_cast<TaskId>(v));
+  }
+  size_t done = 0;
+  while (!ready.empty()) {
+    const TaskId v = ready.back();
+    ready.pop_back();
+    ++done;
+    for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
+      if (--indegree[succ[i]] == 0) ready.push_back(succ[i]);
+    }
+  }
+  return done == n ? std::string() : name_cycle(graph, indegree);
+}
 
 ValidationResult validate(const Schedule& schedule) {
   if (std::string why = check_structure(schedule); !why.empty()) return {false, why};

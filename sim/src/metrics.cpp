@@ -35,6 +35,9 @@ Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const 
     m.workers[w].first_start = kInf;
     m.workers[w].last_end = -kInf;
   }
+  const int iterations = std::max(1, schedule.iterations);
+  const int per_iteration = schedule.micro_batches;
+  m.iteration_completion.assign(static_cast<size_t>(iterations), 0.0);
   double first = kInf, last = -kInf;
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
     const Task& task = graph.task(t);
@@ -51,7 +54,13 @@ Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const 
     wm.last_end = std::max(wm.last_end, tt.end);
     auto& counter = activations[static_cast<size_t>(task.worker)];
     if (task.kind == OpKind::Forward) counter.add(+1);
-    if (task.kind == release) counter.add(-1);
+    if (task.kind != release) continue;
+    counter.add(-1);
+    if (per_iteration > 0) {
+      const auto i =
+          static_cast<size_t>(std::min(task.micro_batch / per_iteration, iterations - 1));
+      m.iteration_completion[i] = std::max(m.iteration_completion[i], tt.end);
+    }
   }
   double compute_first = kInf, compute_last = -kInf, busy = 0.0;
   for (size_t w = 0; w < workers; ++w) {
@@ -70,15 +79,6 @@ Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const 
   m.span = compute_last > compute_first ? compute_last - compute_first : 0.0;
   m.bubble_ratio = m.span > 0.0 ? 1.0 - busy / (static_cast<double>(workers) * m.span) : 0.0;
 
-  const int iterations = std::max(1, schedule.iterations);
-  const int per_iteration = schedule.micro_batches;
-  m.iteration_completion.assign(static_cast<size_t>(iterations), 0.0);
-  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
-    const Task& task = graph.task(t);
-    if (task.kind != release || per_iteration <= 0) continue;
-    const auto i = static_cast<size_t>(std::min(task.micro_batch / per_iteration, iterations - 1));
-    m.iteration_completion[i] = std::max(m.iteration_completion[i], trace.timing[t].end);
-  }
   if (schedule.asynchronous && iterations >= 2 && schedule.drains_each_run) {
     // The whole run (fill, the listed updates, drain) is the period that repeats; the bubble
     // ratio above already covers it.

@@ -1,7 +1,5 @@
 #include "pipesim/sim/task_graph.hpp"
 
-#include <boost/graph/compressed_sparse_row_graph.hpp>
-
 #include "pipesim/core/assert.hpp"
 
 namespace pipesim::sim {
@@ -13,18 +11,6 @@ std::vector<TaskId> TaskGraph::in_degrees() const {
   return degree;
 }
 
-TaskId TaskGraphBuilder::add_task(const Task& task) {
-  PIPESIM_ASSERT(task.worker >= 0 && task.worker < workers_, "task on a worker out of range");
-  tasks_.push_back(task);
-  return static_cast<TaskId>(tasks_.size() - 1);
-}
-
-void TaskGraphBuilder::add_edge(TaskId from, TaskId to, EdgeKind kind) {
-  PIPESIM_ASSERT(from < tasks_.size() && to < tasks_.size() && from != to, "bad edge");
-  edges_.emplace_back(from, to);
-  edge_props_.push_back(Edge{kind});
-}
-
 int TaskGraphBuilder::add_group(std::vector<int> workers) {
   groups_.push_back(std::move(workers));
   return static_cast<int>(groups_.size()) - 1;
@@ -33,26 +19,64 @@ int TaskGraphBuilder::add_group(std::vector<int> workers) {
 void TaskGraphBuilder::reserve(size_t tasks, size_t edges) {
   tasks_.reserve(tasks);
   edges_.reserve(edges);
-  edge_props_.reserve(edges);
+}
+
+void TaskGraphBuilder::expect_out_degrees(const std::vector<TaskId>& degrees) {
+  PIPESIM_ASSERT(!direct_ && edges_.empty(), "out-degrees given before any edge, once");
+  direct_ = true;
+  // next_[v] starts at v's first place and ends at v's last + 1, which is where v + 1 starts:
+  // build() shifts it by one into the offsets.
+  next_.resize(degrees.size() + 1);
+  TaskId at = 0;
+  for (size_t v = 0; v < degrees.size(); ++v) {
+    next_[v] = at;
+    at += degrees[v];
+  }
+  next_[degrees.size()] = at;
+  successors_.resize(at);
+  kinds_.resize(at);
 }
 
 TaskGraph TaskGraphBuilder::build() && {
   TaskGraph g;
   g.workers_ = workers_;
-  // Counting sort by source; edges of one source keep the order they were added in. Vertex i is
-  // task i; the CSR arrays are moved out so no Boost type reaches the header.
-  using Csr = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, Edge,
-                                                 boost::no_property, TaskId, TaskId>;
-  Csr csr(boost::edges_are_unsorted_multi_pass, edges_.begin(), edges_.end(), edge_props_.begin(),
-          static_cast<TaskId>(tasks_.size()));
-  g.offsets_ = std::move(csr.m_forward.m_rowstart);
-  g.successors_ = std::move(csr.m_forward.m_column);
-  g.edges_ = std::move(csr.m_forward.m_edge_properties);
+  if (direct_) {
+    const size_t n = tasks_.size();
+    PIPESIM_ASSERT(next_.size() == n + 1 && (n == 0 || next_[n - 1] == successors_.size()),
+                   "edges added as announced by expect_out_degrees");
+    for (size_t v = n; v > 0; --v)
+      next_[v] = next_[v - 1];
+    if (n > 0) next_[0] = 0;
+    g.offsets_ = std::move(next_);
+    g.successors_ = std::move(successors_);
+    g.edges_ = std::move(kinds_);
+    g.tasks_ = std::move(tasks_);
+    g.groups_ = std::move(groups_);
+    *this = TaskGraphBuilder(workers_);
+    return g;
+  }
+  // Counting sort by source, stable: the edges of one source keep the order they were added
+  // in. offsets_[v + 1] counts v's edges, then holds where v's next edge goes, then (shifted
+  // back by one) where v's edges end.
+  const size_t n = tasks_.size();
+  g.offsets_.assign(n + 1, 0);
+  for (const Added& e : edges_)
+    ++g.offsets_[e.from + 1];
+  for (size_t v = 1; v <= n; ++v)
+    g.offsets_[v] += g.offsets_[v - 1];
+  g.successors_.resize(edges_.size());
+  g.edges_.resize(edges_.size());
+  for (const Added& e : edges_) {
+    const TaskId at = g.offsets_[e.from]++;
+    g.successors_[at] = e.to;
+    g.edges_[at] = Edge{e.kind};
+  }
+  for (size_t v = n; v > 0; --v)
+    g.offsets_[v] = g.offsets_[v - 1];
+  g.offsets_[0] = 0;
   g.tasks_ = std::move(tasks_);
   g.groups_ = std::move(groups_);
-  tasks_.clear();
-  edges_.clear();
-  edge_props_.clear();
+  *this = TaskGraphBuilder(workers_);
   return g;
 }
 

@@ -51,6 +51,8 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   double duration(const sim::TaskGraph& graph, sim::TaskId id) const override;
   int num_resources() const override { return resources_; }
   sim::Flow flow(const sim::TaskGraph& graph, sim::TaskId id) const override;
+  //! A transfer's flow depends on its two workers only (one message size, one placement).
+  std::uint64_t flow_key(const sim::TaskGraph& graph, sim::TaskId id) const override;
 
   //! Memory of every virtual stage on one GPU, for sim::track_memory.
   const std::vector<sim::StageMemory>& stage_memory() const { return memory_; }

@@ -40,6 +40,10 @@ class NetworkModel {
   virtual int num_resources() const = 0;
   //! The flow of a Transfer or AllReduce task.
   virtual Flow flow(const TaskGraph& graph, TaskId id) const = 0;
+  //! Tasks with one same nonzero key have equal flows, so the engine asks flow() once per key
+  //! and shares the result (a model's transfers often differ only by their two workers). 0,
+  //! the default: no key, ask for this task alone.
+  virtual std::uint64_t flow_key(const TaskGraph& /*graph*/, TaskId /*id*/) const { return 0; }
 };
 
 //! When a stage's gradient all-reduce may start (real-cost mode; option `grad_sync`).

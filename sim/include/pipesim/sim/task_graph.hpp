@@ -2,17 +2,17 @@
 // The task DAG a schedule lowers to. Vertices are tasks; edges are data dependencies, program
 // order on a worker's stream, and gradient synchronisation.
 //
-// The graph is compressed sparse rows (built with Boost.Graph's compressed_sparse_row_graph,
-// which stays an implementation detail): immutable once built, one contiguous array of
-// successors, no allocation per vertex or edge. (An adjacency_list allocates an edge list per
-// vertex and made lowering 5x slower than simulating; see bench/simulate_bench.cpp.)
-// TaskGraphBuilder collects tasks and edges, then build() freezes them.
+// The graph is compressed sparse rows: immutable once built, one contiguous array of successors,
+// no allocation per vertex or edge. (An adjacency_list allocates an edge list per vertex and made
+// lowering 5x slower than simulating; see bench/simulate_bench.cpp.) TaskGraphBuilder collects
+// tasks and edges (inline: lowering adds hundreds of thousands), then build() freezes them with
+// one stable counting sort by source.
 
 #include <cstdint>
 #include <span>
-#include <utility>
 #include <vector>
 
+#include "pipesim/core/assert.hpp"
 #include "pipesim/sim/op.hpp"
 
 namespace pipesim::sim {
@@ -74,8 +74,25 @@ class TaskGraphBuilder {
  public:
   explicit TaskGraphBuilder(int workers) : workers_(workers) {}
 
-  TaskId add_task(const Task& task);
-  void add_edge(TaskId from, TaskId to, EdgeKind kind);
+  TaskId add_task(const Task& task) {
+    PIPESIM_ASSERT(task.worker >= 0 && task.worker < workers_, "task on a worker out of range");
+    tasks_.push_back(task);
+    return static_cast<TaskId>(tasks_.size() - 1);
+  }
+  void add_edge(TaskId from, TaskId to, EdgeKind kind) {
+    PIPESIM_ASSERT(from < tasks_.size() && to < tasks_.size() && from != to, "bad edge");
+    if (direct_) {
+      const TaskId at = next_[from]++;
+      successors_[at] = to;
+      kinds_[at] = Edge{kind};
+    } else {
+      edges_.push_back(Added{from, to, kind});
+    }
+  }
+  //! Optional, before any edge is added: the number of out-edges of every task that will be
+  //! added (by task id), so that each edge goes straight to its place in the graph instead of
+  //! into a list sorted by build(). Lowering counts them in a first pass.
+  void expect_out_degrees(const std::vector<TaskId>& degrees);
   //! Registers the workers taking part in an all-reduce; returns the group index.
   int add_group(std::vector<int> workers);
   void reserve(size_t tasks, size_t edges);
@@ -86,11 +103,18 @@ class TaskGraphBuilder {
   TaskGraph build() &&;
 
  private:
+  struct Added {
+    TaskId from, to;
+    EdgeKind kind;
+  };
   int workers_;
   std::vector<Task> tasks_;
-  std::vector<std::pair<TaskId, TaskId>> edges_;
-  std::vector<Edge> edge_props_;
+  std::vector<Added> edges_;  // in the order added
   std::vector<std::vector<int>> groups_;
+  // expect_out_degrees(): where each task's next edge goes, and the graph's CSR arrays.
+  bool direct_ = false;
+  std::vector<TaskId> next_, successors_;
+  std::vector<Edge> kinds_;
 };
 
 }  // namespace pipesim::sim
