@@ -2,10 +2,13 @@
 
 #include <cstdlib>
 #include <initializer_list>
+#include <string_view>
 
 namespace pipesim::explore::mpi {
 
 bool launched_by_mpi() {
+  if (const char* opt = std::getenv("PIPESIM_MPI"); opt != nullptr && std::string_view(opt) == "0")
+    return false;
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
     if (std::getenv(name) != nullptr) return true;
   }

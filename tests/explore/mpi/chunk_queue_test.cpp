@@ -63,12 +63,15 @@ TEST(ChunkQueue, AnEmptyJobIsExhausted) {
 
 TEST(Session, LaunchedByMpiReadsTheLaunchersVariables) {
   // ctest does not run this under a launcher; the variables are restored as found (none).
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "PIPESIM_MPI"})
     ASSERT_EQ(getenv(name), nullptr) << name;
   EXPECT_FALSE(launched_by_mpi());
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
     setenv(name, "2", 1);
     EXPECT_TRUE(launched_by_mpi()) << name;
+    setenv("PIPESIM_MPI", "0", 1);  // a plain run all the same
+    EXPECT_FALSE(launched_by_mpi()) << name;
+    unsetenv("PIPESIM_MPI");
     unsetenv(name);
   }
   EXPECT_FALSE(launched_by_mpi());

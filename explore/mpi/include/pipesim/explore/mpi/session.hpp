@@ -9,7 +9,9 @@ namespace pipesim::explore::mpi {
 
 //! Whether an MPI launcher started this process: Open MPI's mpirun (OMPI_COMM_WORLD_SIZE),
 //! Hydra-based ones (MPICH, Intel MPI, MVAPICH: PMI_SIZE) or a PMIx launcher (PMIX_RANK: Open MPI
-//! 5, srun --mpi=pmix). Read before MPI_Init, which is called only when this is true.
+//! 5, srun --mpi=pmix). Read before MPI_Init, which is called only when this is true. Not with
+//! PIPESIM_MPI=0: a pipesim that an MPI program starts inherits its launcher's variables, and
+//! must not join that program's job.
 bool launched_by_mpi();
 
 //! MPI_Init_thread in the constructor, MPI_Finalize in the destructor, and a communicator of
