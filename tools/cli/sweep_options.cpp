@@ -56,7 +56,7 @@ int shared_jobs(int processes) {
 
 int parse_jobs(const std::string& text, int all) {
   const int jobs = scenario::parse_int("jobs", text, 0, explore::kMaxJobs);
-  return jobs > 0 ? jobs : all;
+  return jobs > 0 ? jobs : std::clamp(all, 1, explore::kMaxJobs);
 }
 
 int job_count(const SweepArgs& args, int all) {

@@ -34,7 +34,7 @@ int shared_jobs(int processes);
 //! The job count to use: args.jobs, or `all` when 0.
 int job_count(const SweepArgs& args, int all = shared_jobs(1));
 
-//! `--jobs` text → a job count in [1, explore::kMaxJobs] (0 = `all`).
+//! `--jobs` text → a job count in [1, explore::kMaxJobs] (0 = `all`, clamped to that range).
 int parse_jobs(const std::string& text, int all = shared_jobs(1));
 
 //! Evaluates every point of the grid (model and hardware loaded once), with a progress bar
