@@ -54,6 +54,11 @@ size_t ReorderWindow::next() const {
   return next_;
 }
 
+size_t ReorderWindow::horizon() const {
+  const std::lock_guard lock(mutex_);
+  return next_ + slots_.size();
+}
+
 size_t ReorderWindow::peak_held() const {
   const std::lock_guard lock(mutex_);
   return peak_held_;

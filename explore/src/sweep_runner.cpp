@@ -1,7 +1,7 @@
 #include "pipesim/explore/sweep_runner.hpp"
 
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/explore/thread_pool.hpp"
+#include "pipesim/explore/row_job.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
@@ -26,10 +26,15 @@ scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
 
 std::vector<scenario::SweepRow> evaluate_all(
     size_t n, const std::function<scenario::SweepRow(size_t)>& make_row, int jobs,
-    const std::function<void(size_t)>& on_progress) {
+    const std::function<void(size_t)>& on_progress, RowEvaluator* evaluator) {
   std::vector<scenario::SweepRow> rows(n);
-  parallel_for(
-      n, jobs, [&](size_t i) { rows[i] = make_row(i); }, on_progress);
+  RowJob job;
+  job.end = n;
+  job.make_row = make_row;
+  job.put = [&](size_t i, scenario::SweepRow row) { rows[i] = std::move(row); };
+  job.jobs = jobs;
+  job.on_progress = on_progress;
+  run_rows(job, evaluator);
   return rows;
 }
 

@@ -4,13 +4,18 @@
 #include "pipesim/core/atomic_write.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/explore/part_file.hpp"
-#include "pipesim/explore/spec_cache.hpp"
 #include "pipesim/explore/sweep_journal.hpp"
-#include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/report/csv.hpp"
 #include "pipesim/report/rows_csv.hpp"
 
 namespace pipesim::explore {
+
+MakeRow shard_rows(const SweepGrid& grid, Shard shard, SpecCache& specs,
+                   const DescribeError& describe) {
+  return [&grid, shard, &specs, describe](size_t position) {
+    return evaluate(grid.point(shard.grid_index(position)), specs, describe, grid.given());
+  };
+}
 
 size_t stream_shard(const SweepGrid& grid, Shard shard, size_t first, const StreamOptions& options,
                     const RenderRow& render, const TextSink& write) {
@@ -21,25 +26,19 @@ size_t stream_shard(const SweepGrid& grid, Shard shard, size_t first, const Stre
   }
   ReorderWindow window(first, options.window, write);
   SpecCache specs;
-  std::function<void(size_t)> progress;
+  RowJob job;
+  job.first = first;
+  job.end = total;
+  job.make_row = shard_rows(grid, shard, specs, options.describe);
+  job.put = [&](size_t position, scenario::SweepRow row) {
+    window.put(position, render(shard.grid_index(position), row));
+  };
+  job.window = &window;
+  job.jobs = options.jobs;
   if (options.on_progress) {
-    progress = [&](size_t done) { options.on_progress(first + done, total); };
+    job.on_progress = [&](size_t done) { options.on_progress(first + done, total); };
   }
-  parallel_for(
-      total - first, options.jobs,
-      [&](size_t k) {
-        const size_t position = first + k;
-        try {
-          if (!window.wait_for(position)) return;  // another position failed: stopping
-          const size_t index = shard.grid_index(position);
-          window.put(position, render(index, evaluate(grid.point(index), specs, options.describe,
-                                                      grid.given())));
-        } catch (...) {
-          window.abort();  // wakes the workers waiting for this position to be written
-          throw;
-        }
-      },
-      progress);
+  run_rows(job, options.evaluator);
   return window.peak_held();
 }
 

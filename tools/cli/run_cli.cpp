@@ -12,12 +12,14 @@
 #include "commands.hpp"
 #include "completion.hpp"
 #include "flags.hpp"
+#include "output.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
 
 namespace pipesim::cli {
 
-int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
+            const Distribution& distribution) {
   CLI::App app{"pipesim: simulate pipeline-parallel training schedules", "pipesim"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
@@ -27,14 +29,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   actions[app.get_subcommand("simulate")] = simulate;
   const Action list = add_list_command(app);
   actions[app.get_subcommand("list")] = list;
-  const Action sweep = add_sweep_command(app);
+  const Action sweep = add_sweep_command(app, distribution);
   actions[app.get_subcommand("sweep")] = sweep;
   actions[app.get_subcommand("merge")] = add_merge_command(app);
   const Action compare = add_compare_command(app);
   actions[app.get_subcommand("compare")] = compare;
   const Action plot = add_plot_command(app);
   actions[app.get_subcommand("plot")] = plot;
-  const Action search = add_search_command(app);
+  const Action search = add_search_command(app, distribution);
   actions[app.get_subcommand("search")] = search;
   actions[app.get_subcommand("calibrate")] = add_calibrate_command(app);
   actions[app.get_subcommand("validate")] = add_validate_command(app);
@@ -48,7 +50,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
          "Print the bash completion script and exit")
       ->group("");
   const auto fail = [&err](int code, const std::string& message) {
-    err << "pipesim: error: " << message << "\n";
+    err << kErrorPrefix << message << "\n";
     return code;
   };
   // The first word that is not a flag is the command (the app's own flags take no values):
@@ -77,9 +79,19 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
   }
   // One top-level handler: whatever a command throws ends as one line and a documented exit
   // status (README, "Errors, exit codes and outputs"), never as std::terminate's abort.
+  for (const CLI::App* sub : app.get_subcommands()) {
+    if (distribution.spread() && sub != app.get_subcommand("sweep") &&
+        sub != app.get_subcommand("search")) {
+      return fail(2, fmt::format("command line: {}: runs in one process; under mpirun only sweep "
+                                 "and search spread over the ranks (run it without mpirun)",
+                                 sub->get_name()));
+    }
+  }
   try {
     for (const CLI::App* sub : app.get_subcommands())
       return actions.at(sub)();
+  } catch (const explore::RemoteError& e) {  // another rank of an MPI job failed
+    return fail(e.code(), e.what());
   } catch (const core::ConfigError& e) {
     return fail(2, describe_error(e));
   } catch (const std::bad_alloc&) {
@@ -94,6 +106,18 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     return fail(1, "unexpected error of unknown type (a bug; please report this line)");
   }
   return 2;
+}
+
+int run_main(int argc, char** argv, std::ostream& out, std::ostream& err,
+             const Distribution& distribution) {
+  const int code = run_cli(argc, argv, out, err, distribution);
+  if (code != 0) return code;
+  // A command that succeeded still fails when its stdout did not take the output.
+  if (const std::string why = close_stdout(); !why.empty()) {
+    err << kErrorPrefix << "stdout: write: " << why << "\n";
+    return 2;
+  }
+  return 0;
 }
 
 }  // namespace pipesim::cli

@@ -33,7 +33,7 @@ bool has_option(const std::string& name) {
 
 }  // namespace
 
-Action add_search_command(CLI::App& app) {
+Action add_search_command(CLI::App& app, const Distribution& distribution) {
   struct Options {
     explore::SearchRequest request;
     std::string schedules;
@@ -66,10 +66,10 @@ Action add_search_command(CLI::App& app) {
       ->required()
       ->type_name("INT 1..16777216")
       ->group("Search");
-  o->schedule_flags[0] = cmd->add_option("--schedule", o->schedules,
-                                         "Comma list of schedules (default: all)")
-                             ->type_name("LIST<NAME>")
-                             ->group("Search");
+  o->schedule_flags[0] =
+      cmd->add_option("--schedule", o->schedules, "Comma list of schedules (default: all)")
+          ->type_name("LIST<NAME>")
+          ->group("Search");
   // The old spelling, kept so existing scripts run; --schedule is the name every command uses.
   o->schedule_flags[1] = cmd->add_option("--schedules", o->schedules)->group("");
   cmd->add_option("--recompute", o->recompute, "Comma list of recomputation modes to try")
@@ -88,7 +88,7 @@ Action add_search_command(CLI::App& app) {
       ->group("Output");
   cmd->add_flag("--all", o->all, "-o gets every evaluated configuration, not only the winners")
       ->group("Output");
-  return [o] {
+  return [o, distribution] {
     for (const char* name : {"model", "hardware", "micro_batch_size", "data_parallel"}) {
       if (!has_option(name)) {
         throw core::ConfigError("command line", "search",
@@ -100,7 +100,7 @@ Action add_search_command(CLI::App& app) {
     explore::SearchRequest request = o->request;
     request.gpus = scenario::parse_int("gpus", o->gpus, 1, 1 << 20);
     request.mini_batch = scenario::parse_int("mini_batch", o->mini_batch, 1, 1 << 24);
-    const int jobs = parse_jobs(o->jobs);
+    const int jobs = parse_jobs(o->jobs, distribution.default_jobs);
     const bool given = o->schedule_flags[0]->count() + o->schedule_flags[1]->count() > 0;
     if (given && o->schedules.empty()) {
       throw scenario::OptionError("schedule",
@@ -130,12 +130,19 @@ Action add_search_command(CLI::App& app) {
       }
     }
     explore::SpecCache specs;
+    if (distribution.server != nullptr) {  // an MPI rank but 0: rows only, no output
+      const std::vector<explore::Candidate> candidates = explore::search_candidates(request, specs);
+      return distribution.server->serve(explore::candidate_rows(candidates, specs, describe_error),
+                                        jobs);
+    }
     std::optional<ProgressBar> bar;  // drawn once the candidate count is known
-    const std::vector<SweepRow> rows =
-        explore::run_search(request, specs, jobs, describe_error, [&](size_t done, size_t total) {
+    const std::vector<SweepRow> rows = explore::run_search(
+        request, specs, jobs, describe_error,
+        [&](size_t done, size_t total) {
           if (!bar) bar.emplace(std::cerr, total, ProgressBar::stderr_is_terminal());
           bar->update(done);
-        });
+        },
+        distribution.evaluator);
     const RankMetric metric = explore::default_rank_metric(rows);
     const std::vector<size_t> winners =
         explore::best_per_group(rows, report::input_column("schedule"), metric);

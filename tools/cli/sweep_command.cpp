@@ -1,11 +1,13 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "flags.hpp"
+#include "pipesim/explore/spec_cache.hpp"
 #include "sweep_options.hpp"
 
 namespace pipesim::cli {
 
-Action add_sweep_command(CLI::App& app) {
+Action add_sweep_command(CLI::App& app, const Distribution& distribution) {
   struct Options {
     SweepArgs sweep;
     std::string output;
@@ -32,13 +34,19 @@ Action add_sweep_command(CLI::App& app) {
   cmd->add_flag("--resume", o->resume,
                 "Continue an interrupted sweep from PATH.journal (same options and -o)")
       ->group("Output");
-  return [o] {
+  return [o, distribution] {
     const explore::SweepGrid grid = make_grid(o->sweep);
     const bool sharded = o->shard_flag->count() > 0;
     const explore::Shard shard =
         sharded ? explore::parse_shard("command line", "--shard", o->shard) : explore::Shard{};
+    const int jobs = job_count(o->sweep, distribution.default_jobs);
+    if (distribution.server != nullptr) {  // an MPI rank but 0: rows only, no output
+      explore::SpecCache specs;
+      return distribution.server->serve(explore::shard_rows(grid, shard, specs, describe_error),
+                                        jobs);
+    }
     stream_grid(grid, shard, sharded ? explore::SweepOutput::Part : explore::SweepOutput::Csv,
-                o->output, o->resume, job_count(o->sweep));
+                o->output, o->resume, jobs, distribution.evaluator);
     return 0;
   };
 }

@@ -50,13 +50,17 @@ explore::SweepGrid make_grid(const SweepArgs& args) {
   return explore::make_grid(given, args.file, source);
 }
 
-int parse_jobs(const std::string& text) {
-  const int jobs = scenario::parse_int("jobs", text, 0, explore::kMaxJobs);
-  return jobs > 0 ? jobs : std::min(explore::default_jobs(), explore::kMaxJobs);
+int shared_jobs(int processes) {
+  return std::clamp(explore::default_jobs() / std::max(processes, 1), 1, explore::kMaxJobs);
 }
 
-int job_count(const SweepArgs& args) {
-  return parse_jobs(args.jobs);
+int parse_jobs(const std::string& text, int all) {
+  const int jobs = scenario::parse_int("jobs", text, 0, explore::kMaxJobs);
+  return jobs > 0 ? jobs : std::clamp(all, 1, explore::kMaxJobs);
+}
+
+int job_count(const SweepArgs& args, int all) {
+  return parse_jobs(args.jobs, all);
 }
 
 std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int jobs) {
@@ -71,10 +75,12 @@ std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int job
 }
 
 void stream_grid(const explore::SweepGrid& grid, explore::Shard shard, explore::SweepOutput kind,
-                 const std::string& output, bool resume, int jobs) {
+                 const std::string& output, bool resume, int jobs,
+                 explore::RowEvaluator* evaluator) {
   std::optional<ProgressBar> bar;  // its total is the shard's size, known in the first call
   explore::StreamOptions options;
   options.jobs = jobs;
+  options.evaluator = evaluator;
   options.describe = describe_error;
   options.on_progress = [&](size_t done, size_t total) {
     if (!bar) bar.emplace(std::cerr, total, ProgressBar::stderr_is_terminal());

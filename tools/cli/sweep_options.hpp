@@ -27,11 +27,15 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args);
 //! The grid the arguments describe (throws core::ConfigError for bad lists, ranges, values).
 explore::SweepGrid make_grid(const SweepArgs& args);
 
-//! The job count to use: args.jobs, or the hardware concurrency when 0.
-int job_count(const SweepArgs& args);
+//! The threads `--jobs 0` means for one of `processes` processes on this machine (the ranks
+//! of an MPI job on one node): its share of the hardware threads, at least 1.
+int shared_jobs(int processes);
 
-//! `--jobs` text → a job count in [1, explore::kMaxJobs] (0 = one per hardware thread).
-int parse_jobs(const std::string& text);
+//! The job count to use: args.jobs, or `all` when 0.
+int job_count(const SweepArgs& args, int all = shared_jobs(1));
+
+//! `--jobs` text → a job count in [1, explore::kMaxJobs] (0 = `all`, clamped to that range).
+int parse_jobs(const std::string& text, int all = shared_jobs(1));
 
 //! Evaluates every point of the grid (model and hardware loaded once), with a progress bar
 //! on a terminal's stderr.
@@ -39,8 +43,10 @@ std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int job
 
 //! Runs `shard` of the grid with a progress bar, streaming its output (`kind`) to `output`:
 //! stdout for "" or "-", a device or FIFO in place, a file through its journal (continued with
-//! `resume`), so memory does not grow with the grid.
+//! `resume`), so memory does not grow with the grid. The rows are evaluated with `evaluator`
+//! (an MPI job's ranks), or on `jobs` threads when it is nullptr.
 void stream_grid(const explore::SweepGrid& grid, explore::Shard shard, explore::SweepOutput kind,
-                 const std::string& output, bool resume, int jobs);
+                 const std::string& output, bool resume, int jobs,
+                 explore::RowEvaluator* evaluator = nullptr);
 
 }  // namespace pipesim::cli

@@ -38,6 +38,9 @@ class ReorderWindow {
 
   //! The first position not yet written.
   size_t next() const;
+  //! The first position put() cannot take yet (next() + capacity): what a scheduler that must
+  //! not block, such as rank 0 of an MPI run, hands out stays below it.
+  size_t horizon() const;
   //! The most rows held at once so far (≤ capacity).
   size_t peak_held() const;
 

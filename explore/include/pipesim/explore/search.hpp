@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "pipesim/explore/row_job.hpp"
 #include "pipesim/explore/search_space.hpp"
 #include "pipesim/explore/spec_cache.hpp"
 #include "pipesim/explore/sweep_runner.hpp"
@@ -15,11 +16,19 @@ namespace pipesim::explore {
 //! The point of a candidate: its options, every other option at its default.
 scenario::Point to_point(const Candidate& candidate);
 
-//! Fills request.limits from the model and hardware (loaded through `specs`), enumerates the
-//! candidates and evaluates them. Throws core::ConfigError for a model or hardware that cannot
-//! be loaded.
+//! Fills request.limits from the model and hardware (loaded through `specs`) and enumerates
+//! the candidates. Throws core::ConfigError for a model or hardware that cannot be loaded.
+std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs);
+
+//! The row of candidate i: simulated, or its pruned row without simulating. `candidates` and
+//! `specs` are kept alive by the caller.
+MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,
+                       const DescribeError& describe = {});
+
+//! search_candidates(), then every candidate's row on `jobs` threads (or with `evaluator`).
 std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe = {},
-    const std::function<void(size_t done, size_t total)>& on_progress = {});
+    const std::function<void(size_t done, size_t total)>& on_progress = {},
+    RowEvaluator* evaluator = nullptr);
 
 }  // namespace pipesim::explore

@@ -26,10 +26,13 @@ scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
                             const DescribeError& describe = {},
                             const std::vector<std::string>& given = {});
 
-//! Calls make_row(i) for i in [0, n) on `jobs` threads and returns the rows by index.
-//! `on_progress(done)` (optional) is called from the calling thread now and then.
+class RowEvaluator;
+
+//! Calls make_row(i) for i in [0, n) on `jobs` threads (or with `evaluator`, row_job.hpp) and
+//! returns the rows by index. `on_progress(done)` (optional) is called from the calling thread
+//! now and then.
 std::vector<scenario::SweepRow> evaluate_all(
     size_t n, const std::function<scenario::SweepRow(size_t)>& make_row, int jobs,
-    const std::function<void(size_t)>& on_progress = {});
+    const std::function<void(size_t)>& on_progress = {}, RowEvaluator* evaluator = nullptr);
 
 }  // namespace pipesim::explore

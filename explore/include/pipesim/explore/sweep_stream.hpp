@@ -13,6 +13,8 @@
 
 #include "pipesim/explore/part_merge.hpp"
 #include "pipesim/explore/reorder_window.hpp"
+#include "pipesim/explore/row_job.hpp"
+#include "pipesim/explore/spec_cache.hpp"
 #include "pipesim/explore/sweep_grid.hpp"
 #include "pipesim/explore/sweep_runner.hpp"
 #include "pipesim/explore/sweep_shard.hpp"
@@ -23,6 +25,8 @@ struct StreamOptions {
   int jobs = 1;
   size_t window = kReorderWindow;  //!< most finished rows held for an earlier one
   DescribeError describe;          //!< how an invalid row's error is worded
+  //! Who evaluates the rows (the ranks of an MPI job); nullptr: `jobs` threads of this process.
+  RowEvaluator* evaluator = nullptr;
   //! Called from the calling thread now and then: the shard's positions finished (resumed ones
   //! included) and its size.
   std::function<void(size_t done, size_t total)> on_progress;
@@ -34,9 +38,15 @@ enum class SweepOutput { Csv, Part };
 //! The text a row becomes in the output.
 using RenderRow = std::function<std::string(size_t grid_index, const scenario::SweepRow& row)>;
 
+//! The row of position p of `shard` of `grid`: its grid index's point, evaluated with the
+//! files of `specs` (kept alive by the caller, as `grid` is).
+MakeRow shard_rows(const SweepGrid& grid, Shard shard, SpecCache& specs,
+                   const DescribeError& describe);
+
 //! Evaluates the positions [first, shard.size(grid.size())) of `shard` (model and hardware
-//! loaded once) on options.jobs threads and passes render(grid index, row) of each to `write`
-//! in position order. Returns the most rows held at once (≤ options.window).
+//! loaded once) with options.evaluator or on options.jobs threads, and passes
+//! render(grid index, row) of each to `write` in position order. Returns the most rows held at
+//! once (≤ options.window).
 size_t stream_shard(const SweepGrid& grid, Shard shard, size_t first, const StreamOptions& options,
                     const RenderRow& render, const TextSink& write);
 

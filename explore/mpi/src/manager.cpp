@@ -1,0 +1,189 @@
+#include "pipesim/explore/mpi/manager.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "pipesim/core/assert.hpp"
+#include "pipesim/explore/mpi/chunk_queue.hpp"
+#include "pipesim/explore/mpi/messages.hpp"
+#include "pipesim/explore/mpi/wire.hpp"
+#include "pipesim/explore/thread_pool.hpp"
+
+namespace pipesim::explore::mpi {
+namespace {
+
+// The first position the job's reorder window cannot take yet (none: the job's end).
+size_t horizon(const RowJob& job) {
+  return job.window != nullptr ? job.window->horizon() : job.end;
+}
+
+}  // namespace
+
+Manager::Manager(MPI_Comm comm) : comm_(comm) {
+  int size = 1;
+  MPI_Comm_size(comm_, &size);
+  peers_.resize(static_cast<size_t>(size));
+}
+
+RemoteError Manager::failure(int rank) const {
+  const Peer& peer = peers_[static_cast<size_t>(rank)];
+  const int code = peer.code != 0 ? peer.code : 1;
+  if (peer.message.empty()) {
+    return RemoteError(code, fmt::format("rank {}: stopped before evaluating its rows (exit "
+                                         "status {})",
+                                         rank, peer.code));
+  }
+  return RemoteError(code, fmt::format("rank {}: {}", rank, peer.message));
+}
+
+size_t Manager::take(int rank, const std::string& bytes, bool left, const RowJob* job) {
+  Peer& peer = peers_[static_cast<size_t>(rank)];
+  PIPESIM_ASSERT(peer.state == State::Owing, "a worker sends only what it owes");
+  WireReader in(bytes);
+  if (left) {
+    peer.state = State::Left;
+    peer.code = in.i32();
+    peer.message = in.text();
+    return 0;
+  }
+  peer.state = State::Waiting;
+  peer.jobs = in.i32();
+  const size_t rows = in.u64();
+  for (size_t i = 0; i < rows; ++i) {
+    const size_t position = in.u64();
+    scenario::SweepRow row = in.row();
+    if (job != nullptr) job->put(position, std::move(row));
+  }
+  return rows;
+}
+
+void Manager::receive_owed(const RowJob* job) {
+  for (size_t rank = 1; rank < peers_.size(); ++rank) {
+    if (peers_[rank].state != State::Owing) continue;
+    const Message message = receive(comm_, static_cast<int>(rank));
+    take(message.source, message.bytes, message.tag == Tag::Left, job);
+  }
+}
+
+void Manager::run(const RowJob& job) {
+  PIPESIM_ASSERT(!ran_, "one job per MPI run: the workers serve one set of rows");
+  ran_ = true;
+  // Every worker has parsed the same command line and loaded the same files by now, or says
+  // why not: no work is handed out before all of them accepted the input.
+  receive_owed(nullptr);
+  for (size_t rank = 1; rank < peers_.size(); ++rank) {
+    if (peers_[rank].state == State::Left) throw failure(static_cast<int>(rank));
+  }
+  const size_t total = job.end > job.first ? job.end - job.first : 0;
+  size_t threads = static_cast<size_t>(std::max(job.jobs, 1));
+  for (size_t rank = 1; rank < peers_.size(); ++rank)
+    threads += static_cast<size_t>(peers_[rank].jobs);
+
+  // Shared with the local evaluation thread: the queue under the mutex, the count atomically.
+  std::mutex mutex;
+  ChunkQueue queue(job.first, job.end, threads);
+  std::atomic<size_t> done{0};
+  std::exception_ptr local_error;
+  const auto next_chunk = [&](int jobs) {
+    const std::lock_guard lock(mutex);
+    return queue.take(jobs, horizon(job));
+  };
+  // This rank's share: chunks from the same queue, evaluated on job.jobs threads. Destroyed
+  // (stopped and joined) before anything above it, on every way out of run().
+  std::jthread local([&](const std::stop_token& stop) {
+    try {
+      Backoff backoff;
+      while (!stop.stop_requested()) {
+        const Chunk chunk = next_chunk(job.jobs);
+        if (chunk.empty()) {
+          {
+            const std::lock_guard lock(mutex);
+            if (queue.exhausted()) return;
+          }
+          backoff.wait();  // the window is full: an earlier row, elsewhere, is still running
+          continue;
+        }
+        backoff.reset();
+        parallel_for(chunk.size(), job.jobs, [&](size_t k) {
+          if (stop.stop_requested()) return;
+          const size_t position = chunk.begin + k;
+          job.put(position, job.make_row(position));
+          done.fetch_add(1);
+        });
+      }
+    } catch (...) {
+      const std::lock_guard lock(mutex);
+      local_error = std::current_exception();
+    }
+  });
+
+  using Clock = std::chrono::steady_clock;
+  auto reported = Clock::now();
+  Backoff idle;
+  for (;;) {
+    bool moved = false;
+    while (auto message = poll(comm_)) {
+      const size_t rows = take(message->source, message->bytes, message->tag == Tag::Left, &job);
+      if (message->tag == Tag::Left) throw failure(message->source);
+      done.fetch_add(rows);
+      moved = true;
+    }
+    {
+      const std::lock_guard lock(mutex);
+      if (local_error) std::rethrow_exception(local_error);
+    }
+    for (size_t rank = 1; rank < peers_.size(); ++rank) {
+      Peer& peer = peers_[rank];
+      if (peer.state != State::Waiting) continue;
+      const Chunk chunk = next_chunk(peer.jobs);
+      if (chunk.empty()) continue;  // nothing left, or the window is full: it waits
+      WireWriter out;
+      out.u64(chunk.begin);
+      out.u64(chunk.end);
+      send(comm_, static_cast<int>(rank), Tag::Chunk, out.bytes());
+      peer.state = State::Owing;
+      moved = true;
+    }
+    if (done.load() >= total) break;
+    if (job.on_progress && Clock::now() - reported > std::chrono::milliseconds(200)) {
+      job.on_progress(done.load());
+      reported = Clock::now();
+    }
+    if (moved) {
+      idle.reset();
+    } else {
+      idle.wait();
+    }
+  }
+  local.join();
+  if (local_error) std::rethrow_exception(local_error);
+  if (job.on_progress) job.on_progress(done.load());
+}
+
+Ending Manager::finish(int code) {
+  receive_owed(nullptr);
+  Ending ending{code, ""};
+  for (size_t rank = 1; rank < peers_.size() && ending.code == 0; ++rank) {
+    const Peer& peer = peers_[rank];
+    if (peer.state == State::Left && peer.code != 0) {
+      const RemoteError error = failure(static_cast<int>(rank));
+      ending = {error.code(), error.what()};
+    }
+  }
+  WireWriter stop;
+  stop.i32(ending.code);
+  for (size_t rank = 1; rank < peers_.size(); ++rank) {
+    if (peers_[rank].state == State::Stopped) continue;
+    send(comm_, static_cast<int>(rank), Tag::Stop, stop.bytes());
+    peers_[rank].state = State::Stopped;
+  }
+  return ending;
+}
+
+}  // namespace pipesim::explore::mpi

@@ -1,0 +1,63 @@
+#include "pipesim/explore/mpi/worker.hpp"
+
+#include <vector>
+
+#include "pipesim/core/assert.hpp"
+#include "pipesim/explore/mpi/chunk_queue.hpp"
+#include "pipesim/explore/mpi/messages.hpp"
+#include "pipesim/explore/mpi/wire.hpp"
+#include "pipesim/explore/thread_pool.hpp"
+
+namespace pipesim::explore::mpi {
+
+int Worker::serve(const MakeRow& make_row, int jobs) {
+  PIPESIM_ASSERT(owing_ && !verdict_, "a worker serves once");
+  WireWriter request;  // the check-in: no rows yet
+  request.i32(jobs);
+  request.u64(0);
+  for (;;) {
+    send(comm_, 0, Tag::Request, request.bytes());
+    owing_ = false;
+    const Message reply = receive(comm_, 0);
+    WireReader in(reply.bytes);
+    if (reply.tag == Tag::Stop) {
+      verdict_ = in.i32();
+      return *verdict_;
+    }
+    PIPESIM_ASSERT(reply.tag == Tag::Chunk, "rank 0 sends chunks and the end");
+    owing_ = true;
+    Chunk chunk;
+    chunk.begin = in.u64();
+    chunk.end = in.u64();
+    std::vector<scenario::SweepRow> rows(chunk.size());
+    parallel_for(rows.size(), jobs, [&](size_t k) { rows[k] = make_row(chunk.begin + k); });
+    request = WireWriter{};
+    request.i32(jobs);
+    request.u64(rows.size());
+    for (size_t k = 0; k < rows.size(); ++k) {
+      request.u64(chunk.begin + k);
+      request.row(rows[k]);
+    }
+  }
+}
+
+int Worker::finish(int code, const std::string& message) {
+  if (verdict_) return *verdict_;
+  for (;;) {
+    if (owing_) {
+      WireWriter left;
+      left.i32(code);
+      left.text(message);
+      send(comm_, 0, Tag::Left, left.bytes());
+      owing_ = false;
+    }
+    const Message reply = receive(comm_, 0);
+    if (reply.tag == Tag::Stop) {
+      verdict_ = WireReader(reply.bytes).i32();
+      return *verdict_;
+    }
+    owing_ = true;  // a chunk sent before rank 0 knew: answered with Left like the others
+  }
+}
+
+}  // namespace pipesim::explore::mpi
