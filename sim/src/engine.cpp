@@ -21,9 +21,12 @@
 
 #include "event_queue.hpp"
 #include "pipesim/core/assert.hpp"
+#include "pipesim/core/huge_pages.hpp"
 #include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/network.hpp"
 #include "pipesim/sim/simulator.hpp"
+#include "ring_queue.hpp"
+#include "uncontended.hpp"
 
 namespace pipesim::sim {
 namespace {
@@ -56,9 +59,9 @@ struct FlowEvent {
 // What the event loop reads of each task, together in one 16-byte record; successors come
 // straight from the graph's CSR arrays.
 struct HotTask {
-  double remaining;    // seconds of work left (unit cost: the duration)
-  TaskId waiting_for;  // predecessors not yet finished
-  int stream;          // compute stream (= worker) or −1 for a task that holds none
+  double remaining = 0.0;  // seconds of work left (unit cost: the duration)
+  TaskId waiting_for = 0;  // predecessors not yet finished
+  int stream = -1;         // compute stream (= worker) or −1 for a task that holds none
 };
 
 struct ConstantNetwork {};
@@ -110,15 +113,15 @@ class Engine {
       : graph_(graph),
         offset_(graph.successor_offsets()),
         succ_(graph.successors()),
-        hot_(graph.num_tasks()),
         busy_(static_cast<size_t>(graph.workers()), 0),
         waiting_(static_cast<size_t>(graph.workers())),
         net_(std::move(network)) {
     const size_t n = graph.num_tasks();
     if constexpr (kShared) init_network(graph);
-    std::vector<TaskId> indegree(n, 0);
+    core::reserve_huge(hot_, n);
+    hot_.resize(n);
     for (TaskId target : succ_)
-      ++indegree[target];
+      ++hot_[target].waiting_for;
     for (TaskId v = 0; v < n; ++v) {
       const Task& t = graph.task(v);
       double d = 0.0;
@@ -126,9 +129,12 @@ class Engine {
         d = costs.duration(graph, v);
         PIPESIM_ASSERT(d >= 0.0, "cost model returned a negative duration");
       }
-      hot_[v] = HotTask{d, indegree[v], on_stream(t) ? t.worker : -1};
-      if (indegree[v] == 0) sources_.push_back(v);
+      HotTask& h = hot_[v];
+      h.remaining = d;
+      h.stream = on_stream(t) ? t.worker : -1;
+      if (h.waiting_for == 0) sources_.push_back(v);
     }
+    core::reserve_huge(trace_.timing, n);
     trace_.timing.resize(n);
   }
 
@@ -272,6 +278,7 @@ class Engine {
     const auto resources = static_cast<size_t>(net.model->num_resources());
     PIPESIM_ASSERT(net.options.interference >= 0.0 && net.options.interference < 1.0,
                    "interference outside [0, 1)");
+    core::reserve_huge(net.tasks, n);
     net.tasks.resize(n);
     net.running.assign(workers, kNone);
     net.collectives.assign(workers, 0);
@@ -519,31 +526,12 @@ class Engine {
       start(p, now);
   }
 
-  // The tasks waiting for one busy stream, first come first served.
-  class StreamQueue {
-   public:
-    bool empty() const { return head_ == tasks_.size(); }
-    void push(TaskId t) { tasks_.push_back(t); }
-    TaskId pop() {
-      const TaskId t = tasks_[head_++];
-      if (head_ == tasks_.size()) {
-        tasks_.clear();
-        head_ = 0;
-      }
-      return t;
-    }
-
-   private:
-    std::vector<TaskId> tasks_;
-    size_t head_ = 0;
-  };
-
   const TaskGraph& graph_;
   std::span<const TaskId> offset_, succ_;
   std::vector<HotTask> hot_;
-  std::vector<TaskId> sources_;       // tasks with no predecessor, in id order
-  std::vector<std::uint8_t> busy_;    // per stream; bytes, not vector<bool>'s bit packing
-  std::vector<StreamQueue> waiting_;  // per stream
+  std::vector<TaskId> sources_;     // tasks with no predecessor, in id order
+  std::vector<std::uint8_t> busy_;  // per stream; bytes, not vector<bool>'s bit packing
+  std::vector<detail::RingQueue<TaskId>> waiting_;  // per stream, first come first served
   Queues events_;
   std::uint64_t sequence_ = 0;
   Trace trace_;
@@ -552,8 +540,13 @@ class Engine {
 
 }  // namespace
 
-Trace simulate(const TaskGraph& graph, const CostModel& costs) {
+Trace detail::replay_events(const TaskGraph& graph, const CostModel& costs) {
   return Engine<ConstantNetwork>(graph, costs, {}).run();
+}
+
+Trace simulate(const TaskGraph& graph, const CostModel& costs) {
+  if (std::optional<Trace> t = detail::replay_uncontended(graph, costs)) return std::move(*t);
+  return detail::replay_events(graph, costs);
 }
 
 namespace {

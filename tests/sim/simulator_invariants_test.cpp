@@ -1,5 +1,5 @@
 // Engine invariants over random valid parameters: dependencies, stream exclusivity, program
-// order, durations; and byte-identical reruns.
+// order, durations; byte-identical reruns; the event-free shortcut gives the event loop's trace.
 
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 #include <random>
 #include <string_view>
 
+#include "../../sim/src/uncontended.hpp"
 #include "../support/run_helpers.hpp"
 
 namespace pipesim {
@@ -55,15 +56,54 @@ TEST(SimulatorInvariants, HoldForRandomParameters) {
       c.backward = ticks(rng) * 0.5;
       c.weight = c.backward * (ticks(rng) - 1) / 8.0;
       c.comm = comm(rng) * 0.125;
-      SCOPED_TRACE(::testing::Message() << entry.name << " D=" << p.stages
-                                        << " N=" << p.micro_batches << " pipelines="
-                                        << p.pipelines << " chunks=" << p.chunks << " "
-                                        << p.strategy);
+      SCOPED_TRACE(::testing::Message()
+                   << entry.name << " D=" << p.stages << " N=" << p.micro_batches
+                   << " pipelines=" << p.pipelines << " chunks=" << p.chunks << " " << p.strategy);
       const testing::UnitRun r = testing::run_unit(std::string(entry.name), p, c);
       testing::expect_engine_invariants(r, sim::UnitCostModel(c));
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
+}
+
+// simulate() skips the event loop when no stream can be contended (sim/src/uncontended.hpp):
+// wherever it does, the trace must be the event loop's, bit for bit, and both paths must occur
+// (asynchronous schedules' optimizer steps contend).
+TEST(SimulatorInvariants, ShortcutGivesTheEventLoopsTrace) {
+  std::mt19937 rng(20261202);
+  std::uniform_int_distribution<int> ticks(1, 8), comm(0, 4);
+  int taken = 0, declined = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    for (const auto& entry : schedules::all_schedules()) {
+      const schedules::ScheduleParams p = draw_valid(entry.name, rng);
+      sim::UnitCosts c;
+      c.forward = ticks(rng) * 0.3;
+      c.backward = ticks(rng) * 0.7;
+      c.weight = c.backward * (ticks(rng) - 1) / 8.0;
+      c.comm = comm(rng) * 0.1;
+      c.all_reduce = comm(rng) * 0.9;
+      SCOPED_TRACE(::testing::Message()
+                   << entry.name << " D=" << p.stages << " N=" << p.micro_batches);
+      const sim::Schedule s = schedules::make_schedule(std::string(entry.name), p);
+      const sim::TaskGraph g = sim::build_task_graph(s);
+      const sim::UnitCostModel costs(c);
+      const sim::Trace events = sim::detail::replay_events(g, costs);
+      const std::optional<sim::Trace> shortcut = sim::detail::replay_uncontended(g, costs);
+      if (!shortcut) {
+        ++declined;
+        continue;
+      }
+      ++taken;
+      ASSERT_EQ(shortcut->completed, events.completed);
+      ASSERT_EQ(shortcut->timing.size(), events.timing.size());
+      for (size_t i = 0; i < events.timing.size(); ++i) {
+        ASSERT_EQ(shortcut->timing[i].start, events.timing[i].start) << "task " << i;
+        ASSERT_EQ(shortcut->timing[i].end, events.timing[i].end) << "task " << i;
+      }
+    }
+  }
+  EXPECT_GT(taken, 0);
+  EXPECT_GT(declined, 0);
 }
 
 TEST(SimulatorInvariants, CommDelayStretchesTheCriticalPath) {
