@@ -45,17 +45,23 @@ schedules::ScheduleParams draw_valid(std::string_view name, std::mt19937& rng) {
   return p;
 }
 
+// Random unit costs on a grid of quarter slots (exact in binary).
+sim::UnitCosts draw_costs(std::mt19937& rng) {
+  std::uniform_int_distribution<int> ticks(1, 8), comm(0, 4);
+  sim::UnitCosts c;
+  c.forward = ticks(rng) * 0.25;
+  c.backward = ticks(rng) * 0.5;
+  c.weight = c.backward * (ticks(rng) - 1) / 8.0;
+  c.comm = comm(rng) * 0.125;
+  return c;
+}
+
 TEST(SimulatorInvariants, HoldForRandomParameters) {
   std::mt19937 rng(20261130);
-  std::uniform_int_distribution<int> ticks(1, 8), comm(0, 4);
   for (int trial = 0; trial < 60; ++trial) {
     for (const auto& entry : schedules::all_schedules()) {
       const schedules::ScheduleParams p = draw_valid(entry.name, rng);
-      sim::UnitCosts c;
-      c.forward = ticks(rng) * 0.25;
-      c.backward = ticks(rng) * 0.5;
-      c.weight = c.backward * (ticks(rng) - 1) / 8.0;
-      c.comm = comm(rng) * 0.125;
+      const sim::UnitCosts c = draw_costs(rng);
       SCOPED_TRACE(::testing::Message()
                    << entry.name << " D=" << p.stages << " N=" << p.micro_batches
                    << " pipelines=" << p.pipelines << " chunks=" << p.chunks << " " << p.strategy);
@@ -71,17 +77,13 @@ TEST(SimulatorInvariants, HoldForRandomParameters) {
 // (asynchronous schedules' optimizer steps contend).
 TEST(SimulatorInvariants, ShortcutGivesTheEventLoopsTrace) {
   std::mt19937 rng(20261202);
-  std::uniform_int_distribution<int> ticks(1, 8), comm(0, 4);
   int taken = 0, declined = 0;
   for (int trial = 0; trial < 20; ++trial) {
     for (const auto& entry : schedules::all_schedules()) {
       const schedules::ScheduleParams p = draw_valid(entry.name, rng);
-      sim::UnitCosts c;
-      c.forward = ticks(rng) * 0.3;
-      c.backward = ticks(rng) * 0.7;
-      c.weight = c.backward * (ticks(rng) - 1) / 8.0;
-      c.comm = comm(rng) * 0.1;
-      c.all_reduce = comm(rng) * 0.9;
+      sim::UnitCosts c = draw_costs(rng);
+      c.comm *= 0.8;  // and 0.1-slot delays, whose sums round
+      c.all_reduce = c.forward * 0.7;
       SCOPED_TRACE(::testing::Message()
                    << entry.name << " D=" << p.stages << " N=" << p.micro_batches);
       const sim::Schedule s = schedules::make_schedule(std::string(entry.name), p);
