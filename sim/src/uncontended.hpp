@@ -1,5 +1,5 @@
 #pragma once
-// Unit-cost replay without the event loop, where that gives the event loop's answer exactly.
+// Replays without the event loop, where that gives the event loop's answer exactly.
 //
 // In unit-cost mode the only shared resources are the compute streams. If no stream task ever
 // becomes ready while another task holds its stream, every task starts when its last
@@ -15,7 +15,9 @@
 
 #include <optional>
 
+#include "flow_table.hpp"
 #include "pipesim/sim/cost_model.hpp"
+#include "pipesim/sim/network.hpp"
 #include "pipesim/sim/simulator.hpp"
 
 namespace pipesim::sim::detail {
@@ -26,5 +28,18 @@ std::optional<Trace> replay_uncontended(const TaskGraph& graph, const CostModel&
 
 //! The event loop itself (engine.cpp): simulate() without the shortcut, for tests.
 Trace replay_events(const TaskGraph& graph, const CostModel& costs);
+
+//! Real cost: the same where the event loop would run every task at full speed: p2p overlapping
+//! compute and eager gradient sync (nothing waits but for its predecessors), no stream task
+//! waiting for its stream, no compute op meeting a collective on its worker when there is
+//! interference, and no resource ever loaded beyond its capacity, so that every flow's max-min
+//! share is 1 from start to end. nullopt otherwise.
+std::optional<Trace> replay_network_uncontended(const TaskGraph& graph, const CostModel& compute,
+                                                const FlowTable& flows,
+                                                const EngineOptions& options);
+
+//! The real-cost event loop (engine.cpp): simulate_network() without the shortcut, for tests.
+Trace replay_network_events(const TaskGraph& graph, const CostModel& compute,
+                            const NetworkModel& network, const EngineOptions& options);
 
 }  // namespace pipesim::sim::detail
