@@ -89,60 +89,77 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request,
   const SearchLimits& limits = request.limits;
   const std::vector<std::string> recompute =
       request.recompute.empty() ? std::vector<std::string>{""} : request.recompute;
+  const bool vary_t = !request.tensor_parallel.empty();
+  const std::vector<int> degrees = vary_t ? request.tensor_parallel : std::vector<int>{1};
   for (const std::string& schedule : request.schedules) {
-    for (int stages = 1; stages <= request.gpus; ++stages) {
-      if (request.gpus % stages != 0) continue;
-      const int width = request.gpus / stages;
-      auto base = [&] {
-        Candidate c;
-        c.options = {{"schedule", schedule},
-                     {"model", request.model},
-                     {"hardware", request.hardware},
-                     {"stages", text(stages)},
-                     {"data_parallel", text(width)}};
+    for (const int t : degrees) {
+      auto with_t = [&](Candidate c) {
+        if (vary_t) c.options["tensor_parallel"] = text(t);
         return c;
       };
-      // Rules that hold for every B: one pruned row for the (schedule, D) pair.
-      std::string why;
-      if (limits.layers > 0 && stages > limits.layers) {
-        why = fmt::format("D = {} > {} layers", stages, limits.layers);
-      } else if (request.mini_batch % width != 0) {
-        why = fmt::format("W = {} does not divide the mini-batch {}", width, request.mini_batch);
-      }
-      if (!why.empty()) {
-        Candidate c = base();
-        c.pruned = why;
-        out.push_back(std::move(c));
+      if (t < 1 || request.gpus % t != 0) {
+        Candidate c;
+        c.options = {
+            {"schedule", schedule}, {"model", request.model}, {"hardware", request.hardware}};
+        c.pruned = fmt::format("T = {} does not divide P = {}", t, request.gpus);
+        out.push_back(with_t(std::move(c)));
         continue;
       }
-      const int per_replica = request.mini_batch / width;  // B·N
-      for (int b = 1; b <= per_replica; b *= 2) {
-        if (per_replica % b != 0) break;  // powers of two dividing B̂/W
-        const int n = per_replica / b;
-        for (const std::string& mode : recompute) {
-          for (auto& variant : schedule_variants(schedule, stages, n, limits, has)) {
-            Candidate c = base();
-            c.options["micro_batch_size"] = text(b);
-            c.options["micro_batches"] = text(n);
-            if (!mode.empty()) c.options["recompute"] = mode;
-            int copies = 1;  // weight copies a worker holds at least (Chimera: 2f stages)
-            if (auto p = variant.find("pipelines"); p != variant.end()) {
-              copies = std::stoi(p->second);
+      const int pipeline_gpus = request.gpus / t;  // D·W
+      for (int stages = 1; stages <= pipeline_gpus; ++stages) {
+        if (pipeline_gpus % stages != 0) continue;
+        const int width = pipeline_gpus / stages;
+        auto base = [&] {
+          Candidate c;
+          c.options = {{"schedule", schedule},
+                       {"model", request.model},
+                       {"hardware", request.hardware},
+                       {"stages", text(stages)},
+                       {"data_parallel", text(width)}};
+          return with_t(std::move(c));
+        };
+        // Rules that hold for every B: one pruned row for the (schedule, D) pair.
+        std::string why;
+        if (limits.layers > 0 && stages > limits.layers) {
+          why = fmt::format("D = {} > {} layers", stages, limits.layers);
+        } else if (request.mini_batch % width != 0) {
+          why = fmt::format("W = {} does not divide the mini-batch {}", width, request.mini_batch);
+        }
+        if (!why.empty()) {
+          Candidate c = base();
+          c.pruned = why;
+          out.push_back(std::move(c));
+          continue;
+        }
+        const int per_replica = request.mini_batch / width;  // B·N
+        for (int b = 1; b <= per_replica; b *= 2) {
+          if (per_replica % b != 0) break;  // powers of two dividing B̂/W
+          const int n = per_replica / b;
+          for (const std::string& mode : recompute) {
+            for (auto& variant : schedule_variants(schedule, stages, n, limits, has)) {
+              Candidate c = base();
+              c.options["micro_batch_size"] = text(b);
+              c.options["micro_batches"] = text(n);
+              if (!mode.empty()) c.options["recompute"] = mode;
+              int copies = 1;  // weight copies a worker holds at least (Chimera: 2f stages)
+              if (auto p = variant.find("pipelines"); p != variant.end()) {
+                copies = std::stoi(p->second);
+              }
+              if (auto p = variant.find(kPrunedKey); p != variant.end()) {
+                c.pruned = p->second;
+                variant.erase(p);
+              }
+              c.options.merge(variant);
+              const double lower_bound = limits.static_bytes / stages / t * copies;
+              if (c.pruned.empty() && limits.capacity > 0 && lower_bound > limits.capacity) {
+                c.pruned = fmt::format(
+                    "weights, gradients and optimizer state alone need {:.1f} GiB per GPU "
+                    "> {:.1f} GiB",
+                    gib(lower_bound), gib(limits.capacity));
+                c.pruned_for_memory = true;
+              }
+              out.push_back(std::move(c));
             }
-            if (auto p = variant.find(kPrunedKey); p != variant.end()) {
-              c.pruned = p->second;
-              variant.erase(p);
-            }
-            c.options.merge(variant);
-            const double lower_bound = limits.static_bytes / stages * copies;
-            if (c.pruned.empty() && limits.capacity > 0 && lower_bound > limits.capacity) {
-              c.pruned = fmt::format(
-                  "weights, gradients and optimizer state alone need {:.1f} GiB per GPU "
-                  "> {:.1f} GiB",
-                  gib(lower_bound), gib(limits.capacity));
-              c.pruned_for_memory = true;
-            }
-            out.push_back(std::move(c));
           }
         }
       }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "pipesim/report/csv.hpp"
 #include "pipesim/report/ranked_table.hpp"
@@ -32,8 +33,15 @@ std::string search_table(const SearchHeading& heading, const std::vector<SweepRo
       counts[Status::Kind::Ok], counts[Status::Kind::Oom], counts[Status::Kind::Invalid],
       counts[Status::Kind::Pruned], heading.rank_metric);
   RankedColumns columns;
-  for (const char* name : {"schedule", "stages", "data_parallel", "micro_batch_size",
-                           "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
+  // T only when the search varied it (some row runs at T > 1).
+  const size_t t_column = input_column("tensor_parallel");
+  const bool vary_t =
+      t_column < inputs && std::any_of(rows.begin(), rows.end(),
+                                       [&](const auto& r) { return r.inputs[t_column] != "1"; });
+  for (const char* name :
+       {"schedule", "tensor_parallel", "stages", "data_parallel", "micro_batch_size",
+        "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
+    if (std::string_view(name) == "tensor_parallel" && !vary_t) continue;
     if (input_column(name) < inputs) columns.inputs.push_back(input_column(name));
   }
   // A schedule's own options, blank on the rows of other schedules.

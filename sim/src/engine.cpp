@@ -17,19 +17,24 @@
 #include <algorithm>
 #include <limits>
 #include <type_traits>
-#include <unordered_map>
 
 #include "event_queue.hpp"
+#include "flow_table.hpp"
 #include "pipesim/core/assert.hpp"
+#include "pipesim/core/huge_pages.hpp"
 #include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/network.hpp"
 #include "pipesim/sim/simulator.hpp"
+#include "ring_queue.hpp"
+#include "uncontended.hpp"
 
 namespace pipesim::sim {
 namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 constexpr double kSaturated = 1e-12;  // residual capacity treated as zero
+// Most reallocation times kept for flows not yet brought up to date (reallocate()).
+constexpr size_t kLazySteps = 1024;
 
 bool is_comm(OpKind k) {
   return k == OpKind::Transfer || k == OpKind::AllReduce;
@@ -56,15 +61,16 @@ struct FlowEvent {
 // What the event loop reads of each task, together in one 16-byte record; successors come
 // straight from the graph's CSR arrays.
 struct HotTask {
-  double remaining;    // seconds of work left (unit cost: the duration)
-  TaskId waiting_for;  // predecessors not yet finished
-  int stream;          // compute stream (= worker) or −1 for a task that holds none
+  double remaining = 0.0;  // seconds of work left (unit cost: the duration)
+  TaskId waiting_for = 0;  // predecessors not yet finished
+  int stream = -1;         // compute stream (= worker) or −1 for a task that holds none
 };
 
 struct ConstantNetwork {};
 
-// Real cost, per task: what the network loop reads of it, in one record.
-struct NetTask {
+// Real cost, per task: what the network loop reads of it, in the same record (one cache line
+// visit for a task whose predecessor just finished).
+struct NetTask : HotTask {
   double rate = 0.0;                   // current speed, full speed = 1
   double updated = 0.0;                // when `remaining` was last brought up to date
   std::uint32_t version = 0;           // bumped when a rate change supersedes the pending finish
@@ -74,23 +80,19 @@ struct NetTask {
   std::uint8_t flushed = 0;  // an all-reduce that waits for the flush
 };
 
-// A distinct flow: its latency, work and resource uses (SharedNetwork::uses[begin, end)).
-struct FlowShape {
-  double latency = 0.0;
-  double work = 0.0;
-  std::uint32_t begin = 0, end = 0;
-};
-
 // Real-cost state: flows and their rates, collectives in progress, parked all-reduces.
 struct SharedNetwork {
-  const NetworkModel* model = nullptr;
+  const detail::FlowTable* flows = nullptr;
   EngineOptions options;
   std::vector<std::uint8_t> flushed;  // per task, from the caller (GradSync::EagerOpt)
-  std::vector<NetTask> tasks;
-  std::vector<FlowShape> shapes;
-  std::vector<ResourceUse> uses;
-  std::vector<TaskId> active;   // flows moving data, in activation order
-  std::vector<TaskId> running;  // per stream
+  std::vector<TaskId> active;         // flows moving data, in activation order
+  // Lazy progress (reallocate): the times of the reallocations since `times` was cleared, and
+  // for each active flow the first of them its `remaining` has not been brought up to yet.
+  std::vector<double> times;
+  std::vector<std::uint32_t> active_from;
+  std::vector<std::uint32_t> users;  // per resource: active flows using it
+  bool all_full = true;              // the last reallocation left every flow at full speed
+  std::vector<TaskId> running;       // per stream
   std::vector<int> collectives, compute_left;
   std::vector<TaskId> parked;
   // reallocate()'s scratch, kept between calls.
@@ -104,21 +106,22 @@ class Engine {
   static constexpr bool kShared = std::is_same_v<Network, SharedNetwork>;
   using Event = std::conditional_t<kShared, FlowEvent, DelayEvent>;
   using Queues = detail::DelayQueues<Event>;
+  using Record = std::conditional_t<kShared, NetTask, HotTask>;
 
  public:
   Engine(const TaskGraph& graph, const CostModel& costs, Network network)
       : graph_(graph),
         offset_(graph.successor_offsets()),
         succ_(graph.successors()),
-        hot_(graph.num_tasks()),
         busy_(static_cast<size_t>(graph.workers()), 0),
         waiting_(static_cast<size_t>(graph.workers())),
         net_(std::move(network)) {
     const size_t n = graph.num_tasks();
+    core::reserve_huge(hot_, n);
+    hot_.resize(n);
     if constexpr (kShared) init_network(graph);
-    std::vector<TaskId> indegree(n, 0);
     for (TaskId target : succ_)
-      ++indegree[target];
+      ++hot_[target].waiting_for;
     for (TaskId v = 0; v < n; ++v) {
       const Task& t = graph.task(v);
       double d = 0.0;
@@ -126,9 +129,12 @@ class Engine {
         d = costs.duration(graph, v);
         PIPESIM_ASSERT(d >= 0.0, "cost model returned a negative duration");
       }
-      hot_[v] = HotTask{d, indegree[v], on_stream(t) ? t.worker : -1};
-      if (indegree[v] == 0) sources_.push_back(v);
+      HotTask& h = hot_[v];
+      h.remaining = d;
+      h.stream = on_stream(t) ? t.worker : -1;
+      if (h.waiting_for == 0) sources_.push_back(v);
     }
+    core::reserve_huge(trace_.timing, n);
     trace_.timing.resize(n);
   }
 
@@ -140,15 +146,16 @@ class Engine {
     while (!events_.empty()) {
       size_t fifo = Queues::kFifos;
       const Event ev = events_.take(fifo);
+      if (fifo < Queues::kFifos) {
+        // The event now at the head of that FIFO is due soon: fetch its successors' records.
+        if (const Event* soon = events_.front(fifo)) prefetch_successors(soon->task);
+      }
       if constexpr (kShared) {
-        if (ev.version != net_.tasks[ev.task].version) continue;
+        if (ev.version != hot_[ev.task].version) continue;
         if (ev.kind == EventKind::LatencyDone) {
           activate(ev.task, ev.time);
           continue;
         }
-      } else if (fifo < Queues::kFifos) {
-        // The event now at the head of that FIFO is due soon: fetch its successors' records.
-        if (const Event* soon = events_.front(fifo)) prefetch_successors(soon->task);
       }
       finish(ev.task, ev.time);
       ++finished;
@@ -168,7 +175,7 @@ class Engine {
   }
 
   OpKind kind_of(TaskId t) const {
-    if constexpr (kShared) return net_.tasks[t].kind;
+    if constexpr (kShared) return hot_[t].kind;
     return graph_.task(t).kind;
   }
 
@@ -177,7 +184,7 @@ class Engine {
             [[maybe_unused]] EventKind kind = EventKind::Finish) {
     const double time = now + increment;
     if constexpr (kShared) {
-      events_.push(Event{time, sequence_++, t, net_.tasks[t].version, kind}, increment, recurring);
+      events_.push(Event{time, sequence_++, t, hot_[t].version, kind}, increment, recurring);
     } else {
       events_.push(Event{time, static_cast<std::uint32_t>(sequence_++), t}, increment, recurring);
     }
@@ -195,7 +202,7 @@ class Engine {
 
   void make_ready(TaskId t, double now) {
     if constexpr (kShared) {
-      const NetTask& nt = net_.tasks[t];
+      const NetTask& nt = hot_[t];
       if (nt.kind == OpKind::AllReduce && nt.flushed && !holders_done(t)) {
         net_.parked.push_back(t);  // released when its holders' last compute op ends
         return;
@@ -269,54 +276,27 @@ class Engine {
     }
     PIPESIM_ASSERT(net.flushed.size() == n, "one flush flag per task");
     const auto workers = static_cast<size_t>(graph.workers());
-    const auto resources = static_cast<size_t>(net.model->num_resources());
+    const auto resources = static_cast<size_t>(net.flows->num_resources());
     PIPESIM_ASSERT(net.options.interference >= 0.0 && net.options.interference < 1.0,
                    "interference outside [0, 1)");
-    net.tasks.resize(n);
     net.running.assign(workers, kNone);
     net.collectives.assign(workers, 0);
     net.compute_left.assign(workers, 0);
     net.load.assign(resources, 0.0);
     net.residual.assign(resources, 0.0);
     net.touched_mark.assign(resources, 0);
-    std::unordered_map<std::uint64_t, std::uint32_t> by_key;  // NetworkModel::flow_key
+    net.users.assign(resources, 0);
     for (TaskId v = 0; v < n; ++v) {
       const Task& t = graph.task(v);
-      NetTask& nt = net.tasks[v];
+      NetTask& nt = hot_[v];
       nt.kind = t.kind;
       nt.flushed = net.flushed[v];
+      nt.flow = net.flows->flow_of(v);
       if (is_compute(t.kind)) ++net.compute_left[static_cast<size_t>(t.worker)];
-      if (!is_comm(t.kind)) continue;
-      const std::uint64_t key = net.model->flow_key(graph, v);
-      if (key != 0) {
-        if (const auto it = by_key.find(key); it != by_key.end()) {
-          nt.flow = it->second;
-          continue;
-        }
-      }
-      nt.flow = intern(net.model->flow(graph, v));
-      if (key != 0) by_key.emplace(key, nt.flow);
     }
   }
 
-  std::uint32_t intern(const Flow& f) {
-    SharedNetwork& net = net_;
-    PIPESIM_ASSERT(f.latency >= 0.0 && f.work >= 0.0, "negative flow");
-    FlowShape shape{f.latency, f.work, static_cast<std::uint32_t>(net.uses.size()), 0};
-    for (const ResourceUse& u : f.uses) {
-      PIPESIM_ASSERT(u.resource >= 0 && u.resource < net.model->num_resources() && u.share > 0,
-                     "bad resource use");
-      net.uses.push_back(u);
-    }
-    shape.end = static_cast<std::uint32_t>(net.uses.size());
-    net.shapes.push_back(shape);
-    return static_cast<std::uint32_t>(net.shapes.size() - 1);
-  }
-
-  std::span<const ResourceUse> uses_of(TaskId f) const {
-    const FlowShape& s = net_.shapes[net_.tasks[f].flow];
-    return {net_.uses.data() + s.begin, net_.uses.data() + s.end};
-  }
+  std::span<const ResourceUse> uses_of(TaskId f) const { return net_.flows->uses(hot_[f].flow); }
 
   double worker_rate(int w) const {
     return net_.collectives[static_cast<size_t>(w)] > 0 ? 1.0 - net_.options.interference : 1.0;
@@ -330,7 +310,7 @@ class Engine {
   }
 
   void start_shared(TaskId t, double now) {
-    NetTask& nt = net_.tasks[t];
+    NetTask& nt = hot_[t];
     if (!is_comm(nt.kind)) {
       nt.rate = worker_rate(hot_[t].stream);  // compute and optimizer run on their worker's
       nt.updated = now;
@@ -342,7 +322,7 @@ class Engine {
         if (net_.collectives[static_cast<size_t>(w)]++ == 0) retime(w, now);
       }
     }
-    const double latency = net_.shapes[nt.flow].latency;
+    const double latency = net_.flows->shape(nt.flow).latency;
     if (latency > 0.0) {
       push(t, now, latency, true, EventKind::LatencyDone);
     } else {
@@ -352,8 +332,8 @@ class Engine {
 
   // Latency over: the flow starts moving data and takes its fair share.
   void activate(TaskId t, double now) {
-    NetTask& nt = net_.tasks[t];
-    hot_[t].remaining = net_.shapes[nt.flow].work;
+    NetTask& nt = hot_[t];
+    hot_[t].remaining = net_.flows->shape(nt.flow).work;
     if (hot_[t].remaining <= 0.0) {
       push(t, now, 0.0);
       return;
@@ -362,15 +342,18 @@ class Engine {
     nt.rate = 0.0;
     nt.active_index = static_cast<std::uint32_t>(net_.active.size());
     net_.active.push_back(t);
-    reallocate(now);
+    net_.active_from.push_back(static_cast<std::uint32_t>(net_.times.size()));
+    for (const ResourceUse& u : uses_of(t))
+      ++net_.users[static_cast<size_t>(u.resource)];
+    reallocate(now, t);
   }
 
   // A compute task's speed changes when a collective starts or ends on its worker.
   void retime(int w, double now) {
     if (net_.options.interference == 0.0) return;
     const TaskId t = net_.running[static_cast<size_t>(w)];
-    if (t == kNone || is_comm(net_.tasks[t].kind)) return;
-    NetTask& nt = net_.tasks[t];
+    if (t == kNone || is_comm(hot_[t].kind)) return;
+    NetTask& nt = hot_[t];
     double& remaining = hot_[t].remaining;
     remaining = std::max(0.0, remaining - nt.rate * (now - nt.updated));
     nt.updated = now;
@@ -380,15 +363,31 @@ class Engine {
   }
 
   // Max-min fair rates by progressive filling: all unfrozen flows speed up together until a
-  // resource saturates (its flows freeze) or they reach full speed.
-  void reallocate(double now) {
+  // resource saturates (its flows freeze) or they reach full speed. `added`: the flow just
+  // activated, kNone when one just finished.
+  //
+  // Every active flow's `remaining` is brought up to each reallocation's time, in the same
+  // steps the eager loop took (so the same roundings), but only when it is needed, for a new
+  // rate: `times` keeps the reallocation times in between. When the rates cannot change, no
+  // flow is visited: after a flow ends while every flow runs at full speed (the loads can only
+  // fall), or when a new flow shares no resource with an active one, needs no more than each
+  // one's capacity and every other flow runs at full speed (the other loads stay as they were).
+  void reallocate(double now, TaskId added = kNone) {
     SharedNetwork& n = net_;
+    n.times.push_back(now);
+    if (n.all_full && (added == kNone || fits_alone(added))) {
+      if (added != kNone) set_rate(added, 1.0, now);
+      if (n.times.size() >= kLazySteps) {  // bounded memory: every flow up to date
+        for (size_t i = 0; i < n.active.size(); ++i)
+          catch_up(i);
+      }
+      if (n.active_from.empty() || n.times.size() >= kLazySteps) forget_times();
+      return;
+    }
     n.touched.clear();
-    for (TaskId f : n.active) {
-      NetTask& nt = n.tasks[f];
-      double& remaining = hot_[f].remaining;
-      remaining = std::max(0.0, remaining - nt.rate * (now - nt.updated));
-      nt.updated = now;
+    for (size_t i = 0; i < n.active.size(); ++i) {
+      const TaskId f = n.active[i];
+      catch_up(i);
       for (const ResourceUse& u : uses_of(f)) {
         const auto r = static_cast<size_t>(u.resource);
         if (!n.touched_mark[r]) {
@@ -398,8 +397,10 @@ class Engine {
         }
       }
     }
+    forget_times();
     const size_t active = n.active.size();
-    if (all_full_speed(now)) return;
+    n.all_full = all_full_speed(now);
+    if (n.all_full) return;
     n.new_rate.assign(active, 0.0);
     n.frozen.assign(active, 0);
     double level = 0.0;
@@ -437,17 +438,58 @@ class Engine {
     for (size_t r : n.touched)
       n.touched_mark[r] = 0;
     for (size_t i = 0; i < active; ++i) {
-      const TaskId f = n.active[i];
-      NetTask& nt = n.tasks[f];
-      if (n.new_rate[i] == nt.rate) continue;  // its pending finish event still holds
       PIPESIM_ASSERT(n.new_rate[i] > 0.0, "a flow got no bandwidth");
-      // A flow just activated (rate 0) most often runs alone at full speed: its finish is
-      // then activation + work, an increment many flows share.
-      const bool fresh = nt.rate == 0.0;
-      nt.rate = n.new_rate[i];
-      ++nt.version;
-      push(f, now, hot_[f].remaining / nt.rate, fresh);
+      set_rate(n.active[i], n.new_rate[i], now);
     }
+  }
+
+  // Brings active flow i's remaining work up to the last reallocation, one step per
+  // reallocation since it was last brought up to date (the eager loop's arithmetic).
+  void catch_up(size_t i) {
+    SharedNetwork& n = net_;
+    const TaskId f = n.active[i];
+    NetTask& nt = hot_[f];
+    double& remaining = hot_[f].remaining;
+    for (size_t k = n.active_from[i]; k < n.times.size(); ++k) {
+      remaining = std::max(0.0, remaining - nt.rate * (n.times[k] - nt.updated));
+      nt.updated = n.times[k];
+    }
+    n.active_from[i] = static_cast<std::uint32_t>(n.times.size());
+  }
+
+  // Once every active flow is up to date: the reallocation times are no longer needed.
+  void forget_times() {
+    net_.times.clear();
+    std::fill(net_.active_from.begin(), net_.active_from.end(), 0);
+  }
+
+  // Whether a newly active flow is the only user of each of its resources and fits in it.
+  bool fits_alone(TaskId f) const {
+    const auto uses = uses_of(f);
+    for (const ResourceUse& u : uses) {
+      std::uint32_t own = 0;
+      double load = 0.0;
+      for (const ResourceUse& v : uses) {
+        if (v.resource != u.resource) continue;
+        ++own;
+        load += v.share;
+      }
+      if (net_.users[static_cast<size_t>(u.resource)] != own || !(load <= 1.0)) return false;
+    }
+    return true;
+  }
+
+  // A new rate for flow f from now (its remaining work up to date); the same rate keeps its
+  // pending finish event.
+  void set_rate(TaskId f, double rate, double now) {
+    NetTask& nt = hot_[f];
+    if (rate == nt.rate) return;
+    // A flow just activated (rate 0) most often runs alone at full speed: its finish is then
+    // activation + work, an increment many flows share.
+    const bool fresh = nt.rate == 0.0;
+    nt.rate = rate;
+    ++nt.version;
+    push(f, now, hot_[f].remaining / nt.rate, fresh);
   }
 
   // reallocate()'s common case, in its arithmetic: when no touched resource is loaded beyond
@@ -472,26 +514,23 @@ class Engine {
         n.touched_mark[r] = 1;
       return false;
     }
-    for (TaskId f : n.active) {
-      NetTask& nt = n.tasks[f];
-      if (nt.rate == 1.0) continue;  // its pending finish event still holds
-      const bool fresh = nt.rate == 0.0;
-      nt.rate = 1.0;
-      ++nt.version;
-      push(f, now, hot_[f].remaining / nt.rate, fresh);
-    }
+    for (TaskId f : n.active)
+      set_rate(f, 1.0, now);
     return true;
   }
 
   // A finished flow gives its bandwidth back; a finished all-reduce its workers' speed.
   void finish_flows(TaskId t, double now) {
     SharedNetwork& n = net_;
-    NetTask& nt = n.tasks[t];
+    NetTask& nt = hot_[t];
     if (nt.active_index != kNone) {  // stable removal keeps the allocation deterministic
       n.active.erase(n.active.begin() + nt.active_index);
+      n.active_from.erase(n.active_from.begin() + nt.active_index);
       for (size_t i = nt.active_index; i < n.active.size(); ++i) {
-        n.tasks[n.active[i]].active_index = static_cast<std::uint32_t>(i);
+        hot_[n.active[i]].active_index = static_cast<std::uint32_t>(i);
       }
+      for (const ResourceUse& u : uses_of(t))
+        --n.users[static_cast<size_t>(u.resource)];
       nt.active_index = kNone;
       nt.rate = 0.0;
       reallocate(now);
@@ -506,8 +545,8 @@ class Engine {
   // Flushed gradient sync: all-reduces whose holders have no compute op left start now.
   void release_parked(TaskId t, double now) {
     SharedNetwork& n = net_;
-    if (!is_compute(n.tasks[t].kind) ||
-        --n.compute_left[static_cast<size_t>(hot_[t].stream)] != 0 || n.parked.empty()) {
+    if (!is_compute(hot_[t].kind) || --n.compute_left[static_cast<size_t>(hot_[t].stream)] != 0 ||
+        n.parked.empty()) {
       return;
     }
     std::vector<TaskId> still;
@@ -519,31 +558,12 @@ class Engine {
       start(p, now);
   }
 
-  // The tasks waiting for one busy stream, first come first served.
-  class StreamQueue {
-   public:
-    bool empty() const { return head_ == tasks_.size(); }
-    void push(TaskId t) { tasks_.push_back(t); }
-    TaskId pop() {
-      const TaskId t = tasks_[head_++];
-      if (head_ == tasks_.size()) {
-        tasks_.clear();
-        head_ = 0;
-      }
-      return t;
-    }
-
-   private:
-    std::vector<TaskId> tasks_;
-    size_t head_ = 0;
-  };
-
   const TaskGraph& graph_;
   std::span<const TaskId> offset_, succ_;
-  std::vector<HotTask> hot_;
-  std::vector<TaskId> sources_;       // tasks with no predecessor, in id order
-  std::vector<std::uint8_t> busy_;    // per stream; bytes, not vector<bool>'s bit packing
-  std::vector<StreamQueue> waiting_;  // per stream
+  std::vector<Record> hot_;         // by task
+  std::vector<TaskId> sources_;     // tasks with no predecessor, in id order
+  std::vector<std::uint8_t> busy_;  // per stream; bytes, not vector<bool>'s bit packing
+  std::vector<detail::RingQueue<TaskId>> waiting_;  // per stream, first come first served
   Queues events_;
   std::uint64_t sequence_ = 0;
   Trace trace_;
@@ -552,16 +572,21 @@ class Engine {
 
 }  // namespace
 
-Trace simulate(const TaskGraph& graph, const CostModel& costs) {
+Trace detail::replay_events(const TaskGraph& graph, const CostModel& costs) {
   return Engine<ConstantNetwork>(graph, costs, {}).run();
+}
+
+Trace simulate(const TaskGraph& graph, const CostModel& costs) {
+  if (std::optional<Trace> t = detail::replay_uncontended(graph, costs)) return std::move(*t);
+  return detail::replay_events(graph, costs);
 }
 
 namespace {
 
-Trace replay(const TaskGraph& graph, const CostModel& compute, const NetworkModel& network,
+Trace replay(const TaskGraph& graph, const CostModel& compute, const detail::FlowTable& flows,
              const EngineOptions& options, std::vector<std::uint8_t> flushed) {
   SharedNetwork shared;
-  shared.model = &network;
+  shared.flows = &flows;
   shared.options = options;
   shared.flushed = std::move(flushed);
   return Engine<SharedNetwork>(graph, compute, std::move(shared)).run();
@@ -602,14 +627,32 @@ std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const CostMo
 
 }  // namespace
 
-Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
-                       const NetworkModel& network, const EngineOptions& options) {
-  if (options.grad_sync != GradSync::EagerOpt) return replay(graph, compute, network, options, {});
+namespace {
+
+Trace replay_network(const TaskGraph& graph, const CostModel& compute,
+                     const detail::FlowTable& flows, const EngineOptions& options) {
+  if (options.grad_sync != GradSync::EagerOpt) return replay(graph, compute, flows, options, {});
   EngineOptions flush = options;
   flush.grad_sync = GradSync::Flush;
-  const Trace probe = replay(graph, compute, network, flush, {});
+  const Trace probe = replay(graph, compute, flows, flush, {});
   if (!probe.completed) return probe;
-  return replay(graph, compute, network, options, eager_opt_flushed(graph, compute, probe));
+  return replay(graph, compute, flows, options, eager_opt_flushed(graph, compute, probe));
+}
+
+}  // namespace
+
+Trace detail::replay_network_events(const TaskGraph& graph, const CostModel& compute,
+                                    const NetworkModel& network, const EngineOptions& options) {
+  return replay_network(graph, compute, detail::FlowTable(graph, network), options);
+}
+
+Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
+                       const NetworkModel& network, const EngineOptions& options) {
+  const detail::FlowTable flows(graph, network);
+  if (std::optional<Trace> t = detail::replay_network_uncontended(graph, compute, flows, options)) {
+    return std::move(*t);
+  }
+  return replay_network(graph, compute, flows, options);
 }
 
 }  // namespace pipesim::sim

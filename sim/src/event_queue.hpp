@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ring_queue.hpp"
+
 namespace pipesim::sim::detail {
 
 //! (time, sequence) order. Event times are never negative, -0 or NaN (durations and latencies
@@ -121,34 +123,8 @@ class DelayQueues {
   }
 
  private:
-  // A ring buffer whose capacity doubles when full.
-  class Fifo {
-   public:
-    bool empty() const { return size_ == 0; }
-    const E& front() const { return buffer_[head_]; }
-    void push(const E& e) {
-      if (size_ == buffer_.size()) grow();
-      buffer_[(head_ + size_++) & (buffer_.size() - 1)] = e;
-    }
-    void pop() {
-      head_ = (head_ + 1) & (buffer_.size() - 1);
-      --size_;
-    }
-
-   private:
-    void grow() {
-      std::vector<E> bigger(buffer_.empty() ? 64 : 2 * buffer_.size());
-      for (size_t i = 0; i < size_; ++i)
-        bigger[i] = buffer_[(head_ + i) & (buffer_.size() - 1)];
-      buffer_ = std::move(bigger);
-      head_ = 0;
-    }
-    std::vector<E> buffer_;
-    size_t head_ = 0, size_ = 0;
-  };
-
   std::array<double, kFifos> increments_{};
-  std::array<Fifo, kFifos> fifos_;
+  std::array<RingQueue<E>, kFifos> fifos_;
   size_t used_ = 0;
   size_t size_ = 0;  // events in the FIFOs and the heap
   EventQueue<E> heap_;

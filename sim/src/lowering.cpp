@@ -45,7 +45,7 @@ using OpIndex = OpTable<TaskId>;
 // expect_out_degrees takes), the same calls the second pass makes on the builder.
 class DegreeCount {
  public:
-  explicit DegreeCount(size_t tasks) { degrees_.reserve(tasks); }
+  explicit DegreeCount(size_t tasks) { degrees_.reserve(tasks + 1); }  // + 1: see below
   TaskId add_task(const Task&) {
     degrees_.push_back(0);
     return static_cast<TaskId>(degrees_.size() - 1);
@@ -54,7 +54,9 @@ class DegreeCount {
   int add_group(const std::vector<int>&) { return groups_++; }
   // Only the lowering of Transfers reads a task back, for its chunk, which no count needs.
   int chunk_of(TaskId) const { return 0; }
-  const std::vector<TaskId>& degrees() const { return degrees_; }
+  size_t tasks() const { return degrees_.size(); }
+  //! Moved out, to become the graph's offsets (one element longer: reserved).
+  std::vector<TaskId> take_degrees() { return std::move(degrees_); }
 
  private:
   std::vector<TaskId> degrees_;
@@ -367,8 +369,8 @@ TaskGraph build_task_graph(const Schedule& s) {
   DegreeCount count(tasks);
   lower(s, index, count);
   TaskGraphBuilder graph(s.workers);
-  graph.reserve(count.degrees().size(), 0);
-  graph.expect_out_degrees(count.degrees());
+  graph.reserve(count.tasks(), 0);
+  graph.expect_out_degrees(count.take_degrees());
   GraphSink sink(graph);
   lower(s, index, sink);
   return std::move(graph).build();

@@ -1,6 +1,7 @@
 #include "pipesim/sim/task_graph.hpp"
 
 #include "pipesim/core/assert.hpp"
+#include "pipesim/core/huge_pages.hpp"
 
 namespace pipesim::sim {
 
@@ -17,23 +18,26 @@ int TaskGraphBuilder::add_group(std::vector<int> workers) {
 }
 
 void TaskGraphBuilder::reserve(size_t tasks, size_t edges) {
-  tasks_.reserve(tasks);
+  core::reserve_huge(tasks_, tasks);
   edges_.reserve(edges);
 }
 
-void TaskGraphBuilder::expect_out_degrees(const std::vector<TaskId>& degrees) {
+void TaskGraphBuilder::expect_out_degrees(std::vector<TaskId> degrees) {
   PIPESIM_ASSERT(!direct_ && edges_.empty(), "out-degrees given before any edge, once");
   direct_ = true;
-  // next_[v] starts at v's first place and ends at v's last + 1, which is where v + 1 starts:
-  // build() shifts it by one into the offsets.
-  next_.resize(degrees.size() + 1);
+  // In place, degree → where the task's first edge goes; next_[v] then advances past v's edges
+  // to where v + 1 starts, and build() shifts it by one into the offsets.
   TaskId at = 0;
-  for (size_t v = 0; v < degrees.size(); ++v) {
-    next_[v] = at;
-    at += degrees[v];
+  for (TaskId& d : degrees) {
+    const TaskId first = at;
+    at += d;
+    d = first;
   }
-  next_[degrees.size()] = at;
+  degrees.push_back(at);
+  next_ = std::move(degrees);
+  core::reserve_huge(successors_, at);
   successors_.resize(at);
+  core::reserve_huge(kinds_, at);
   kinds_.resize(at);
 }
 

@@ -1,4 +1,5 @@
-// The configurations search enumerates: D | P, W = P/D, powers of two B dividing B̂/W,
+// The configurations search enumerates: T | P (when varied), D | P/T, W = P/(T·D), powers of two
+// B dividing B̂/W,
 // N = B̂/(W·B), recomputation modes, each schedule's options; pruned ones kept with a reason.
 
 #include "pipesim/explore/search_space.hpp"
@@ -6,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 namespace pipesim::explore {
@@ -52,6 +54,35 @@ TEST(SearchSpace, EveryDivisorPowerOfTwoBatchAndRecomputeModeInOrder) {
   EXPECT_EQ(seen[2], "1/2/none");
   EXPECT_EQ(seen.back(), "8/16/full");
   EXPECT_EQ(std::set<std::string>(seen.begin(), seen.end()).size(), seen.size());
+}
+
+TEST(SearchSpace, TensorParallelDegreesSplitTheGpusBeforeTheStages) {
+  SearchRequest r = request({"1f1b"});
+  r.recompute = {"none"};
+  EXPECT_EQ(enumerate_candidates(r, all_options).front().options.count("tensor_parallel"), 0u)
+      << "not varied: the option is left at its default";
+  r.tensor_parallel = {1, 2, 3};
+  r.limits.static_bytes = 64.0;
+  r.limits.capacity = 10.0;  // weights alone: 64 / (D·T) > 10 for D·T < 8
+  const auto cs = enumerate_candidates(r, all_options);
+  std::vector<std::pair<int, int>> seen;  // (T, D)
+  for (const Candidate& c : cs) {
+    const int t = std::stoi(c.options.at("tensor_parallel"));
+    if (t == 3) {
+      EXPECT_NE(c.pruned.find("does not divide P = 8"), std::string::npos) << c.pruned;
+      continue;
+    }
+    const int d = std::stoi(c.options.at("stages"));
+    const int w = std::stoi(c.options.at("data_parallel"));
+    EXPECT_EQ(t * d * w, 8);
+    EXPECT_EQ(c.pruned_for_memory, d * t < 8) << t << " " << d;
+    seen.emplace_back(t, d);
+  }
+  // T as given, then D ascending.
+  EXPECT_EQ(seen.front(), std::make_pair(1, 1));
+  EXPECT_EQ(seen.back(), std::make_pair(2, 4));
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(cs.back().options.at("tensor_parallel"), "3");
 }
 
 TEST(SearchSpace, ChimeraTriesPipelinesAndStrategiesInterleavedTriesChunks) {

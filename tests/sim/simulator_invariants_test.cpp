@@ -1,5 +1,5 @@
 // Engine invariants over random valid parameters: dependencies, stream exclusivity, program
-// order, durations; and byte-identical reruns.
+// order, durations; byte-identical reruns; the event-free shortcut gives the event loop's trace.
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,9 @@
 #include <random>
 #include <string_view>
 
+#include "../../sim/src/uncontended.hpp"
 #include "../support/run_helpers.hpp"
+#include "pipesim/cost/training_cost_model.hpp"
 
 namespace pipesim {
 namespace {
@@ -44,26 +46,103 @@ schedules::ScheduleParams draw_valid(std::string_view name, std::mt19937& rng) {
   return p;
 }
 
+// Random unit costs on a grid of quarter slots (exact in binary).
+sim::UnitCosts draw_costs(std::mt19937& rng) {
+  std::uniform_int_distribution<int> ticks(1, 8), comm(0, 4);
+  sim::UnitCosts c;
+  c.forward = ticks(rng) * 0.25;
+  c.backward = ticks(rng) * 0.5;
+  c.weight = c.backward * (ticks(rng) - 1) / 8.0;
+  c.comm = comm(rng) * 0.125;
+  return c;
+}
+
+void expect_same_trace(const sim::Trace& a, const sim::Trace& b) {
+  ASSERT_EQ(a.completed, b.completed);
+  ASSERT_EQ(a.timing.size(), b.timing.size());
+  for (size_t i = 0; i < a.timing.size(); ++i) {
+    ASSERT_EQ(a.timing[i].start, b.timing[i].start) << "task " << i;
+    ASSERT_EQ(a.timing[i].end, b.timing[i].end) << "task " << i;
+  }
+}
+
 TEST(SimulatorInvariants, HoldForRandomParameters) {
   std::mt19937 rng(20261130);
-  std::uniform_int_distribution<int> ticks(1, 8), comm(0, 4);
   for (int trial = 0; trial < 60; ++trial) {
     for (const auto& entry : schedules::all_schedules()) {
       const schedules::ScheduleParams p = draw_valid(entry.name, rng);
-      sim::UnitCosts c;
-      c.forward = ticks(rng) * 0.25;
-      c.backward = ticks(rng) * 0.5;
-      c.weight = c.backward * (ticks(rng) - 1) / 8.0;
-      c.comm = comm(rng) * 0.125;
-      SCOPED_TRACE(::testing::Message() << entry.name << " D=" << p.stages
-                                        << " N=" << p.micro_batches << " pipelines="
-                                        << p.pipelines << " chunks=" << p.chunks << " "
-                                        << p.strategy);
+      const sim::UnitCosts c = draw_costs(rng);
+      SCOPED_TRACE(::testing::Message()
+                   << entry.name << " D=" << p.stages << " N=" << p.micro_batches
+                   << " pipelines=" << p.pipelines << " chunks=" << p.chunks << " " << p.strategy);
       const testing::UnitRun r = testing::run_unit(std::string(entry.name), p, c);
       testing::expect_engine_invariants(r, sim::UnitCostModel(c));
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
+}
+
+// simulate() skips the event loop when no stream can be contended (sim/src/uncontended.hpp):
+// wherever it does, the trace must be the event loop's, bit for bit, and both paths must occur
+// (asynchronous schedules' optimizer steps contend).
+TEST(SimulatorInvariants, ShortcutGivesTheEventLoopsTrace) {
+  std::mt19937 rng(20261202);
+  int taken = 0, declined = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    for (const auto& entry : schedules::all_schedules()) {
+      const schedules::ScheduleParams p = draw_valid(entry.name, rng);
+      sim::UnitCosts c = draw_costs(rng);
+      c.comm *= 0.8;  // and 0.1-slot delays, whose sums round
+      c.all_reduce = c.forward * 0.7;
+      SCOPED_TRACE(::testing::Message()
+                   << entry.name << " D=" << p.stages << " N=" << p.micro_batches);
+      const sim::Schedule s = schedules::make_schedule(std::string(entry.name), p);
+      const sim::TaskGraph g = sim::build_task_graph(s);
+      const sim::UnitCostModel costs(c);
+      const sim::Trace events = sim::detail::replay_events(g, costs);
+      const std::optional<sim::Trace> shortcut = sim::detail::replay_uncontended(g, costs);
+      if (!shortcut) {
+        ++declined;
+        continue;
+      }
+      ++taken;
+      expect_same_trace(*shortcut, events);
+    }
+  }
+  EXPECT_GT(taken, 0);
+  EXPECT_GT(declined, 0);
+}
+
+// The same for real cost (every flow at full speed throughout): taken with one replica, declined
+// with several (a stage's sync meets its last gradient's transfer) and for asynchronous
+// schedules.
+TEST(SimulatorInvariants, NetworkShortcutGivesTheEventLoopsTrace) {
+  const models::ModelSpec model = models::load_model("gpt2-1.3b");
+  const hardware::HardwareProfile profile = hardware::load_profile("p100-daint");
+  int taken = 0, declined = 0;
+  for (const auto& entry : schedules::all_schedules()) {
+    for (int w : {1, 2}) {
+      std::mt19937 rng(20261203);
+      const schedules::ScheduleParams p = draw_valid(entry.name, rng);
+      const sim::Schedule s = schedules::make_schedule(std::string(entry.name), p);
+      cost::TrainingSetup setup;
+      setup.data_parallel = w;
+      if (s.stages > model.layers) continue;
+      SCOPED_TRACE(::testing::Message() << entry.name << " D=" << p.stages << " W=" << w);
+      const sim::TaskGraph g = sim::build_task_graph(s);
+      const cost::TrainingCostModel costs(model, profile, s, setup);
+      const sim::detail::FlowTable flows(g, costs);
+      const auto shortcut = sim::detail::replay_network_uncontended(g, costs, flows, {});
+      if (!shortcut) {
+        ++declined;
+        continue;
+      }
+      ++taken;
+      expect_same_trace(*shortcut, sim::detail::replay_network_events(g, costs, costs, {}));
+    }
+  }
+  EXPECT_GT(taken, 0);
+  EXPECT_GT(declined, 0);
 }
 
 TEST(SimulatorInvariants, CommDelayStretchesTheCriticalPath) {

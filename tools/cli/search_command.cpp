@@ -38,6 +38,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     explore::SearchRequest request;
     std::string schedules;
     std::string recompute = "none,selective,full";
+    std::string tensor_parallel;   // empty: T = 1, not varied
     std::string gpus, mini_batch;  // parsed with the one number syntax of every option
     std::string jobs = "0";
     std::array<const CLI::Option*, 2> schedule_flags{};  //!< --schedule and its old spelling
@@ -75,6 +76,11 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
   cmd->add_option("--recompute", o->recompute, "Comma list of recomputation modes to try")
       ->type_name("LIST<none|selective|full>")
       ->capture_default_str()
+      ->group("Search");
+  cmd->add_option("--tensor-parallel,-T", o->tensor_parallel,
+                  "Comma list or range of tensor-parallel degrees T to try (P = T·D·W; default: "
+                  "T = 1 only)")
+      ->type_name("LIST<INT>")
       ->group("Search");
   cmd->add_option("--jobs,-j", o->jobs,
                   fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)",
@@ -127,6 +133,15 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       for (const auto& mode : request.recompute) {
         scenario::Scenario scratch;
         scenario::apply_given(*scenario::find_option("recompute"), scratch, mode);
+      }
+    }
+    if (!o->tensor_parallel.empty()) {
+      const auto& option = *scenario::find_option("tensor_parallel");
+      for (const auto& t :
+           explore::expand_values("command line", "--tensor-parallel", o->tensor_parallel)) {
+        scenario::Scenario scratch;
+        scenario::apply_given(option, scratch, t);  // the option's own range check
+        request.tensor_parallel.push_back(scratch.perf.setup.tensor_parallel);
       }
     }
     explore::SpecCache specs;

@@ -1,17 +1,19 @@
 #pragma once
 // The configurations `pipesim search` considers (the Chimera paper's configuration selection,
 // Li & Hoefler SC'21 §4, done by simulation): for P GPUs and a mini-batch B̂,
-//   every D dividing P (W = P / D pipeline replicas),
+//   each tensor-parallel degree T asked for (SearchRequest::tensor_parallel; none: T = 1 and
+//   the option left at its default), T dividing P,
+//   every D dividing P / T (W = P / (T·D) pipeline replicas),
 //   every micro-batch size B, a power of two dividing B̂ / W (N = B̂ / (W·B) micro-batches),
 //   every recomputation mode, and each schedule's own options: Chimera's pipelines (2f, f
 //   dividing D/2) and strategies (direct; doubling and halving when N > D), interleaved's
 //   chunks (2, 4, 8 while chunks·D ≤ layers).
 // A configuration that cannot run is not simulated but kept, with a status that says why:
-//   D > layers (for interleaved: 2·D > layers), W not dividing B̂, or weights alone above the GPU's
-//   memory (a lower bound on every worker's peak: the fullest stage holds at least 1/D of the
-//   model) → status `pruned` with the reason.
-// Order: schedules as given, then D ascending, B ascending, recomputation modes as given, then
-// the schedule's options; so rows come out the same on every run.
+//   D > layers (for interleaved: 2·D > layers), W not dividing B̂, T not dividing P, or weights
+//   alone above the GPU's memory (a lower bound on every worker's peak: the fullest stage holds
+//   at least 1/D of the model, split T ways) → status `pruned` with the reason.
+// Order: schedules as given, then T as given, D ascending, B ascending, recomputation modes as
+// given, then the schedule's options; so rows come out the same on every run.
 
 #include <map>
 #include <string>
@@ -34,6 +36,9 @@ struct SearchRequest {
   int mini_batch = 0;                  //!< B̂
   std::vector<std::string> schedules;  //!< in the order to report
   std::vector<std::string> recompute;  //!< recomputation modes to try
+  //! Tensor-parallel degrees to try; empty: T = 1 with the option not set (the rows of a search
+  //! that does not vary T).
+  std::vector<int> tensor_parallel;
   SearchLimits limits;
 };
 

@@ -91,8 +91,9 @@ class TaskGraphBuilder {
   }
   //! Optional, before any edge is added: the number of out-edges of every task that will be
   //! added (by task id), so that each edge goes straight to its place in the graph instead of
-  //! into a list sorted by build(). Lowering counts them in a first pass.
-  void expect_out_degrees(const std::vector<TaskId>& degrees);
+  //! into a list sorted by build(). Lowering counts them in a first pass. The vector becomes
+  //! the graph's offsets (one more element is appended: reserve room for it).
+  void expect_out_degrees(std::vector<TaskId> degrees);
   //! Registers the workers taking part in an all-reduce; returns the group index.
   int add_group(std::vector<int> workers);
   void reserve(size_t tasks, size_t edges);

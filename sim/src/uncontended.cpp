@@ -1,0 +1,253 @@
+#include "uncontended.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <queue>
+
+#include "pipesim/core/assert.hpp"
+#include "pipesim/core/huge_pages.hpp"
+#include "ring_queue.hpp"
+
+namespace pipesim::sim::detail {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool on_stream(OpKind kind) {
+  return is_compute(kind) || kind == OpKind::Optimizer;
+}
+
+bool is_comm(OpKind kind) {
+  return kind == OpKind::Transfer || kind == OpKind::AllReduce;
+}
+
+// timing[v].end = the duration of every task (0 for communication when `network`, whose time
+// comes from its flow). False when a stream task other than a compute op gates a compute op:
+// it runs between compute ops (an asynchronous schedule's optimizer step), so its stream is
+// contended.
+bool load_durations(const TaskGraph& graph, const CostModel& costs, bool network,
+                    std::vector<TaskTiming>& timing) {
+  const auto offset = graph.successor_offsets();
+  const auto succ = graph.successors();
+  for (TaskId v = 0; v < graph.num_tasks(); ++v) {
+    const OpKind kind = graph.task(v).kind;
+    double d = 0.0;
+    if (!network || !is_comm(kind)) {
+      d = costs.duration(graph, v);
+      PIPESIM_ASSERT(d >= 0.0, "cost model returned a negative duration");
+    }
+    timing[v].end = d;
+    if (on_stream(kind) && !is_compute(kind)) {
+      for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
+        if (is_compute(graph.task(succ[i]).kind)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The longest-path recurrence in topological order. Until v runs, timing[v].start is the latest
+// end of its finished predecessors and timing[v].end what end_of(v, start) reads; then they
+// are v's start and end. False when some task never becomes ready (a cycle).
+template <class EndOf>
+bool longest_paths(const TaskGraph& graph, std::vector<TaskTiming>& timing, const EndOf& end_of) {
+  const size_t n = graph.num_tasks();
+  const auto offset = graph.successor_offsets();
+  const auto succ = graph.successors();
+  std::vector<TaskId> waiting(n, 0);
+  for (TaskId target : succ)
+    ++waiting[target];
+  // Ready tasks in the order they became ready: a queue, not a stack, since the tasks of one
+  // wave lie closer together in memory.
+  RingQueue<TaskId> ready;
+  for (TaskId v = 0; v < n; ++v) {
+    if (waiting[v] == 0) ready.push(v);
+  }
+  size_t done = 0;
+  for (; !ready.empty(); ++done) {
+    const TaskId v = ready.pop();
+    const double end = end_of(v, timing[v].start);
+    timing[v].end = end;
+    for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
+      const TaskId s = succ[i];
+      timing[s].start = std::max(timing[s].start, end);
+      if (--waiting[s] == 0) ready.push(s);
+    }
+  }
+  return done == n;
+}
+
+// Each stream's tasks, in id order, one after the other: then none waited for its stream.
+// `per_worker`, when given, gets each worker's stream tasks in that (time) order.
+bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& timing,
+                      std::vector<std::vector<TaskId>>* per_worker) {
+  std::vector<double> free_at(static_cast<size_t>(graph.workers()), -kInf);
+  if (per_worker) per_worker->assign(free_at.size(), {});
+  for (TaskId v = 0; v < graph.num_tasks(); ++v) {
+    const Task& t = graph.task(v);
+    if (!on_stream(t.kind)) continue;
+    double& free = free_at[static_cast<size_t>(t.worker)];
+    if (timing[v].start < free) return false;
+    free = timing[v].end;
+    if (per_worker) (*per_worker)[static_cast<size_t>(t.worker)].push_back(v);
+  }
+  return true;
+}
+
+// When data moves: from the end of its latency to its end.
+struct Moving {
+  double from, to, share;
+};
+
+// Whether every flow could run at full speed throughout: at no time does the load on any
+// resource (the shares of the flows moving data through it, over closed intervals, so that
+// flows that meet at an instant count as together) exceed its capacity, in the arithmetic of
+// the event loop's reallocation (sums of two are exact; beyond, a margin covers the order of
+// summation). Flows of one record must be listed in time order by task id, which makes each
+// resource's flows a merge of sorted runs; otherwise, no.
+bool flows_fit(const TaskGraph& graph, const FlowTable& flows,
+               const std::vector<TaskTiming>& timing) {
+  const size_t records = flows.num_flows();
+  // The tasks of each flow record that move data, by id.
+  std::vector<std::uint32_t> first(records + 1, 0);
+  for (TaskId v = 0; v < graph.num_tasks(); ++v) {
+    const std::uint32_t f = flows.flow_of(v);
+    if (f != FlowTable::kNone && flows.shape(f).work > 0.0) ++first[f + 1];
+  }
+  for (size_t f = 1; f <= records; ++f)
+    first[f] += first[f - 1];
+  std::vector<TaskId> tasks(first[records]);
+  {
+    std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
+    for (TaskId v = 0; v < graph.num_tasks(); ++v) {
+      const std::uint32_t f = flows.flow_of(v);
+      if (f != FlowTable::kNone && flows.shape(f).work > 0.0) tasks[next[f]++] = v;
+    }
+  }
+  const auto moving = [&](std::uint32_t f, size_t i, double share) {
+    const TaskId v = tasks[first[f] + i];
+    return Moving{timing[v].start + flows.shape(f).latency, timing[v].end, share};
+  };
+  // Each record's tasks in time order, and the records using each resource.
+  std::vector<std::vector<std::pair<std::uint32_t, double>>> users(
+      static_cast<size_t>(flows.num_resources()));
+  for (std::uint32_t f = 0; f < records; ++f) {
+    const size_t count = first[f + 1] - first[f];
+    for (size_t i = 1; i < count; ++i) {
+      if (moving(f, i, 0).from < moving(f, i - 1, 0).from) return false;
+    }
+    if (count == 0) continue;
+    for (const ResourceUse& u : flows.uses(f))
+      users[static_cast<size_t>(u.resource)].emplace_back(f, u.share);
+  }
+  // Per resource, its flows by start (a merge of the records' runs), and the load at each
+  // start from the flows still moving.
+  using Head = std::pair<double, size_t>;  // (from, user index)
+  std::vector<size_t> at;
+  std::vector<Moving> together;
+  for (const auto& list : users) {
+    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+    at.assign(list.size(), 0);
+    for (size_t u = 0; u < list.size(); ++u)
+      heads.emplace(moving(list[u].first, 0, list[u].second).from, u);
+    together.clear();
+    while (!heads.empty()) {
+      const size_t u = heads.top().second;
+      heads.pop();
+      const auto [f, share] = list[u];
+      const Moving m = moving(f, at[u], share);
+      if (++at[u] < first[f + 1] - first[f]) heads.emplace(moving(f, at[u], share).from, u);
+      std::erase_if(together, [&](const Moving& o) { return o.to < m.from; });
+      together.push_back(m);
+      double load = 0.0;
+      for (const Moving& o : together)
+        load += o.share;
+      const double capacity = together.size() <= 2 ? 1.0 : 1.0 - 1e-9;
+      if (!(load <= capacity)) return false;
+    }
+  }
+  return true;
+}
+
+// With interference, a compute task slows down while a collective runs on its worker: no
+// stream task of a holder may meet an all-reduce (closed intervals).
+bool collectives_alone(const TaskGraph& graph, const std::vector<TaskTiming>& timing,
+                       const std::vector<std::vector<TaskId>>& per_worker) {
+  for (TaskId a = 0; a < graph.num_tasks(); ++a) {
+    const Task& t = graph.task(a);
+    if (t.kind != OpKind::AllReduce) continue;
+    for (int w : graph.group_workers()[static_cast<size_t>(t.group)]) {
+      const auto& on = per_worker[static_cast<size_t>(w)];
+      // The first stream task of w that has not ended before the all-reduce starts.
+      const auto it = std::partition_point(
+          on.begin(), on.end(), [&](TaskId v) { return timing[v].end < timing[a].start; });
+      if (it != on.end() && timing[*it].start <= timing[a].end) return false;
+    }
+  }
+  return true;
+}
+
+// An all-reduce starts as its holders' last backward ends, when that backward's output leaves
+// for the previous stage: if a sync and a transfer with data to move share a resource, they
+// meet there and max-min shares apply (data parallelism, W > 1). Checked on the flow records
+// before any replay, so that such runs go straight to the event loop.
+bool syncs_meet_transfers(const TaskGraph& graph, const FlowTable& flows) {
+  std::vector<std::uint8_t> used(static_cast<size_t>(flows.num_resources()), 0);  // bit 1: p2p
+  std::vector<std::uint8_t> seen(flows.num_flows(), 0);
+  for (TaskId v = 0; v < graph.num_tasks(); ++v) {
+    const std::uint32_t f = flows.flow_of(v);
+    if (f == FlowTable::kNone || seen[f] || !(flows.shape(f).work > 0.0)) continue;
+    seen[f] = 1;
+    const std::uint8_t bit = graph.task(v).kind == OpKind::Transfer ? 1 : 2;
+    for (const ResourceUse& u : flows.uses(f))
+      used[static_cast<size_t>(u.resource)] |= bit;
+  }
+  return std::find(used.begin(), used.end(), 3) != used.end();
+}
+
+}  // namespace
+
+std::optional<Trace> replay_uncontended(const TaskGraph& graph, const CostModel& costs) {
+  Trace trace;
+  core::reserve_huge(trace.timing, graph.num_tasks());
+  trace.timing.resize(graph.num_tasks());
+  std::vector<TaskTiming>& timing = trace.timing;
+  if (!load_durations(graph, costs, false, timing)) return std::nullopt;
+  const auto end_of = [&](TaskId v, double start) { return start + timing[v].end; };
+  if (!longest_paths(graph, timing, end_of)) return std::nullopt;  // the event loop names it
+  if (!streams_in_order(graph, timing, nullptr)) return std::nullopt;
+  trace.completed = true;
+  return trace;
+}
+
+std::optional<Trace> replay_network_uncontended(const TaskGraph& graph, const CostModel& compute,
+                                                const FlowTable& flows,
+                                                const EngineOptions& options) {
+  // Blocking sends hold the sender's stream; a flushed sync waits for more than its
+  // predecessors: both are the event loop's.
+  if (!options.overlap_p2p || options.grad_sync != GradSync::Eager) return std::nullopt;
+  if (syncs_meet_transfers(graph, flows)) return std::nullopt;
+  Trace trace;
+  core::reserve_huge(trace.timing, graph.num_tasks());
+  trace.timing.resize(graph.num_tasks());
+  std::vector<TaskTiming>& timing = trace.timing;
+  if (!load_durations(graph, compute, true, timing)) return std::nullopt;
+  // The event loop's arithmetic at full speed: compute ends at start + d / 1; a flow's data
+  // starts moving after its latency and ends work / 1 later.
+  const auto end_of = [&](TaskId v, double start) {
+    const std::uint32_t f = flows.flow_of(v);
+    if (f == FlowTable::kNone) return start + timing[v].end;
+    const FlowShape& s = flows.shape(f);
+    return (start + s.latency) + s.work;
+  };
+  if (!longest_paths(graph, timing, end_of)) return std::nullopt;
+  std::vector<std::vector<TaskId>> per_worker;
+  const bool interference = options.interference > 0.0;
+  if (!streams_in_order(graph, timing, interference ? &per_worker : nullptr)) return std::nullopt;
+  if (interference && !collectives_alone(graph, timing, per_worker)) return std::nullopt;
+  if (!flows_fit(graph, flows, timing)) return std::nullopt;
+  trace.completed = true;
+  return trace;
+}
+
+}  // namespace pipesim::sim::detail
