@@ -94,6 +94,9 @@ void Manager::run(const RowJob& job) {
     const std::lock_guard lock(mutex);
     return queue.take(jobs, horizon(job));
   };
+  // The workers have waited longest: their first chunks go out before this rank takes any, so
+  // every worker evaluates some rows however the threads here are scheduled.
+  hand_out(next_chunk);
   // This rank's share: chunks from the same queue, evaluated on job.jobs threads. Destroyed
   // (stopped and joined) before anything above it, on every way out of run().
   std::jthread local([&](const std::stop_token& stop) {
@@ -138,18 +141,7 @@ void Manager::run(const RowJob& job) {
       const std::lock_guard lock(mutex);
       if (local_error) std::rethrow_exception(local_error);
     }
-    for (size_t rank = 1; rank < peers_.size(); ++rank) {
-      Peer& peer = peers_[rank];
-      if (peer.state != State::Waiting) continue;
-      const Chunk chunk = next_chunk(peer.jobs);
-      if (chunk.empty()) continue;  // nothing left, or the window is full: it waits
-      WireWriter out;
-      out.u64(chunk.begin);
-      out.u64(chunk.end);
-      send(comm_, static_cast<int>(rank), Tag::Chunk, out.bytes());
-      peer.state = State::Owing;
-      moved = true;
-    }
+    moved = hand_out(next_chunk) || moved;
     if (done.load() >= total) break;
     if (job.on_progress && Clock::now() - reported > std::chrono::milliseconds(200)) {
       job.on_progress(done.load());
@@ -164,6 +156,23 @@ void Manager::run(const RowJob& job) {
   local.join();
   if (local_error) std::rethrow_exception(local_error);
   if (job.on_progress) job.on_progress(done.load());
+}
+
+bool Manager::hand_out(const std::function<Chunk(int jobs)>& next_chunk) {
+  bool sent = false;
+  for (size_t rank = 1; rank < peers_.size(); ++rank) {
+    Peer& peer = peers_[rank];
+    if (peer.state != State::Waiting) continue;
+    const Chunk chunk = next_chunk(peer.jobs);
+    if (chunk.empty()) continue;  // nothing left, or the window is full: it waits
+    WireWriter out;
+    out.u64(chunk.begin);
+    out.u64(chunk.end);
+    send(comm_, static_cast<int>(rank), Tag::Chunk, out.bytes());
+    peer.state = State::Owing;
+    sent = true;
+  }
+  return sent;
 }
 
 Ending Manager::finish(int code) {

@@ -8,9 +8,11 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "pipesim/explore/mpi/chunk_queue.hpp"
 #include "pipesim/explore/row_job.hpp"
 
 namespace pipesim::explore::mpi {
@@ -54,6 +56,9 @@ class Manager final : public RowEvaluator {
   size_t take(int rank, const std::string& bytes, bool left, const RowJob* job);
   //! The failure of worker `rank` (Left), worded for the user.
   RemoteError failure(int rank) const;
+  //! Sends each waiting worker its next chunk (`next_chunk(its jobs)`), when there is one.
+  //! Returns whether any was sent.
+  bool hand_out(const std::function<Chunk(int jobs)>& next_chunk);
 
   MPI_Comm comm_;
   std::vector<Peer> peers_;  //!< by rank; peers_[0] is this rank and unused
