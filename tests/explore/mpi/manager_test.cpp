@@ -48,7 +48,7 @@ Outcome run_job(size_t first, size_t end, size_t capacity, int jobs, size_t fail
   job.window = &window;
   job.jobs = jobs;
   job.on_progress = [&](size_t done) { run.progress = done; };
-  Manager(MPI_COMM_SELF).run(job);
+  Manager(MPI_COMM_SELF, "sweep").run(job);
   run.peak = window.peak_held();
   return run;
 }
@@ -84,7 +84,7 @@ TEST(Manager, AFailingWriterStopsTheJob) {
 
 TEST(Manager, AnEmptyJobAndTheEndOfARunWithoutWorkers) {
   EXPECT_EQ(run_job(5, 5, 4, 2).text, "");
-  Manager manager(MPI_COMM_SELF);
+  Manager manager(MPI_COMM_SELF, "sweep");
   const Ending ending = manager.finish(3);
   EXPECT_EQ(ending.code, 3);
   EXPECT_EQ(ending.failure, "");
