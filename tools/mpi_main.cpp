@@ -33,8 +33,9 @@ std::string failure_text(std::string text) {
 int run_ranks(const explore::mpi::Session& session, int argc, char** argv) {
   cli::Distribution distribution;
   distribution.default_jobs = cli::shared_jobs(session.local_size());
+  const std::string command = explore::mpi::command_line(argc, argv);
   if (session.rank() == 0) {
-    explore::mpi::Manager manager(session.comm());
+    explore::mpi::Manager manager(session.comm(), command);
     distribution.evaluator = &manager;
     const int code = cli::run_main(argc, argv, std::cout, std::cerr, distribution);
     const explore::mpi::Ending ending = manager.finish(code);
@@ -43,7 +44,7 @@ int run_ranks(const explore::mpi::Session& session, int argc, char** argv) {
   }
   // A worker prints nothing: rank 0 speaks for the run, and a worker's own failure reaches the
   // user through it, once.
-  explore::mpi::Worker worker(session.comm());
+  explore::mpi::Worker worker(session.comm(), command);
   distribution.server = &worker;
   std::ostringstream out;
   std::ostringstream err;

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Issue 11, the MPI mode's errors through the real binary: bad input on every rank, an error of
-# rank 0 alone (a journal left behind), an error of rank 1 alone (it sees no data folder) and a
-# command that does not spread each end every rank with exit 2 and one error line, never a
-# hang (each run is killed after 60 s). Usage: mpi_errors.sh PIPESIM SOURCE_DIR MPIEXEC (in an
+# rank 0 alone (a journal left behind), an error of rank 1 alone (it sees no data folder), ranks
+# that run different command lines and a command that does not spread each end every rank with
+# exit 2 and one error line, never a hang (each run is killed after 60 s). Usage: mpi_errors.sh PIPESIM SOURCE_DIR MPIEXEC (in an
 # empty scratch folder).
 . "$(dirname "$0")/mpi_env.sh" mpi_errors "$@"
 # expect WHAT TEXT: the last run exited 2 (saved in $rc) with exactly one stderr line, an error
@@ -33,6 +33,14 @@ ranks_apart PIPESIM_DATA_DIR=/nonexistent search --model gpt2-1.3b --hardware p1
 rc=$?
 expect "rank 1 alone" "rank 1: environment: PIPESIM_DATA_DIR: '/nonexistent' is not a directory"
 [ -e best.csv ] || [ -s table.txt ] && fail "rank 0 wrote output"
+
+# An MPMD launch whose ranks run different command lines: rank 1 is refused before any row.
+timeout 60 "$MPIEXEC" "${MPIFLAGS[@]}" -n 1 "$P" sweep --stages 4 : -n 1 "$P" sweep --stages 8 \
+  >out.csv 2>err.txt
+rc=$?
+expect "another command line" "rank 1: command line: runs 'pipesim sweep --stages 8' where rank 0"
+# Streamed to stdout, the header went out before the check-in; no row did.
+[ "$(wc -l <out.csv)" -le 1 ] || fail "rows were written: $(cat out.csv)"
 
 ranks 2 simulate --stages 4 >out.txt 2>err.txt
 rc=$?

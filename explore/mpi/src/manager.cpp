@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -11,7 +12,6 @@
 
 #include "pipesim/core/assert.hpp"
 #include "pipesim/explore/mpi/chunk_queue.hpp"
-#include "pipesim/explore/mpi/messages.hpp"
 #include "pipesim/explore/mpi/wire.hpp"
 #include "pipesim/explore/thread_pool.hpp"
 
@@ -25,7 +25,7 @@ size_t horizon(const RowJob& job) {
 
 }  // namespace
 
-Manager::Manager(MPI_Comm comm) : comm_(comm) {
+Manager::Manager(MPI_Comm comm, std::string command) : comm_(comm), command_(std::move(command)) {
   int size = 1;
   MPI_Comm_size(comm_, &size);
   peers_.resize(static_cast<size_t>(size));
@@ -42,32 +42,54 @@ RemoteError Manager::failure(int rank) const {
   return RemoteError(code, fmt::format("rank {}: {}", rank, peer.message));
 }
 
-size_t Manager::take(int rank, const std::string& bytes, bool left, const RowJob* job) {
-  Peer& peer = peers_[static_cast<size_t>(rank)];
+size_t Manager::take(const Message& message, const RowJob* job) {
+  Peer& peer = peers_[static_cast<size_t>(message.source)];
   PIPESIM_ASSERT(peer.state == State::Owing, "a worker sends only what it owes");
-  WireReader in(bytes);
-  if (left) {
-    peer.state = State::Left;
-    peer.code = in.i32();
-    peer.message = in.text();
-    return 0;
+  WireReader in(message.bytes);
+  switch (message.tag) {
+    case Tag::Hello: {
+      peer.jobs = in.i32();
+      const std::string command = in.text();
+      peer.state = State::Waiting;
+      if (command == command_) return 0;
+      // Another command's rows would be rows of other positions: refused before any is asked.
+      const auto shown = [](std::string text) {
+        std::replace(text.begin(), text.end(), '\0', ' ');
+        return text;
+      };
+      peer.state = State::Left;
+      peer.code = 2;
+      peer.message = fmt::format(
+          "command line: runs 'pipesim {}' where rank 0 runs 'pipesim {}': every rank must run "
+          "the same command",
+          shown(command), shown(command_));
+      return 0;
+    }
+    case Tag::Rows: {
+      peer.state = State::Waiting;
+      const size_t rows = in.u64();
+      for (size_t i = 0; i < rows; ++i) {
+        const size_t position = in.u64();
+        scenario::SweepRow row = in.row();
+        if (job != nullptr) job->put(position, std::move(row));
+      }
+      return rows;
+    }
+    case Tag::Left:
+      peer.state = State::Left;
+      peer.code = in.i32();
+      peer.message = in.text();
+      return 0;
+    default:
+      PIPESIM_ASSERT(false, "a worker sends Hello, Rows or Left");
+      return 0;
   }
-  peer.state = State::Waiting;
-  peer.jobs = in.i32();
-  const size_t rows = in.u64();
-  for (size_t i = 0; i < rows; ++i) {
-    const size_t position = in.u64();
-    scenario::SweepRow row = in.row();
-    if (job != nullptr) job->put(position, std::move(row));
-  }
-  return rows;
 }
 
 void Manager::receive_owed(const RowJob* job) {
   for (size_t rank = 1; rank < peers_.size(); ++rank) {
     if (peers_[rank].state != State::Owing) continue;
-    const Message message = receive(comm_, static_cast<int>(rank));
-    take(message.source, message.bytes, message.tag == Tag::Left, job);
+    take(receive(comm_, static_cast<int>(rank)), job);
   }
 }
 
@@ -94,6 +116,9 @@ void Manager::run(const RowJob& job) {
     const std::lock_guard lock(mutex);
     return queue.take(jobs, horizon(job));
   };
+  // The workers have waited longest: their first chunks go out before this rank takes any, so
+  // every worker evaluates some rows however the threads here are scheduled.
+  hand_out(next_chunk);
   // This rank's share: chunks from the same queue, evaluated on job.jobs threads. Destroyed
   // (stopped and joined) before anything above it, on every way out of run().
   std::jthread local([&](const std::stop_token& stop) {
@@ -129,7 +154,7 @@ void Manager::run(const RowJob& job) {
   for (;;) {
     bool moved = false;
     while (auto message = poll(comm_)) {
-      const size_t rows = take(message->source, message->bytes, message->tag == Tag::Left, &job);
+      const size_t rows = take(*message, &job);
       if (message->tag == Tag::Left) throw failure(message->source);
       done.fetch_add(rows);
       moved = true;
@@ -138,18 +163,7 @@ void Manager::run(const RowJob& job) {
       const std::lock_guard lock(mutex);
       if (local_error) std::rethrow_exception(local_error);
     }
-    for (size_t rank = 1; rank < peers_.size(); ++rank) {
-      Peer& peer = peers_[rank];
-      if (peer.state != State::Waiting) continue;
-      const Chunk chunk = next_chunk(peer.jobs);
-      if (chunk.empty()) continue;  // nothing left, or the window is full: it waits
-      WireWriter out;
-      out.u64(chunk.begin);
-      out.u64(chunk.end);
-      send(comm_, static_cast<int>(rank), Tag::Chunk, out.bytes());
-      peer.state = State::Owing;
-      moved = true;
-    }
+    moved = hand_out(next_chunk) || moved;
     if (done.load() >= total) break;
     if (job.on_progress && Clock::now() - reported > std::chrono::milliseconds(200)) {
       job.on_progress(done.load());
@@ -164,6 +178,23 @@ void Manager::run(const RowJob& job) {
   local.join();
   if (local_error) std::rethrow_exception(local_error);
   if (job.on_progress) job.on_progress(done.load());
+}
+
+bool Manager::hand_out(const std::function<Chunk(int jobs)>& next_chunk) {
+  bool sent = false;
+  for (size_t rank = 1; rank < peers_.size(); ++rank) {
+    Peer& peer = peers_[rank];
+    if (peer.state != State::Waiting) continue;
+    const Chunk chunk = next_chunk(peer.jobs);
+    if (chunk.empty()) continue;  // nothing left, or the window is full: it waits
+    WireWriter out;
+    out.u64(chunk.begin);
+    out.u64(chunk.end);
+    send(comm_, static_cast<int>(rank), Tag::Chunk, out.bytes());
+    peer.state = State::Owing;
+    sent = true;
+  }
+  return sent;
 }
 
 Ending Manager::finish(int code) {

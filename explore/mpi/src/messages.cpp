@@ -8,6 +8,15 @@
 
 namespace pipesim::explore::mpi {
 
+std::string command_line(int argc, const char* const* argv) {
+  std::string line;
+  for (int i = 1; i < argc; ++i) {
+    if (i > 1) line += '\0';
+    line += argv[i];
+  }
+  return line;
+}
+
 void send(MPI_Comm comm, int dest, Tag tag, std::string_view bytes) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
     throw std::length_error("pipesim MPI message over 2 GiB");  // chunks are far smaller

@@ -12,11 +12,12 @@ namespace pipesim::explore::mpi {
 
 int Worker::serve(const MakeRow& make_row, int jobs) {
   PIPESIM_ASSERT(owing_ && !verdict_, "a worker serves once");
-  WireWriter request;  // the check-in: no rows yet
-  request.i32(jobs);
-  request.u64(0);
+  WireWriter message;  // first the check-in, then the rows of each chunk
+  message.i32(jobs);
+  message.text(command_);
+  Tag tag = Tag::Hello;
   for (;;) {
-    send(comm_, 0, Tag::Request, request.bytes());
+    send(comm_, 0, tag, message.bytes());
     owing_ = false;
     const Message reply = receive(comm_, 0);
     WireReader in(reply.bytes);
@@ -31,13 +32,13 @@ int Worker::serve(const MakeRow& make_row, int jobs) {
     chunk.end = in.u64();
     std::vector<scenario::SweepRow> rows(chunk.size());
     parallel_for(rows.size(), jobs, [&](size_t k) { rows[k] = make_row(chunk.begin + k); });
-    request = WireWriter{};
-    request.i32(jobs);
-    request.u64(rows.size());
+    message = WireWriter{};
+    message.u64(rows.size());
     for (size_t k = 0; k < rows.size(); ++k) {
-      request.u64(chunk.begin + k);
-      request.row(rows[k]);
+      message.u64(chunk.begin + k);
+      message.row(rows[k]);
     }
+    tag = Tag::Rows;
   }
 }
 

@@ -8,9 +8,12 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "pipesim/explore/mpi/chunk_queue.hpp"
+#include "pipesim/explore/mpi/messages.hpp"
 #include "pipesim/explore/row_job.hpp"
 
 namespace pipesim::explore::mpi {
@@ -24,7 +27,8 @@ struct Ending {
 
 class Manager final : public RowEvaluator {
  public:
-  explicit Manager(MPI_Comm comm);
+  //! `command` is this rank's command line, which every worker must run too (command_line()).
+  Manager(MPI_Comm comm, std::string command);
 
   //! Evaluates `job` over every rank. One job per run: the workers serve one MakeRow. A worker
   //! that failed is a RemoteError naming its rank, with its message and exit status.
@@ -49,13 +53,17 @@ class Manager final : public RowEvaluator {
   };
   //! Receives what each worker owes (none: every worker waits).
   void receive_owed(const RowJob* job);
-  //! Files a Request or a Left of worker `rank`; the rows of a Request go to job->put() (none
-  //! is expected without a job). Returns how many rows it held.
-  size_t take(int rank, const std::string& bytes, bool left, const RowJob* job);
+  //! Files what a worker sent; the rows of Rows go to job->put() (discarded without a job).
+  //! Returns how many rows it held.
+  size_t take(const Message& message, const RowJob* job);
   //! The failure of worker `rank` (Left), worded for the user.
   RemoteError failure(int rank) const;
+  //! Sends each waiting worker its next chunk (`next_chunk(its jobs)`), when there is one.
+  //! Returns whether any was sent.
+  bool hand_out(const std::function<Chunk(int jobs)>& next_chunk);
 
   MPI_Comm comm_;
+  std::string command_;
   std::vector<Peer> peers_;  //!< by rank; peers_[0] is this rank and unused
   bool ran_ = false;
 };

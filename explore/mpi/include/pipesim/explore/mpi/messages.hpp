@@ -1,17 +1,19 @@
 #pragma once
-// The four messages between rank 0 (the manager) and the other ranks (the workers), all on the
+// The five messages between rank 0 (the manager) and the other ranks (the workers), all on the
 // session's own communicator:
 //
-//   worker → 0  Request  i32 jobs, u64 n, n × (u64 position, row): the rows of its last chunk
-//                        (none in the first Request) and a request for the next chunk
+//   worker → 0  Hello    i32 jobs, text command line: its check-in, ready to evaluate on `jobs`
+//                        threads the rows of that command line (rank 0 refuses another one)
+//   worker → 0  Rows     u64 n, n × (u64 position, row): the rows of its last chunk, and a
+//                        request for the next
 //   worker → 0  Left     i32 exit status, text message: it stopped without serving to the end
 //                        (an error, or a command that never evaluates rows, such as --help)
 //   0 → worker  Chunk    u64 begin, u64 end: positions to evaluate
 //   0 → worker  Stop     i32 exit status: the run is over; the status every rank exits with
 //
-// A worker always owes rank 0 exactly one message (first its check-in, then after every Chunk),
-// so rank 0 can end the run at any moment by receiving what each worker owes and answering Stop:
-// no rank is left waiting, and MPI_Abort is not needed.
+// A worker always owes rank 0 exactly one message (Hello or Left first, then Rows or Left after
+// every Chunk), so rank 0 can end the run at any moment by receiving what each worker owes and
+// answering Stop: no rank is left waiting, and MPI_Abort is not needed.
 
 #include <mpi.h>
 
@@ -21,13 +23,16 @@
 
 namespace pipesim::explore::mpi {
 
-enum class Tag : int { Request = 1, Left = 2, Chunk = 3, Stop = 4 };
+enum class Tag : int { Hello = 1, Rows = 2, Left = 3, Chunk = 4, Stop = 5 };
 
 struct Message {
   int source = 0;
-  Tag tag = Tag::Request;
+  Tag tag = Tag::Hello;
   std::string bytes;
 };
+
+//! argv[1..] as Hello carries it: the arguments joined by '\0'.
+std::string command_line(int argc, const char* const* argv);
 
 void send(MPI_Comm comm, int dest, Tag tag, std::string_view bytes);
 

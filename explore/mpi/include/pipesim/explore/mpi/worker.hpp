@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "pipesim/explore/row_job.hpp"
 
@@ -15,7 +16,8 @@ namespace pipesim::explore::mpi {
 
 class Worker final : public RowServer {
  public:
-  explicit Worker(MPI_Comm comm) : comm_(comm) {}
+  //! `command` is this rank's command line (command_line()), which rank 0 checks against its own.
+  Worker(MPI_Comm comm, std::string command) : comm_(comm), command_(std::move(command)) {}
 
   //! Checks in with rank 0, then evaluates each chunk it is sent on `jobs` threads until rank 0
   //! ends the run; returns the run's exit status.
@@ -28,6 +30,7 @@ class Worker final : public RowServer {
 
  private:
   MPI_Comm comm_;
+  std::string command_;
   bool owing_ = true;           //!< whether rank 0 waits for a message from this rank
   std::optional<int> verdict_;  //!< the run's exit status, once rank 0 sent it
 };
