@@ -32,8 +32,7 @@ size_t stream_shard(const SweepGrid& grid, Shard shard, size_t first, const Stre
         try {
           if (!window.wait_for(position)) return;  // another position failed: stopping
           const size_t index = shard.grid_index(position);
-          window.put(position, render(index, evaluate(grid.point(index), specs, options.describe,
-                                                      grid.given())));
+          window.put(position, render(index, evaluate(grid, index, specs, options.describe)));
         } catch (...) {
           window.abort();  // wakes the workers waiting for this position to be written
           throw;
