@@ -1,8 +1,9 @@
 #!/bin/bash
 # Issue 11 through the real binary: the README's local example (shards run by xargs -P, then
 # merge) and tools/slurm-sweep.sh run as array tasks give the single sweep's CSV byte for byte;
-# a sweep killed by SIGTERM or SIGINT keeps its journal and no temporary, and --resume finishes
-# it to the same file. Usage: sweep_shards.sh PIPESIM SOURCE_DIR (in an empty scratch folder).
+# a sweep killed by SIGTERM, SIGINT or SIGKILL keeps its journal and no temporary, and --resume
+# finishes it to the same file. Usage: sweep_shards.sh PIPESIM SOURCE_DIR (in an empty scratch
+# folder).
 set -u
 P="$1"
 SRC="$2"
@@ -34,7 +35,7 @@ SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=2 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRA
 # Interrupted: a sweep long enough (476 points, seconds) to be killed while it runs.
 big=(--schedule gpipe,1f1b,interleaved,zb-h1 --stages 16:64:+8 --micro-batches 256:512:+16 --jobs 1)
 pipesim sweep "${big[@]}" -o big.csv || fail "the long sweep"
-for sig in TERM INT; do
+for sig in TERM INT KILL; do
   rm -f out.csv out.csv.journal
   set -m  # its own process group, so that SIGINT is not ignored as in a background job
   "$P" sweep "${big[@]}" -o out.csv &
