@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <span>
 
@@ -13,25 +14,35 @@ namespace {
 
 constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
 
+bool kind_allowed(const Schedule& s, OpKind kind);
+
 // Dense table over compute ops: a micro-batch determines its pipeline, so (stage, micro-batch,
-// kind) identifies an op.
+// kind) identifies an op. Only the kinds the schedule allows get a column (F and B for most:
+// two of five).
 template <class Slot>
 class OpTable {
  public:
-  OpTable(int stages, int micro_batches, Slot empty)
-      : micro_batches_(micro_batches),
-        slots_(static_cast<size_t>(stages) * static_cast<size_t>(micro_batches) * kNumComputeKinds,
-               empty) {}
+  OpTable(const Schedule& s, int micro_batches, Slot empty) : micro_batches_(micro_batches) {
+    for (int k = 0; k < kNumComputeKinds; ++k) {
+      column_[static_cast<size_t>(k)] =
+          kind_allowed(s, static_cast<OpKind>(k)) ? static_cast<std::uint8_t>(kinds_++) : 0xff;
+    }
+    slots_.assign(static_cast<size_t>(s.stages) * static_cast<size_t>(micro_batches) * kinds_,
+                  empty);
+  }
 
+  //! Requires a kind the schedule allows.
   Slot& at(int stage, int micro_batch, OpKind kind) {
     return slots_[(static_cast<size_t>(stage) * static_cast<size_t>(micro_batches_) +
                    static_cast<size_t>(micro_batch)) *
-                      kNumComputeKinds +
-                  static_cast<size_t>(kind)];
+                      kinds_ +
+                  column_[static_cast<size_t>(kind)]];
   }
 
  private:
   int micro_batches_;
+  size_t kinds_ = 0;
+  std::array<std::uint8_t, kNumComputeKinds> column_{};
   std::vector<Slot> slots_;
 };
 
@@ -255,7 +266,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
 std::string check_structure(const Schedule& s) {
   if (std::string why = check_dimensions(s); !why.empty()) return why;
   const int micro_batches = s.total_micro_batches();
-  SeenOps seen(s.stages, micro_batches, 0);
+  SeenOps seen(s, micro_batches, 0);
   for (int w = 0; w < s.workers; ++w) {
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
       if (!is_compute(op.kind) || !kind_allowed(s, op.kind)) {
@@ -365,7 +376,7 @@ TaskGraph build_task_graph(const Schedule& s) {
   // Two passes over the same calls: the first counts each task's out-edges, so that the
   // second writes every edge straight into the graph (no edge list to sort: lowering's memory
   // is the graph's).
-  OpIndex index(s.stages, s.total_micro_batches(), kNoTask);
+  OpIndex index(s, s.total_micro_batches(), kNoTask);
   DegreeCount count(tasks);
   lower(s, index, count);
   TaskGraphBuilder graph(s.workers);
