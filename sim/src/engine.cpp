@@ -9,10 +9,12 @@
 //    at a max-min fair share of the resources it uses), see network.hpp.
 // A replay that ends with unfinished tasks names the cycle that blocked them (Trace::deadlock).
 //
-// Speed (bench/engine_bench.cpp): the loop is bound by memory, not arithmetic, so what it reads
-// of a task sits in one record (HotTask; real cost: NetTask), flows are interned (one record per
-// distinct flow, not per task), events go through DelayQueues, and a task's successors' records
-// are prefetched before it finishes.
+// Speed (bench/engine_bench.cpp): where no task can wait for a shared resource, simulate() and
+// simulate_network() skip this loop for the longest-path pass of uncontended.hpp, which gives
+// the same bits. The loop itself is bound by memory, not arithmetic, so what it reads of a task
+// sits in one record (HotTask; real cost: NetTask), flows are interned (flow_table.hpp),
+// events go through DelayQueues, reallocation is lazy (reallocate()), and a task's successors'
+// records are prefetched before it finishes.
 
 #include <algorithm>
 #include <limits>
