@@ -142,9 +142,11 @@ class Engine {
 
   Trace run() {
     const size_t n = hot_.size();
-    for (TaskId t : sources_)
-      make_ready(t, 0.0);
-    size_t finished = 0;
+    if (!seeded_) {
+      for (TaskId t : sources_)
+        make_ready(t, 0.0);
+    }
+    size_t finished = finished_;
     while (!events_.empty()) {
       size_t fifo = Queues::kFifos;
       const Event ev = events_.take(fifo);
@@ -270,6 +272,108 @@ class Engine {
 
   // ---- real cost only ----
 
+ public:
+  // The state this loop would have reached after every event before `cut`, from a trace that
+  // is this loop's up to `cut` (detail::replay_network_prefix: streams uncontended, every flow
+  // at full speed): tasks that ended before the cut are done, those that started run with
+  // their pending events, active flows hold their remaining work as the loop's reallocations
+  // up to the cut left it. False, with nothing usable, when the cut splits an instant whose
+  // order only the loop knows (two pending events, or two activations, at one time).
+  bool seed(const std::vector<TaskTiming>& prefix, double cut) {
+    SharedNetwork& n = net_;
+    struct Pending {
+      double time, pushed;
+      TaskId task;
+      EventKind kind;
+      std::uint32_t version;
+    };
+    std::vector<Pending> pending;
+    std::vector<std::pair<double, TaskId>> active;  // (activation, flow)
+    std::vector<double> reallocations;              // before the cut
+    for (TaskId v = 0; v < hot_.size(); ++v) {
+      const TaskTiming& t = prefix[v];
+      NetTask& r = hot_[v];
+      const bool comm = is_comm(r.kind);
+      const detail::FlowShape* shape = comm ? &n.flows->shape(r.flow) : nullptr;
+      const double act = comm ? t.start + shape->latency : t.start;
+      if (comm && shape->work > 0.0) {
+        if (act < cut) reallocations.push_back(act);
+        if (t.end < cut) reallocations.push_back(t.end);
+      }
+      if (!(t.start < cut)) continue;  // not started
+      trace_.timing[v].start = t.start;
+      if (r.kind == OpKind::AllReduce) {
+        for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(v).group)])
+          ++n.collectives[static_cast<size_t>(w)];
+      }
+      if (t.end < cut) {  // done
+        trace_.timing[v].end = t.end;
+        ++finished_;
+        if (is_compute(r.kind)) --n.compute_left[static_cast<size_t>(r.stream)];
+        if (r.kind == OpKind::AllReduce) {
+          for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(v).group)])
+            --n.collectives[static_cast<size_t>(w)];
+        }
+        for (TaskId i = offset_[v]; i < offset_[v + 1]; ++i)
+          --hot_[succ_[i]].waiting_for;
+        continue;
+      }
+      if (r.stream >= 0) {
+        busy_[static_cast<size_t>(r.stream)] = 1;
+        n.running[static_cast<size_t>(r.stream)] = v;
+      }
+      if (!comm) {  // computing at full speed since its start
+        r.rate = 1.0;
+        r.updated = t.start;
+        pending.push_back({t.end, t.start, v, EventKind::Finish, 0});
+      } else if (!(act < cut)) {  // in its latency
+        pending.push_back({act, t.start, v, EventKind::LatencyDone, 0});
+      } else {  // moving data at full speed since `act`
+        r.remaining = shape->work;
+        r.rate = 1.0;
+        r.updated = act;
+        r.version = 1;
+        pending.push_back({t.end, act, v, EventKind::Finish, 1});
+        active.emplace_back(act, v);
+      }
+    }
+    // Pending events in push order, which is by push time: a tie there only the loop orders.
+    std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+      return a.time != b.time ? a.time < b.time : a.pushed < b.pushed;
+    });
+    for (size_t i = 1; i < pending.size(); ++i) {
+      if (pending[i].time == pending[i - 1].time && pending[i].pushed == pending[i - 1].pushed) {
+        return false;
+      }
+    }
+    std::sort(active.begin(), active.end());
+    for (size_t i = 1; i < active.size(); ++i) {
+      if (active[i].first == active[i - 1].first) return false;  // activation order unknown
+    }
+    // Each active flow's remaining work, in the loop's steps: one per reallocation after its
+    // activation (at full speed; steps of length 0 change nothing).
+    std::sort(reallocations.begin(), reallocations.end());
+    for (const auto& [act, f] : active) {
+      NetTask& r = hot_[f];
+      for (auto it = std::upper_bound(reallocations.begin(), reallocations.end(), act);
+           it != reallocations.end(); ++it) {
+        r.remaining = std::max(0.0, r.remaining - r.rate * (*it - r.updated));
+        r.updated = *it;
+      }
+      r.active_index = static_cast<std::uint32_t>(n.active.size());
+      n.active.push_back(f);
+      n.active_from.push_back(0);
+      for (const ResourceUse& u : uses_of(f))
+        ++n.users[static_cast<size_t>(u.resource)];
+    }
+    for (const Pending& p : pending) {
+      events_.push_unordered(Event{p.time, sequence_++, p.task, p.version, p.kind});
+    }
+    seeded_ = true;
+    return true;
+  }
+
+ private:
   void init_network(const TaskGraph& graph) {
     SharedNetwork& net = net_;
     const size_t n = graph.num_tasks();
@@ -568,6 +672,8 @@ class Engine {
   std::vector<detail::RingQueue<TaskId>> waiting_;  // per stream, first come first served
   Queues events_;
   std::uint64_t sequence_ = 0;
+  bool seeded_ = false;  // seed(): the loop continues from a state it did not reach itself
+  size_t finished_ = 0;  // tasks done before the loop starts (seed)
   Trace trace_;
   [[no_unique_address]] Network net_;
 };
@@ -651,8 +757,15 @@ Trace detail::replay_network_events(const TaskGraph& graph, const CostModel& com
 Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
                        const NetworkModel& network, const EngineOptions& options) {
   const detail::FlowTable flows(graph, network);
-  if (std::optional<Trace> t = detail::replay_network_uncontended(graph, compute, flows, options)) {
-    return std::move(*t);
+  std::optional<detail::NetworkPrefix> prefix =
+      detail::replay_network_prefix(graph, compute, flows, options);
+  if (prefix && prefix->trace.completed) return std::move(prefix->trace);
+  if (prefix) {  // the event-free pass holds up to the cut: the loop takes over there
+    SharedNetwork shared;
+    shared.flows = &flows;
+    shared.options = options;
+    Engine<SharedNetwork> engine(graph, compute, std::move(shared));
+    if (engine.seed(prefix->trace.timing, prefix->cut)) return engine.run();
   }
   return replay_network(graph, compute, flows, options);
 }
