@@ -289,17 +289,12 @@ class Engine {
     };
     std::vector<Pending> pending;
     std::vector<std::pair<double, TaskId>> active;  // (activation, flow)
-    std::vector<double> reallocations;              // before the cut
     for (TaskId v = 0; v < hot_.size(); ++v) {
       const TaskTiming& t = prefix[v];
       NetTask& r = hot_[v];
       const bool comm = is_comm(r.kind);
       const detail::FlowShape* shape = comm ? &n.flows->shape(r.flow) : nullptr;
       const double act = comm ? t.start + shape->latency : t.start;
-      if (comm && shape->work > 0.0) {
-        if (act < cut) reallocations.push_back(act);
-        if (t.end < cut) reallocations.push_back(t.end);
-      }
       if (!(t.start < cut)) continue;  // not started
       trace_.timing[v].start = t.start;
       if (r.kind == OpKind::AllReduce) {
@@ -351,8 +346,23 @@ class Engine {
       if (active[i].first == active[i - 1].first) return false;  // activation order unknown
     }
     // Each active flow's remaining work, in the loop's steps: one per reallocation after its
-    // activation (at full speed; steps of length 0 change nothing).
-    std::sort(reallocations.begin(), reallocations.end());
+    // activation (a flow with data to move starting or ending; at full speed, and steps of
+    // length 0 change nothing), so only those after the earliest activation are needed.
+    std::vector<double> reallocations;
+    if (!active.empty()) {
+      const double since = active.front().first;
+      const auto keep = [&](double time) {
+        if (time > since && time < cut) reallocations.push_back(time);
+      };
+      for (TaskId v = 0; v < hot_.size(); ++v) {
+        if (!is_comm(hot_[v].kind)) continue;
+        const detail::FlowShape& shape = n.flows->shape(hot_[v].flow);
+        if (!(shape.work > 0.0)) continue;
+        keep(prefix[v].start + shape.latency);
+        keep(prefix[v].end);
+      }
+      std::sort(reallocations.begin(), reallocations.end());
+    }
     for (const auto& [act, f] : active) {
       NetTask& r = hot_[f];
       for (auto it = std::upper_bound(reallocations.begin(), reallocations.end(), act);

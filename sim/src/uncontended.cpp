@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <queue>
 
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/huge_pages.hpp"
@@ -140,24 +139,47 @@ double first_overload(const TaskGraph& graph, const FlowTable& flows,
     for (const ResourceUse& u : flows.uses(f))
       users[static_cast<size_t>(u.resource)].emplace_back(f, u.share);
   }
-  // Per resource, its flows by start (a merge of the records' runs), and the load at each
-  // start from the flows still moving.
-  using Head = std::pair<double, size_t>;  // (from, user index)
+  // Per resource, its flows by start, and the load at each start from the flows still moving.
+  // A few records (the usual: the pairs of workers on a link) are merged by scanning their
+  // heads; many (a model without flow keys: one record per flow) are sorted.
+  constexpr size_t kMergeAtMost = 8;
   std::vector<size_t> at;
-  std::vector<Moving> together;
+  std::vector<Moving> together, sorted;
   double overload = kInf;
+  // The next flow on the resource, or false when none is left.
+  const auto take = [&](const auto& list, Moving& m) {
+    size_t best = list.size();
+    double from = kInf;
+    for (size_t u = 0; u < list.size(); ++u) {
+      const std::uint32_t f = list[u].first;
+      if (at[u] == first[f + 1] - first[f]) continue;
+      const double start = moving(f, at[u], 0).from;
+      if (best == list.size() || start < from) {
+        best = u;
+        from = start;
+      }
+    }
+    if (best == list.size()) return false;
+    m = moving(list[best].first, at[best]++, list[best].second);
+    return true;
+  };
   for (const auto& list : users) {
-    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
     at.assign(list.size(), 0);
-    for (size_t u = 0; u < list.size(); ++u)
-      heads.emplace(moving(list[u].first, 0, list[u].second).from, u);
+    size_t next = 0;
+    if (list.size() > kMergeAtMost) {
+      sorted.clear();
+      for (size_t u = 0; u < list.size(); ++u) {
+        for (size_t i = 0; i < first[list[u].first + 1] - first[list[u].first]; ++i)
+          sorted.push_back(moving(list[u].first, i, list[u].second));
+      }
+      std::sort(sorted.begin(), sorted.end(),
+                [](const Moving& a, const Moving& b) { return a.from < b.from; });
+    }
     together.clear();
-    while (!heads.empty() && heads.top().first < overload) {
-      const size_t u = heads.top().second;
-      heads.pop();
-      const auto [f, share] = list[u];
-      const Moving m = moving(f, at[u], share);
-      if (++at[u] < first[f + 1] - first[f]) heads.emplace(moving(f, at[u], share).from, u);
+    Moving m{};
+    while (list.size() > kMergeAtMost ? next < sorted.size() : take(list, m)) {
+      if (list.size() > kMergeAtMost) m = sorted[next++];
+      if (!(m.from < overload)) break;  // later than a known overload: cannot be the first
       std::erase_if(together, [&](const Moving& o) { return o.to < m.from; });
       together.push_back(m);
       double load = 0.0;
