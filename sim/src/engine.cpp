@@ -221,7 +221,7 @@ class Engine {
   }
 
   void start(TaskId t, double now) {
-    __builtin_prefetch(&succ_[offset_[t]]);  // read when t finishes
+    __builtin_prefetch(succ_.data() + offset_[t]);  // read when t finishes (no element: fine)
     const HotTask& task = hot_[t];
     if (task.stream >= 0) {
       busy_[static_cast<size_t>(task.stream)] = 1;
