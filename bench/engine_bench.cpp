@@ -13,6 +13,8 @@
 //    ratios come from one run under the same load: unit_x and real_x are pipesim's time over
 //    the baseline's. It also checks that the baseline, the sweep and pipesim agree on the
 //    makespan to the last bit.
+//  - BM_ScaleUnit / BM_ScaleRealCost: the two pipelines at D = 64 and N = 16 ... 39062 (4·10^3
+//    to 10^7 tasks), tasks per CPU second against size (tools/make-bench.sh, scale figures).
 // Run: build/release/bench/pipesim_engine_bench (results/bench/README.md has the figures).
 
 #include <benchmark/benchmark.h>
@@ -142,17 +144,18 @@ double sweep_1f1b(int d, int n) {
   return *std::max_element(free_at.begin(), free_at.end());
 }
 
-schedules::ScheduleParams params_1f1b() {
+schedules::ScheduleParams params_1f1b(int micro_batches = kMicroBatches) {
   schedules::ScheduleParams p;
   p.stages = kStages;
-  p.micro_batches = kMicroBatches;
+  p.micro_batches = micro_batches;
   return p;
 }
 
 // generate → check structure → lower → replay (deadlock named by it) → metrics.
 template <class Replay>
-sim::Metrics pipesim_run(benchmark::State& state, size_t& tasks, Replay&& replay) {
-  const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
+sim::Metrics pipesim_run(benchmark::State& state, size_t& tasks, Replay&& replay,
+                         int micro_batches = kMicroBatches) {
+  const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b(micro_batches));
   if (std::string why = sim::check_structure(s); !why.empty()) state.SkipWithError(why.c_str());
   const sim::TaskGraph g = sim::build_task_graph(s);
   const sim::Trace t = replay(s, g);
@@ -161,10 +164,14 @@ sim::Metrics pipesim_run(benchmark::State& state, size_t& tasks, Replay&& replay
   return sim::compute_metrics(s, g, t);
 }
 
-sim::Metrics pipesim_unit(benchmark::State& state, size_t& tasks) {
-  return pipesim_run(state, tasks, [](const sim::Schedule&, const sim::TaskGraph& g) {
-    return sim::simulate(g, sim::UnitCostModel({kForward, kBackward, 0.0, kComm}));
-  });
+sim::Metrics pipesim_unit(benchmark::State& state, size_t& tasks,
+                          int micro_batches = kMicroBatches) {
+  return pipesim_run(
+      state, tasks,
+      [](const sim::Schedule&, const sim::TaskGraph& g) {
+        return sim::simulate(g, sim::UnitCostModel({kForward, kBackward, 0.0, kComm}));
+      },
+      micro_batches);
 }
 
 struct RealCostInputs {
@@ -177,11 +184,15 @@ struct RealCostInputs {
   }();
 };
 
-sim::Metrics pipesim_real(benchmark::State& state, size_t& tasks, const RealCostInputs& in) {
-  return pipesim_run(state, tasks, [&in](const sim::Schedule& s, const sim::TaskGraph& g) {
-    const cost::TrainingCostModel costs(in.model, in.profile, s, in.setup);
-    return sim::simulate_network(g, costs, costs, {});
-  });
+sim::Metrics pipesim_real(benchmark::State& state, size_t& tasks, const RealCostInputs& in,
+                          int micro_batches = kMicroBatches) {
+  return pipesim_run(
+      state, tasks,
+      [&in](const sim::Schedule& s, const sim::TaskGraph& g) {
+        const cost::TrainingCostModel costs(in.model, in.profile, s, in.setup);
+        return sim::simulate_network(g, costs, costs, {});
+      },
+      micro_batches);
 }
 
 void report(benchmark::State& state, size_t tasks) {
@@ -224,6 +235,31 @@ void BM_PipesimRealCost(benchmark::State& state) {
   report(state, tasks);
 }
 BENCHMARK(BM_PipesimRealCost)->Unit(benchmark::kMillisecond);
+
+// Size scaling: N micro-batches at D = 64, from 4·10^3 to 10^7 tasks.
+void scale_sizes(benchmark::internal::Benchmark* b) {
+  for (int n : {16, 64, 256, 1024, 4096, 16384, 39062})
+    b->Arg(n);
+}
+
+void BM_ScaleUnit(benchmark::State& state) {
+  size_t tasks = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        pipesim_unit(state, tasks, static_cast<int>(state.range(0))).iteration_time);
+  report(state, tasks);
+}
+BENCHMARK(BM_ScaleUnit)->Apply(scale_sizes)->Unit(benchmark::kMillisecond);
+
+void BM_ScaleRealCost(benchmark::State& state) {
+  const RealCostInputs in;
+  size_t tasks = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        pipesim_real(state, tasks, in, static_cast<int>(state.range(0))).iteration_time);
+  report(state, tasks);
+}
+BENCHMARK(BM_ScaleRealCost)->Apply(scale_sizes)->Unit(benchmark::kMillisecond);
 
 // CPU time of this thread: the development machine is shared, and wall time there measures
 // the neighbours as much as the code.

@@ -19,21 +19,33 @@ jobs="${FUZZ_BUILD_JOBS:-$(nproc)}"
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz -j"$jobs"
 
-status=0
-for t in "${targets[@]}"; do
-  work="build/fuzz/corpus/$t"
-  artifacts="build/fuzz/artifacts/$t/"
+# One harness per core at a time (FUZZ_JOBS, default nproc): each runs single-threaded, so
+# two cores fuzz two parsers at once for the same seconds each.
+fuzz_one() {
+  local t=$1 work="build/fuzz/corpus/$1" artifacts="build/fuzz/artifacts/$1/"
   mkdir -p "$work" "$artifacts"
-  echo "== $t: ${seconds}s"
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: the budgets keep real parses far
   # below 2 GB, so more is a finding; -max_len: real inputs are a few KB.
-  if ! "build/fuzz/tests/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 \
-      -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts" \
-      "$work" "tests/fuzz/corpus/$t" 2>"build/fuzz/$t.log"; then
-    echo "FAILED: $t (see build/fuzz/$t.log and $artifacts)"
+  "build/fuzz/tests/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts" \
+    "$work" "tests/fuzz/corpus/$t" 2>"build/fuzz/$t.log"
+}
+parallel="${FUZZ_JOBS:-$(nproc)}"
+declare -A pid_of
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  echo "== $t: ${seconds}s"
+  fuzz_one "$t" &
+  pid_of[$t]=$!
+done
+status=0
+for t in "${targets[@]}"; do
+  if ! wait "${pid_of[$t]}"; then
+    echo "FAILED: $t (see build/fuzz/$t.log and build/fuzz/artifacts/$t/)"
     tail -n 40 "build/fuzz/$t.log"
     status=1
   fi
+  echo "-- $t"
   grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "build/fuzz/$t.log" || true
 done
 exit $status

@@ -1,5 +1,9 @@
 #include "pipesim/explore/search.hpp"
 
+#include <map>
+#include <memory>
+
+#include "pipesim/explore/bound_values.hpp"
 #include "pipesim/explore/search_limits.hpp"
 #include "pipesim/scenario/options.hpp"
 
@@ -28,11 +32,38 @@ std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& spec
 
 MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,
                        const DescribeError& describe) {
-  return [&candidates, &specs, describe](size_t i) {
+  // Each distinct text of each option is parsed once (BoundValues), not once per candidate.
+  struct Bound {
+    std::vector<scenario::Point> points;
+    std::vector<std::vector<size_t>> choices;
+    BoundValues values;
+  };
+  const size_t columns = scenario::options().size();
+  std::vector<scenario::Point> points;
+  points.reserve(candidates.size());
+  std::vector<std::vector<size_t>> choices(candidates.size(), std::vector<size_t>(columns));
+  std::vector<std::vector<std::string>> texts(columns);
+  std::vector<std::map<std::string, size_t>> seen(columns);
+  for (size_t c = 0; c < candidates.size(); ++c) {
+    points.push_back(to_point(candidates[c]));
+    for (size_t i = 0; i < columns; ++i) {
+      const auto [it, added] = seen[i].emplace(points[c][i], texts[i].size());
+      if (added) texts[i].push_back(points[c][i]);
+      choices[c][i] = it->second;
+    }
+  }
+  auto bound = std::make_shared<const Bound>(
+      Bound{std::move(points), std::move(choices), BoundValues(texts)});
+  return [&candidates, &specs, describe, bound](size_t i) {
     const Candidate& c = candidates[i];
-    if (c.pruned.empty()) return evaluate(to_point(c), specs, describe);
+    if (c.pruned.empty()) {
+      return evaluate(
+          bound->points[i],
+          [&](scenario::Scenario& s) { bound->values.apply(s, bound->choices[i]); }, specs,
+          describe);
+    }
     scenario::SweepRow row;
-    row.inputs = to_point(c);
+    row.inputs = bound->points[i];
     row.status = {scenario::Status::Kind::Pruned, c.pruned};
     if (c.pruned_for_memory) row.metrics.fits_memory = false;
     return row;

@@ -36,6 +36,7 @@ SweepGrid::SweepGrid(std::vector<std::vector<std::string>> values, std::vector<s
     }
     size_ *= list.size();
   }
+  bound_ = BoundValues(values_);
 }
 
 scenario::Point SweepGrid::point(size_t index) const {
@@ -46,6 +47,16 @@ scenario::Point SweepGrid::point(size_t index) const {
     index /= values_[i].size();
   }
   return p;
+}
+
+void SweepGrid::apply(scenario::Scenario& s, size_t index) const {
+  PIPESIM_ASSERT(index < size_, "point index in range");
+  std::vector<size_t> choice(values_.size());
+  for (size_t i = values_.size(); i-- > 0;) {
+    choice[i] = index % values_[i].size();
+    index /= values_[i].size();
+  }
+  bound_.apply(s, choice);
 }
 
 SweepGrid make_grid(const OptionTexts& given, const std::string& file, const GivenSource& source) {

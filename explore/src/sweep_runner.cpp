@@ -8,13 +8,31 @@ namespace pipesim::explore {
 
 scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
                             const DescribeError& describe, const std::vector<std::string>& given) {
+  return evaluate(
+      point,
+      [&point](scenario::Scenario& s) {
+        const auto& options = scenario::options();
+        for (size_t i = 0; i < options.size(); ++i)
+          options[i].apply(s, point[i]);
+      },
+      specs, describe, given);
+}
+
+scenario::SweepRow evaluate(const SweepGrid& grid, size_t index, SpecCache& specs,
+                            const DescribeError& describe) {
+  return evaluate(
+      grid.point(index), [&](scenario::Scenario& s) { grid.apply(s, index); }, specs, describe,
+      grid.given());
+}
+
+scenario::SweepRow evaluate(const scenario::Point& point,
+                            const std::function<void(scenario::Scenario&)>& build, SpecCache& specs,
+                            const DescribeError& describe, const std::vector<std::string>& given) {
   scenario::SweepRow row;
   row.inputs = scenario::unresolved_point(point);
   try {
     scenario::Scenario s;
-    const auto& options = scenario::options();
-    for (size_t i = 0; i < options.size(); ++i)
-      options[i].apply(s, point[i]);
+    build(s);
     scenario::require_applicable(s, given);
     specs.attach(s);
     row = scenario::make_row(point, scenario::simulate(s));

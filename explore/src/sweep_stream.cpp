@@ -13,7 +13,7 @@ namespace pipesim::explore {
 MakeRow shard_rows(const SweepGrid& grid, Shard shard, SpecCache& specs,
                    const DescribeError& describe) {
   return [&grid, shard, &specs, describe](size_t position) {
-    return evaluate(grid.point(shard.grid_index(position)), specs, describe, grid.given());
+    return evaluate(grid, shard.grid_index(position), specs, describe);
   };
 }
 

@@ -33,169 +33,199 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
+// An option is one field of the scenario and a parser for its text: `field(s)` is the field,
+// `parse(text)` its value (throwing OptionError). apply() assigns the parsed text; bind()
+// parses once and returns the assignment, for sweeps and searches that apply one text to many
+// configurations.
+template <class Field, class Parse>
+Option field_option(std::string name, std::string short_name, std::string help,
+                    std::string default_value, Field field, Parse parse) {
+  Option o{std::move(name),
+           std::move(short_name),
+           std::move(help),
+           std::move(default_value),
+           [field, parse](Scenario& s, const std::string& text) { field(s) = parse(text); },
+           {}};
+  o.bind = [field, parse](const std::string& text) -> std::function<void(Scenario&)> {
+    return [field, value = parse(text)](Scenario& s) { field(s) = value; };
+  };
+  return o;
+}
+
 std::vector<Option> make_options() {
   // Unit costs are slots: 1e9 keeps every sum over a run's tasks (≤ the task budget) finite
   // and exact enough, where 1e308 overflowed to an infinite iteration time.
   constexpr double kMaxSlots = 1e9;
+  const auto text = [](const std::string& v) { return v; };
+  const auto integer = [](const char* option, long lo, long hi) {
+    return [option, lo, hi](const std::string& v) { return parse_int(option, v, lo, hi); };
+  };
+  const auto real = [](const char* option, double lo, double hi, bool lo_inclusive = true) {
+    return [option, lo, hi, lo_inclusive](const std::string& v) {
+      return parse_double(option, v, lo, hi, lo_inclusive);
+    };
+  };
+  const auto named = [](const char* option, const auto& table) {
+    return [option, &table](const std::string& v) { return parse_name(option, v, table); };
+  };
   return {
-      {"schedule", "", "Schedule name (see `pipesim list schedules`)", "1f1b",
-       [](Scenario& s, const std::string& v) { s.schedule = v; }},
-      {"stages", "D", "Pipeline depth D", "4",
-       [](Scenario& s, const std::string& v) {
-         s.params.stages = parse_int("stages", v, 1, schedules::kMaxStages);
-       }},
-      {"micro_batches", "N", "Micro-batches per iteration N", "8",
-       [](Scenario& s, const std::string& v) {
-         s.params.micro_batches = parse_int("micro_batches", v, 1, schedules::kMaxMicroBatches);
-       }},
-      {"pipelines", "", "chimera: 2f pipelines, f dividing D/2 (0: the scheme's default)", "0",
-       [](Scenario& s, const std::string& v) {
-         s.params.pipelines = parse_int("pipelines", v, 0, schedules::kMaxStages);
-       }},
-      {"chunks", "", "interleaved: model chunks v per worker (0: the scheme's default)", "0",
-       [](Scenario& s, const std::string& v) { s.params.chunks = parse_int("chunks", v, 0, 64); }},
-      {"strategy", "", "chimera with N = kD: how the basic units are combined", "",
-       [](Scenario& s, const std::string& v) {
-         s.params.strategy =
-             v.empty() ? v : parse_choice("strategy", v, {"direct", "doubling", "halving"});
-       }},
-      {"iterations", "",
-       "asynchronous schedules: iterations listed, 3..256 (0: the scheme's default)", "0",
-       [](Scenario& s, const std::string& v) {
-         s.params.iterations = parse_int("iterations", v, 0, 256);
-       }},
-      {"epoch_drain", "",
-       "asynchronous schedules: on = the pipeline fills and drains around every run of "
-       "`iterations` updates (a loop that flushes at each epoch's end), so the iteration time "
-       "is the run's span / iterations; off = the steady-state period",
-       "off",
-       [](Scenario& s, const std::string& v) {
-         s.params.epoch_drain = parse_name("epoch_drain", v, kOnOffNames);
-       }},
-      {"t_forward", "", "Unit-cost mode: forward time t_F, in (0, 1e9]", "1",
-       [](Scenario& s, const std::string& v) {
-         s.unit.forward = parse_double("t_forward", v, 0, kMaxSlots, false);
-       }},
-      {"t_backward", "", "Unit-cost mode: whole backward time t_B = t_I + t_W, in (0, 1e9]", "2",
-       [](Scenario& s, const std::string& v) {
-         s.unit.backward = parse_double("t_backward", v, 0, kMaxSlots, false);
-       }},
-      {"t_weight", "", "Unit-cost mode: W part of a split backward, in [0, t_B]", "0",
-       [](Scenario& s, const std::string& v) {
-         s.unit.weight = parse_double("t_weight", v, 0, kMaxSlots);
-       }},
-      {"t_comm", "", "Unit-cost mode: delay on every edge between two workers, in [0, 1e9]", "0",
-       [](Scenario& s, const std::string& v) {
-         s.unit.comm = parse_double("t_comm", v, 0, kMaxSlots);
-       }},
-      {"t_allreduce", "",
-       "Unit-cost mode: duration of a stage's gradient all-reduce (a delay), in [0, 1e9]", "0",
-       [](Scenario& s, const std::string& v) {
-         s.unit.all_reduce = parse_double("t_allreduce", v, 0, kMaxSlots);
-       }},
+      field_option(
+          "schedule", "", "Schedule name (see `pipesim list schedules`)", "1f1b",
+          [](Scenario & s) -> auto& { return s.schedule; }, text),
+      field_option(
+          "stages", "D", "Pipeline depth D", "4",
+          [](Scenario & s) -> auto& { return s.params.stages; },
+          integer("stages", 1, schedules::kMaxStages)),
+      field_option(
+          "micro_batches", "N", "Micro-batches per iteration N", "8",
+          [](Scenario & s) -> auto& { return s.params.micro_batches; },
+          integer("micro_batches", 1, schedules::kMaxMicroBatches)),
+      field_option(
+          "pipelines", "", "chimera: 2f pipelines, f dividing D/2 (0: the scheme's default)", "0",
+          [](Scenario & s) -> auto& { return s.params.pipelines; },
+          integer("pipelines", 0, schedules::kMaxStages)),
+      field_option(
+          "chunks", "", "interleaved: model chunks v per worker (0: the scheme's default)", "0",
+          [](Scenario & s) -> auto& { return s.params.chunks; }, integer("chunks", 0, 64)),
+      field_option(
+          "strategy", "", "chimera with N = kD: how the basic units are combined", "",
+          [](Scenario & s) -> auto& { return s.params.strategy; },
+          [](const std::string& v) {
+            return v.empty() ? v : parse_choice("strategy", v, {"direct", "doubling", "halving"});
+          }),
+      field_option(
+          "iterations", "",
+          "asynchronous schedules: iterations listed, 3..256 (0: the scheme's default)", "0",
+          [](Scenario & s) -> auto& { return s.params.iterations; }, integer("iterations", 0, 256)),
+      field_option(
+          "epoch_drain", "",
+          "asynchronous schedules: on = the pipeline fills and drains around every run of "
+          "`iterations` updates (a loop that flushes at each epoch's end), so the "
+          "iteration time is the run's span / iterations; off = the steady-state period",
+          "off", [](Scenario & s) -> auto& { return s.params.epoch_drain; },
+          named("epoch_drain", kOnOffNames)),
+      field_option(
+          "t_forward", "", "Unit-cost mode: forward time t_F, in (0, 1e9]", "1",
+          [](Scenario & s) -> auto& { return s.unit.forward; },
+          real("t_forward", 0, kMaxSlots, false)),
+      field_option(
+          "t_backward", "", "Unit-cost mode: whole backward time t_B = t_I + t_W, in (0, 1e9]", "2",
+          [](Scenario & s) -> auto& { return s.unit.backward; },
+          real("t_backward", 0, kMaxSlots, false)),
+      field_option(
+          "t_weight", "", "Unit-cost mode: W part of a split backward, in [0, t_B]", "0",
+          [](Scenario & s) -> auto& { return s.unit.weight; }, real("t_weight", 0, kMaxSlots)),
+      field_option(
+          "t_comm", "", "Unit-cost mode: delay on every edge between two workers, in [0, 1e9]", "0",
+          [](Scenario & s) -> auto& { return s.unit.comm; }, real("t_comm", 0, kMaxSlots)),
+      field_option(
+          "t_allreduce", "",
+          "Unit-cost mode: duration of a stage's gradient all-reduce (a delay), in [0, "
+          "1e9]",
+          "0", [](Scenario & s) -> auto& { return s.unit.all_reduce; },
+          real("t_allreduce", 0, kMaxSlots)),
       // Real-cost mode (with model and hardware).
-      {"model", "",
-       "Real-cost mode: model name (`pipesim list models`), YAML path or Hugging Face config.json",
-       "", [](Scenario& s, const std::string& v) { s.perf.model = v; }},
-      {"hardware", "",
-       "Real-cost mode: hardware profile name (`pipesim list hardware`) or YAML path", "",
-       [](Scenario& s, const std::string& v) { s.perf.hardware = v; }},
-      {"micro_batch_size", "B", "Real-cost mode: samples per micro-batch B", "1",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.micro_batch_size = parse_int("micro_batch_size", v, 1, 1 << 16);
-       }},
-      {"data_parallel", "W", "Real-cost mode: pipeline replicas W (GPUs = D·W)", "1",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.data_parallel = parse_int("data_parallel", v, 1, 1 << 16);
-       }},
-      {"recompute", "", "Real-cost mode: activation recomputation none|selective|full", "none",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.recompute = parse_name("recompute", v, kRecomputeNames);
-       }},
-      {"partition", "",
-       "Real-cost mode: layers to stages, uniform|balanced|account-ends (the embedding and the "
-       "loss count as a layer each)",
-       "uniform",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.partition = parse_name("partition", v, kPartitionNames);
-       }},
-      {"placement", "", "Real-cost mode: workers on GPUs, pipeline-major|data-major",
-       "pipeline-major",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.placement = parse_name("placement", v, kPlacementNames);
-       }},
-      {"grad_sync", "",
-       "Real-cost mode: gradient all-reduce eager (after a stage's last backward), flush "
-       "(after all compute), eager-opt (eager only where holders idle at the end) or blocking "
-       "(asynchronous schedules: eager, and the worker waits for it and its step, as with "
-       "PyTorch DDP)",
-       "eager",
-       [](Scenario& s, const std::string& v) {
-         s.perf.grad_sync = parse_name("grad_sync", v, kGradSyncNames);
-       }},
-      {"overlap_p2p", "",
-       "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)", "on",
-       [](Scenario& s, const std::string& v) {
-         s.perf.overlap_p2p = parse_name("overlap_p2p", v, kOnOffNames);
-       }},
-      {"bytes_per_param", "",
-       "Real-cost mode: static bytes per parameter, weights + gradients + optimizer (0 = from "
-       "the precision: fp32 16, fp16 16, bf16 18, fp8 19)",
-       "0",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.bytes_per_param = parse_double("bytes_per_param", v, 0, 1024);
-       }},
+      field_option(
+          "model", "",
+          "Real-cost mode: model name (`pipesim list models`), YAML path or Hugging Face "
+          "config.json",
+          "", [](Scenario & s) -> auto& { return s.perf.model; }, text),
+      field_option(
+          "hardware", "",
+          "Real-cost mode: hardware profile name (`pipesim list hardware`) or YAML path", "",
+          [](Scenario & s) -> auto& { return s.perf.hardware; }, text),
+      field_option(
+          "micro_batch_size", "B", "Real-cost mode: samples per micro-batch B", "1",
+          [](Scenario & s) -> auto& { return s.perf.setup.micro_batch_size; },
+          integer("micro_batch_size", 1, 1 << 16)),
+      field_option(
+          "data_parallel", "W", "Real-cost mode: pipeline replicas W (GPUs = D·W)", "1",
+          [](Scenario & s) -> auto& { return s.perf.setup.data_parallel; },
+          integer("data_parallel", 1, 1 << 16)),
+      field_option(
+          "recompute", "", "Real-cost mode: activation recomputation none|selective|full", "none",
+          [](Scenario & s) -> auto& { return s.perf.setup.recompute; },
+          named("recompute", kRecomputeNames)),
+      field_option(
+          "partition", "",
+          "Real-cost mode: layers to stages, uniform|balanced|account-ends (the embedding "
+          "and the loss count as a layer each)",
+          "uniform", [](Scenario & s) -> auto& { return s.perf.setup.partition; },
+          named("partition", kPartitionNames)),
+      field_option(
+          "placement", "", "Real-cost mode: workers on GPUs, pipeline-major|data-major",
+          "pipeline-major", [](Scenario & s) -> auto& { return s.perf.setup.placement; },
+          named("placement", kPlacementNames)),
+      field_option(
+          "grad_sync", "",
+          "Real-cost mode: gradient all-reduce eager (after a stage's last backward), "
+          "flush (after all compute), eager-opt (eager only where holders idle at the "
+          "end) or blocking (asynchronous schedules: eager, and the worker waits for it "
+          "and its step, as with PyTorch DDP)",
+          "eager", [](Scenario & s) -> auto& { return s.perf.grad_sync; },
+          named("grad_sync", kGradSyncNames)),
+      field_option(
+          "overlap_p2p", "",
+          "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)", "on",
+          [](Scenario & s) -> auto& { return s.perf.overlap_p2p; },
+          named("overlap_p2p", kOnOffNames)),
+      field_option(
+          "bytes_per_param", "",
+          "Real-cost mode: static bytes per parameter, weights + gradients + optimizer (0 "
+          "= from the precision: fp32 16, fp16 16, bf16 18, fp8 19)",
+          "0", [](Scenario & s) -> auto& { return s.perf.setup.bytes_per_param; },
+          real("bytes_per_param", 0, 1024)),
       // Parallelism and numerics of real runs (issue 9; cost/training_setup.hpp).
-      {"tensor_parallel", "T",
-       "Real-cost mode: tensor-parallel GPUs t per worker, within a node (GPUs = t·D·W)", "1",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.tensor_parallel = parse_int("tensor_parallel", v, 1, 1024);
-       }},
-      {"sequence_parallel", "", "Real-cost mode: sequence parallelism on|off (needs t > 1)", "off",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.sequence_parallel = parse_name("sequence_parallel", v, kOnOffNames);
-       }},
-      {"tp_comm_overlap", "",
-       "Real-cost mode: tensor-parallel collectives overlap the GEMMs on|off (Megatron-Core "
-       "--tp-comm-overlap; needs sequence parallelism)",
-       "off",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.tp_comm_overlap = parse_name("tp_comm_overlap", v, kOnOffNames);
-       }},
-      {"distributed_optimizer", "",
-       "Real-cost mode: optimizer state sharded over data-parallel ranks (ZeRO-1) on|off", "off",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.distributed_optimizer = parse_name("distributed_optimizer", v, kOnOffNames);
-       }},
-      {"grad_bucket_bytes", "",
-       "Real-cost mode: gradient buckets of this many bytes, each its own collective call "
-       "paying the algorithm's latency (PyTorch DDP's bucket_cap_mb: 25 MiB = 26214400); 0 = "
-       "one flat buffer per stage",
-       "0",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.grad_bucket_bytes = parse_double("grad_bucket_bytes", v, 0, 1e12);
-       }},
-      {"precision", "",
-       "Real-cost mode: training precision fp32|fp16|bf16|fp8 (empty = the model file's)", "",
-       [](Scenario& s, const std::string& v) {
-         if (v.empty()) {
-           s.perf.setup.precision.reset();
-         } else {
-           s.perf.setup.precision = parse_name("precision", v, kPrecisionNames);
-         }
-       }},
-      {"attention", "", "Real-cost mode: attention kernels standard|flash", "standard",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.attention = parse_name("attention", v, kAttentionNames);
-       }},
-      {"vocabulary", "", "Real-cost mode: vocabulary size V (0 = the model file's)", "0",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.vocabulary = parse_int("vocabulary", v, 0, 1 << 24);
-       }},
-      {"sequence", "", "Real-cost mode: sequence length s (0 = the model file's)", "0",
-       [](Scenario& s, const std::string& v) {
-         s.perf.setup.sequence = parse_int("sequence", v, 0, 1 << 24);
-       }},
+      field_option(
+          "tensor_parallel", "T",
+          "Real-cost mode: tensor-parallel GPUs t per worker, within a node (GPUs = "
+          "t·D·W)",
+          "1", [](Scenario & s) -> auto& { return s.perf.setup.tensor_parallel; },
+          integer("tensor_parallel", 1, 1024)),
+      field_option(
+          "sequence_parallel", "", "Real-cost mode: sequence parallelism on|off (needs t > 1)",
+          "off", [](Scenario & s) -> auto& { return s.perf.setup.sequence_parallel; },
+          named("sequence_parallel", kOnOffNames)),
+      field_option(
+          "tp_comm_overlap", "",
+          "Real-cost mode: tensor-parallel collectives overlap the GEMMs on|off "
+          "(Megatron-Core --tp-comm-overlap; needs sequence parallelism)",
+          "off", [](Scenario & s) -> auto& { return s.perf.setup.tp_comm_overlap; },
+          named("tp_comm_overlap", kOnOffNames)),
+      field_option(
+          "distributed_optimizer", "",
+          "Real-cost mode: optimizer state sharded over data-parallel ranks (ZeRO-1) "
+          "on|off",
+          "off", [](Scenario & s) -> auto& { return s.perf.setup.distributed_optimizer; },
+          named("distributed_optimizer", kOnOffNames)),
+      field_option(
+          "grad_bucket_bytes", "",
+          "Real-cost mode: gradient buckets of this many bytes, each its own collective call "
+          "paying the algorithm's latency (PyTorch DDP's bucket_cap_mb: 25 MiB = 26214400); 0 "
+          "= one flat buffer per stage",
+          "0", [](Scenario & s) -> auto& { return s.perf.setup.grad_bucket_bytes; },
+          real("grad_bucket_bytes", 0, 1e12)),
+      field_option(
+          "precision", "",
+          "Real-cost mode: training precision fp32|fp16|bf16|fp8 (empty = the model "
+          "file's)",
+          "", [](Scenario & s) -> auto& { return s.perf.setup.precision; },
+          [](const std::string& v) -> std::optional<models::Precision> {
+            if (v.empty()) return std::nullopt;
+            return parse_name("precision", v, kPrecisionNames);
+          }),
+      field_option(
+          "attention", "", "Real-cost mode: attention kernels standard|flash", "standard",
+          [](Scenario & s) -> auto& { return s.perf.setup.attention; },
+          named("attention", kAttentionNames)),
+      field_option(
+          "vocabulary", "", "Real-cost mode: vocabulary size V (0 = the model file's)", "0",
+          [](Scenario & s) -> auto& { return s.perf.setup.vocabulary; },
+          integer("vocabulary", 0, 1 << 24)),
+      field_option(
+          "sequence", "", "Real-cost mode: sequence length s (0 = the model file's)", "0",
+          [](Scenario & s) -> auto& { return s.perf.setup.sequence; },
+          integer("sequence", 0, 1 << 24)),
   };
 }
 

@@ -94,6 +94,12 @@ class DelayQueues {
     heap_.push(e);
   }
 
+  //! Adds e to the heap, whatever its increment (events recreated out of push order).
+  void push_unordered(const E& e) {
+    ++size_;
+    heap_.push(e);
+  }
+
   //! Removes and returns the earliest event; `fifo` is set to the FIFO it came from (kFifos:
   //! the heap). Requires !empty().
   E take(size_t& fifo) {

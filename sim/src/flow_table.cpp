@@ -29,13 +29,14 @@ FlowTable::FlowTable(const TaskGraph& graph, const NetworkModel& model)
       flow_[v] = intern(model.flow(graph, v));
       continue;
     }
-    Cached& c = cache[key % cache.size()];
+    // Fibonacci hashing: keys often differ in high bits only (two workers packed in one).
+    Cached& c = cache[(key * 0x9e3779b97f4a7c15ull) >> 54];
     if (c.key == key) {
       flow_[v] = c.flow;
       continue;
     }
-    const auto [it, inserted] = by_key.emplace(key, 0);
-    if (inserted) it->second = intern(model.flow(graph, v));
+    auto it = by_key.find(key);
+    if (it == by_key.end()) it = by_key.emplace(key, intern(model.flow(graph, v))).first;
     c = Cached{key, it->second};
     flow_[v] = it->second;
   }

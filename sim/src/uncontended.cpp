@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <queue>
 
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/huge_pages.hpp"
@@ -99,14 +98,13 @@ struct Moving {
   double from, to, share;
 };
 
-// Whether every flow could run at full speed throughout: at no time does the load on any
-// resource (the shares of the flows moving data through it, over closed intervals, so that
-// flows that meet at an instant count as together) exceed its capacity, in the arithmetic of
-// the event loop's reallocation (sums of two are exact; beyond, a margin covers the order of
-// summation). Flows of one record must be listed in time order by task id, which makes each
-// resource's flows a merge of sorted runs; otherwise, no.
-bool flows_fit(const TaskGraph& graph, const FlowTable& flows,
-               const std::vector<TaskTiming>& timing) {
+// The first instant at which flows could need more than a resource's capacity: before it, every
+// flow runs at full speed, as the event loop's reallocation finds (over closed intervals, so that
+// flows that meet at an instant count as together; in its arithmetic: sums of two are exact,
+// beyond, a margin covers the order of summation). +inf when never. Each record's flows, in
+// time order, make one sorted run; a resource's flows are a merge of its records' runs.
+double first_overload(const TaskGraph& graph, const FlowTable& flows,
+                      const std::vector<TaskTiming>& timing) {
   const size_t records = flows.num_flows();
   // The tasks of each flow record that move data, by id.
   std::vector<std::uint32_t> first(records + 1, 0);
@@ -128,45 +126,70 @@ bool flows_fit(const TaskGraph& graph, const FlowTable& flows,
     const TaskId v = tasks[first[f] + i];
     return Moving{timing[v].start + flows.shape(f).latency, timing[v].end, share};
   };
-  // Each record's tasks in time order, and the records using each resource.
+  // Each record's tasks in time order (mostly they come so: one record is one pair of workers,
+  // and a worker's ops run in program order), and the records using each resource.
   std::vector<std::vector<std::pair<std::uint32_t, double>>> users(
       static_cast<size_t>(flows.num_resources()));
   for (std::uint32_t f = 0; f < records; ++f) {
     const size_t count = first[f + 1] - first[f];
-    for (size_t i = 1; i < count; ++i) {
-      if (moving(f, i, 0).from < moving(f, i - 1, 0).from) return false;
-    }
+    const auto begin = tasks.begin() + first[f], end = tasks.begin() + first[f + 1];
+    const auto earlier = [&](TaskId a, TaskId b) { return timing[a].start < timing[b].start; };
+    if (!std::is_sorted(begin, end, earlier)) std::sort(begin, end, earlier);
     if (count == 0) continue;
     for (const ResourceUse& u : flows.uses(f))
       users[static_cast<size_t>(u.resource)].emplace_back(f, u.share);
   }
-  // Per resource, its flows by start (a merge of the records' runs), and the load at each
-  // start from the flows still moving.
-  using Head = std::pair<double, size_t>;  // (from, user index)
+  // Per resource, its flows by start, and the load at each start from the flows still moving.
+  // A few records (the usual: the pairs of workers on a link) are merged by scanning their
+  // heads; many (a model without flow keys: one record per flow) are sorted.
+  constexpr size_t kMergeAtMost = 8;
   std::vector<size_t> at;
-  std::vector<Moving> together;
+  std::vector<Moving> together, sorted;
+  double overload = kInf;
+  // The next flow on the resource, or false when none is left.
+  const auto take = [&](const auto& list, Moving& m) {
+    size_t best = list.size();
+    double from = kInf;
+    for (size_t u = 0; u < list.size(); ++u) {
+      const std::uint32_t f = list[u].first;
+      if (at[u] == first[f + 1] - first[f]) continue;
+      const double start = moving(f, at[u], 0).from;
+      if (best == list.size() || start < from) {
+        best = u;
+        from = start;
+      }
+    }
+    if (best == list.size()) return false;
+    m = moving(list[best].first, at[best]++, list[best].second);
+    return true;
+  };
   for (const auto& list : users) {
-    std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
     at.assign(list.size(), 0);
-    for (size_t u = 0; u < list.size(); ++u)
-      heads.emplace(moving(list[u].first, 0, list[u].second).from, u);
+    size_t next = 0;
+    if (list.size() > kMergeAtMost) {
+      sorted.clear();
+      for (size_t u = 0; u < list.size(); ++u) {
+        for (size_t i = 0; i < first[list[u].first + 1] - first[list[u].first]; ++i)
+          sorted.push_back(moving(list[u].first, i, list[u].second));
+      }
+      std::sort(sorted.begin(), sorted.end(),
+                [](const Moving& a, const Moving& b) { return a.from < b.from; });
+    }
     together.clear();
-    while (!heads.empty()) {
-      const size_t u = heads.top().second;
-      heads.pop();
-      const auto [f, share] = list[u];
-      const Moving m = moving(f, at[u], share);
-      if (++at[u] < first[f + 1] - first[f]) heads.emplace(moving(f, at[u], share).from, u);
+    Moving m{};
+    while (list.size() > kMergeAtMost ? next < sorted.size() : take(list, m)) {
+      if (list.size() > kMergeAtMost) m = sorted[next++];
+      if (!(m.from < overload)) break;  // later than a known overload: cannot be the first
       std::erase_if(together, [&](const Moving& o) { return o.to < m.from; });
       together.push_back(m);
       double load = 0.0;
       for (const Moving& o : together)
         load += o.share;
       const double capacity = together.size() <= 2 ? 1.0 : 1.0 - 1e-9;
-      if (!(load <= capacity)) return false;
+      if (!(load <= capacity)) overload = m.from;  // this resource's first; later ones cannot win
     }
   }
-  return true;
+  return overload;
 }
 
 // With interference, a compute task slows down while a collective runs on its worker: no
@@ -187,24 +210,6 @@ bool collectives_alone(const TaskGraph& graph, const std::vector<TaskTiming>& ti
   return true;
 }
 
-// An all-reduce starts as its holders' last backward ends, when that backward's output leaves
-// for the previous stage: if a sync and a transfer with data to move share a resource, they
-// meet there and max-min shares apply (data parallelism, W > 1). Checked on the flow records
-// before any replay, so that such runs go straight to the event loop.
-bool syncs_meet_transfers(const TaskGraph& graph, const FlowTable& flows) {
-  std::vector<std::uint8_t> used(static_cast<size_t>(flows.num_resources()), 0);  // bit 1: p2p
-  std::vector<std::uint8_t> seen(flows.num_flows(), 0);
-  for (TaskId v = 0; v < graph.num_tasks(); ++v) {
-    const std::uint32_t f = flows.flow_of(v);
-    if (f == FlowTable::kNone || seen[f] || !(flows.shape(f).work > 0.0)) continue;
-    seen[f] = 1;
-    const std::uint8_t bit = graph.task(v).kind == OpKind::Transfer ? 1 : 2;
-    for (const ResourceUse& u : flows.uses(f))
-      used[static_cast<size_t>(u.resource)] |= bit;
-  }
-  return std::find(used.begin(), used.end(), 3) != used.end();
-}
-
 }  // namespace
 
 std::optional<Trace> replay_uncontended(const TaskGraph& graph, const CostModel& costs) {
@@ -220,14 +225,14 @@ std::optional<Trace> replay_uncontended(const TaskGraph& graph, const CostModel&
   return trace;
 }
 
-std::optional<Trace> replay_network_uncontended(const TaskGraph& graph, const CostModel& compute,
-                                                const FlowTable& flows,
-                                                const EngineOptions& options) {
+std::optional<NetworkPrefix> replay_network_prefix(const TaskGraph& graph, const CostModel& compute,
+                                                   const FlowTable& flows,
+                                                   const EngineOptions& options) {
   // Blocking sends hold the sender's stream; a flushed sync waits for more than its
   // predecessors: both are the event loop's.
   if (!options.overlap_p2p || options.grad_sync != GradSync::Eager) return std::nullopt;
-  if (syncs_meet_transfers(graph, flows)) return std::nullopt;
-  Trace trace;
+  NetworkPrefix prefix;
+  Trace& trace = prefix.trace;
   core::reserve_huge(trace.timing, graph.num_tasks());
   trace.timing.resize(graph.num_tasks());
   std::vector<TaskTiming>& timing = trace.timing;
@@ -245,9 +250,18 @@ std::optional<Trace> replay_network_uncontended(const TaskGraph& graph, const Co
   const bool interference = options.interference > 0.0;
   if (!streams_in_order(graph, timing, interference ? &per_worker : nullptr)) return std::nullopt;
   if (interference && !collectives_alone(graph, timing, per_worker)) return std::nullopt;
-  if (!flows_fit(graph, flows, timing)) return std::nullopt;
-  trace.completed = true;
-  return trace;
+  prefix.cut = first_overload(graph, flows, timing);
+  if (!(prefix.cut > 0.0)) return std::nullopt;  // nothing known to be the event loop's
+  trace.completed = prefix.cut == kInf;
+  return prefix;
+}
+
+std::optional<Trace> replay_network_uncontended(const TaskGraph& graph, const CostModel& compute,
+                                                const FlowTable& flows,
+                                                const EngineOptions& options) {
+  std::optional<NetworkPrefix> prefix = replay_network_prefix(graph, compute, flows, options);
+  if (!prefix || prefix->cut != kInf) return std::nullopt;
+  return std::move(prefix->trace);
 }
 
 }  // namespace pipesim::sim::detail

@@ -38,6 +38,19 @@ std::optional<Trace> replay_network_uncontended(const TaskGraph& graph, const Co
                                                 const FlowTable& flows,
                                                 const EngineOptions& options);
 
+//! The same pass where it holds up to some instant only: every stream's tasks one after the
+//! other and no collective meeting compute (with interference), but a resource that may be
+//! overloaded from `cut` on (a stage's sync meeting its last gradient's transfer, with data
+//! parallelism). Up to `cut` (excluded) the trace is the event loop's; engine.cpp resumes the
+//! event loop there. `cut` is +inf when the whole trace stands (trace.completed).
+struct NetworkPrefix {
+  Trace trace;
+  double cut = 0.0;
+};
+std::optional<NetworkPrefix> replay_network_prefix(const TaskGraph& graph, const CostModel& compute,
+                                                   const FlowTable& flows,
+                                                   const EngineOptions& options);
+
 //! The real-cost event loop (engine.cpp): simulate_network() without the shortcut, for tests.
 Trace replay_network_events(const TaskGraph& graph, const CostModel& compute,
                             const NetworkModel& network, const EngineOptions& options);

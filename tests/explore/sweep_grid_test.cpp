@@ -83,3 +83,41 @@ TEST(SweepGrid, TooManyConfigurationsIsAnError) {
 
 }  // namespace
 }  // namespace pipesim::explore
+
+namespace pipesim::explore {
+namespace {
+
+// A configuration's scenario comes from values parsed once, when the grid was made: the same
+// as applying its texts, a refused text included (a grid built directly, not by make_grid).
+TEST(SweepGrid, ParsedValuesGiveWhatTheTextsGive) {
+  std::vector<std::vector<std::string>> values;
+  for (const scenario::Option& o : scenario::options())
+    values.push_back({o.default_value});
+  values[index_of("stages")] = {"4", "9"};
+  values[index_of("micro_batches")] = {"8", "x"};
+  values[index_of("t_comm")] = {"0", "0.25"};
+  const SweepGrid grid(values);
+  ASSERT_EQ(grid.size(), 8u);
+  const auto& options = scenario::options();
+  for (size_t i = 0; i < grid.size(); ++i) {
+    const Point p = grid.point(i);
+    scenario::Scenario parsed, bound;
+    std::string parse_error, bind_error;
+    try {
+      for (size_t o = 0; o < options.size(); ++o)
+        options[o].apply(parsed, p[o]);
+    } catch (const scenario::OptionError& e) {
+      parse_error = e.what();
+    }
+    try {
+      grid.apply(bound, i);
+    } catch (const scenario::OptionError& e) {
+      bind_error = e.what();
+    }
+    EXPECT_EQ(bind_error, parse_error) << i;
+    EXPECT_EQ(scenario::option_texts(bound), scenario::option_texts(parsed)) << i;
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::explore

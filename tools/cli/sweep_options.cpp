@@ -67,10 +67,7 @@ std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int job
   explore::SpecCache specs;
   ProgressBar bar(std::cerr, grid.size(), ProgressBar::stderr_is_terminal());
   return explore::evaluate_all(
-      grid.size(),
-      [&](size_t i) {
-        return explore::evaluate(grid.point(i), specs, describe_error, grid.given());
-      },
+      grid.size(), [&](size_t i) { return explore::evaluate(grid, i, specs, describe_error); },
       jobs, [&](size_t done) { bar.update(done); });
 }
 

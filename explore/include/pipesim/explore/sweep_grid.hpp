@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "pipesim/explore/bound_values.hpp"
 #include "pipesim/scenario/row.hpp"
 
 namespace pipesim::explore {
@@ -28,6 +29,9 @@ class SweepGrid {
   size_t size() const { return size_; }
   //! Configuration `index` in row order (see the file comment). Requires index < size().
   scenario::Point point(size_t index) const;
+  //! Applies configuration `index` to `s` from values parsed once, when the grid was made
+  //! (BoundValues): what applying point(index)'s texts does.
+  void apply(scenario::Scenario& s, size_t index) const;
   //! The values of each option, in options() order.
   const std::vector<std::vector<std::string>>& values() const { return values_; }
   //! Options given explicitly: a point where one of them does not apply (pipelines for 1f1b,
@@ -38,6 +42,7 @@ class SweepGrid {
   std::vector<std::vector<std::string>> values_;
   std::vector<std::string> given_;
   size_t size_ = 1;
+  BoundValues bound_;
 };
 
 //! Option values as given: option name ("micro_batches") → list or range text.

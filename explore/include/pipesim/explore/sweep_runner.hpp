@@ -9,6 +9,7 @@
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/explore/sweep_grid.hpp"
 #include "pipesim/scenario/row.hpp"
 
 namespace pipesim::explore {
@@ -25,6 +26,17 @@ using DescribeError = std::function<std::string(const core::ConfigError&)>;
 scenario::SweepRow evaluate(const scenario::Point& point, SpecCache& specs,
                             const DescribeError& describe = {},
                             const std::vector<std::string>& given = {});
+
+//! The same, with the scenario made by `build` (values parsed once: SweepGrid::apply,
+//! BoundValues) rather than by parsing the point's texts, which give the row's inputs.
+scenario::SweepRow evaluate(const scenario::Point& point,
+                            const std::function<void(scenario::Scenario&)>& build, SpecCache& specs,
+                            const DescribeError& describe = {},
+                            const std::vector<std::string>& given = {});
+
+//! Configuration `index` of `grid`, from its parsed values.
+scenario::SweepRow evaluate(const SweepGrid& grid, size_t index, SpecCache& specs,
+                            const DescribeError& describe = {});
 
 class RowEvaluator;
 

@@ -35,6 +35,10 @@ struct Option {
   std::string default_value;  //!< as a user would type it
   //! Parses `text` into the scenario; throws OptionError naming this option and the range.
   std::function<void(Scenario&, const std::string& text)> apply;
+  //! Parses `text` once and returns its assignment: bind(text)(s) does what apply(s, text)
+  //! does. Sweeps and searches bind each distinct text once rather than parse it for every
+  //! configuration. Throws OptionError as apply does.
+  std::function<std::function<void(Scenario&)>(const std::string& text)> bind;
 };
 
 //! The table, in a fixed order (sweeps vary the first option slowest).
