@@ -31,7 +31,7 @@ std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& spec
 }
 
 MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,
-                       const DescribeError& describe) {
+                       const DescribeError& describe, RowDetail detail) {
   // Each distinct text of each option is parsed once (BoundValues), not once per candidate.
   struct Bound {
     std::vector<scenario::Point> points;
@@ -54,13 +54,17 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
   }
   auto bound = std::make_shared<const Bound>(
       Bound{std::move(points), std::move(choices), BoundValues(texts)});
-  return [&candidates, &specs, describe, bound](size_t i) {
+  const bool skip_oom = detail == RowDetail::FittingOnly;
+  return [&candidates, &specs, describe, bound, skip_oom](size_t i) {
     const Candidate& c = candidates[i];
     if (c.pruned.empty()) {
       return evaluate(
           bound->points[i],
-          [&](scenario::Scenario& s) { bound->values.apply(s, bound->choices[i]); }, specs,
-          describe);
+          [&](scenario::Scenario& s) {
+            bound->values.apply(s, bound->choices[i]);
+            s.skip_replay_when_oom = skip_oom;
+          },
+          specs, describe);
     }
     scenario::SweepRow row;
     row.inputs = bound->points[i];
@@ -72,10 +76,11 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
 
 std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe,
-    const std::function<void(size_t done, size_t total)>& on_progress, RowEvaluator* evaluator) {
+    const std::function<void(size_t done, size_t total)>& on_progress, RowEvaluator* evaluator,
+    RowDetail detail) {
   const std::vector<Candidate> candidates = search_candidates(request, specs);
   return evaluate_all(
-      candidates.size(), candidate_rows(candidates, specs, describe), jobs,
+      candidates.size(), candidate_rows(candidates, specs, describe, detail), jobs,
       [&](size_t done) {
         if (on_progress) on_progress(done, candidates.size());
       },

@@ -9,6 +9,7 @@
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/sim/lowering.hpp"
+#include "pipesim/sim/memory.hpp"
 #include "pipesim/sim/network.hpp"
 
 namespace pipesim::scenario {
@@ -57,6 +58,39 @@ void require_completed(const sim::Trace& trace, const std::string& source) {
   }
 }
 
+// The peaks without a replay (exact when every compute op takes positive time); true, with
+// r.perf filled as far as it goes, when they do not fit. A cyclic order is refused here as the
+// replay would refuse it.
+bool out_of_memory_unreplayed(Result& r, const cost::TrainingCostModel& costs, int data_parallel,
+                              const std::string& source, PerfResult& p) {
+  for (sim::TaskId t = 0; t < r.graph.num_tasks(); ++t) {
+    if (!sim::is_compute(r.graph.task(t).kind)) continue;
+    const double d = costs.duration(r.graph, t);
+    if (!(d > 0.0 && std::isfinite(d))) return false;
+  }
+  std::vector<sim::WorkerMemory> memory =
+      sim::track_memory_untimed(r.schedule, r.graph, costs.stage_memory());
+  cost::apply_memory_overheads(memory, p.hardware.memory);
+  double peak = 0.0;
+  for (const sim::WorkerMemory& m : memory)
+    peak = std::max(peak, m.peak);
+  if (peak <= p.hardware.gpu.memory_bytes) return false;
+  if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
+    throw core::ConfigError(source, "generated order", why);
+  }
+  p.partition = costs.partition();
+  p.stage_times = costs.stage_times();
+  p.memory = std::move(memory);
+  p.gpus = costs.gpus_per_replica() * data_parallel;
+  p.model = costs.model();
+  p.model_params = models::model_params(p.model);
+  p.memory_capacity = p.hardware.gpu.memory_bytes;
+  p.peak_memory = peak;
+  p.fits_memory = false;
+  r.perf = std::move(p);
+  return true;
+}
+
 // Real-cost mode: model + hardware → durations and flows, the contention-aware engine, then
 // memory and the time breakdown on top of the usual metrics.
 void run_real(const Scenario& spec, Result& r, const std::string& source) {
@@ -71,6 +105,10 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
   p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
+  if (spec.skip_replay_when_oom && !spec.memory_timeline &&
+      out_of_memory_unreplayed(r, costs, ps.setup.data_parallel, source, p)) {
+    return;
+  }
   const sim::EngineOptions options{ps.overlap_p2p, ps.grad_sync, p.hardware.interference};
   r.trace = sim::simulate_network(r.graph, costs, costs, options);
   require_completed(r.trace, source);

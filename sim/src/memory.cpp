@@ -18,6 +18,25 @@ struct MemoryEvent {
   }
 };
 
+// A worker's compute ops run one after another in task order, so its events usually come
+// sorted by time already, with ties only where one op ends as the next starts: sorting each run
+// of equal times then gives what one sort of all gives (elements the order cannot tell apart
+// have the same time and the same total change, and no result below depends on their order).
+void sort_events(std::vector<MemoryEvent>& ev) {
+  const auto by_time = [](const MemoryEvent& a, const MemoryEvent& b) { return a.time < b.time; };
+  if (!std::is_sorted(ev.begin(), ev.end(), by_time)) {
+    std::sort(ev.begin(), ev.end());
+    return;
+  }
+  for (auto first = ev.begin(); first != ev.end();) {
+    auto last = first + 1;
+    while (last != ev.end() && last->time == first->time)
+      ++last;
+    if (last - first > 1) std::sort(first, last);
+    first = last;
+  }
+}
+
 }  // namespace
 
 std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph& graph,
@@ -51,23 +70,20 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
     const StageMemory& m = stages[static_cast<size_t>(task.stage)];
     auto& ev = events[static_cast<size_t>(task.worker)];
     const TaskTiming& tt = trace.timing[t];
+    // What the op allocates when it starts, then what it frees when it ends.
+    const bool recomputes = m.recompute > 0.0 && (task.kind == OpKind::Recompute ||
+                                                  (task.kind == backward && !schedule.recompute));
     if (task.kind == OpKind::Forward) ev.push_back({tt.start, m.activations, 0.0});
+    if (recomputes) ev.push_back({tt.start, m.recompute, 0.0});
+    if (m.workspace > 0.0) ev.push_back({tt.start, 0.0, m.workspace});
     if (task.kind == release) ev.push_back({tt.end, -m.activations, 0.0});
-    if (m.recompute > 0.0) {
-      if (task.kind == OpKind::Recompute || (task.kind == backward && !schedule.recompute)) {
-        ev.push_back({tt.start, m.recompute, 0.0});
-      }
-      if (task.kind == backward) ev.push_back({tt.end, -m.recompute, 0.0});
-    }
-    if (m.workspace > 0.0) {
-      ev.push_back({tt.start, 0.0, m.workspace});
-      ev.push_back({tt.end, 0.0, -m.workspace});
-    }
+    if (m.recompute > 0.0 && task.kind == backward) ev.push_back({tt.end, -m.recompute, 0.0});
+    if (m.workspace > 0.0) ev.push_back({tt.end, 0.0, -m.workspace});
   }
   for (size_t w = 0; w < workers; ++w) {
     WorkerMemory& wm = out[w];
     auto& ev = events[w];
-    std::sort(ev.begin(), ev.end());
+    sort_events(ev);
     const double base = wm.static_memory.total();
     MemoryBreakdown now = wm.static_memory;
     wm.at_peak = now;
@@ -94,6 +110,24 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
     wm.final = now.total();
   }
   return out;
+}
+
+std::vector<WorkerMemory> track_memory_untimed(const Schedule& schedule, const TaskGraph& graph,
+                                               const std::vector<StageMemory>& stages) {
+  // Op k of a worker spans [k, k + 1]: each op ends as the next starts, as in a run without
+  // gaps; a gap would change no peak, since an op's end events are all releases.
+  Trace trace;
+  trace.completed = true;
+  trace.timing.resize(graph.num_tasks());
+  std::vector<double> next(static_cast<size_t>(schedule.workers), 0.0);
+  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
+    const Task& task = graph.task(t);
+    if (!is_compute(task.kind)) continue;
+    double& k = next[static_cast<size_t>(task.worker)];
+    trace.timing[t] = {k, k + 1.0};
+    k += 1.0;
+  }
+  return track_memory(schedule, graph, trace, stages);
 }
 
 }  // namespace pipesim::sim

@@ -1,6 +1,7 @@
 // Real-cost mode end to end (cli::run and the CLI in-process): the done-when configuration,
 // recomputation trade-off, placement and overlap effects, and bad model/hardware input.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -363,6 +365,44 @@ TEST_F(BadFiles, UnknownNamesAndMissingPartner) {
                   "command line", "--bytes-per-param");
   expect_one_line({"--model", "llama2-7b", "--hardware", "p100-daint"}, "hardware/p100-daint.yaml",
                   "gpu.peak_flops.bf16");
+}
+
+// search's table skips the replay of a run that does not fit (Scenario::skip_replay_when_oom):
+// the row must say oom exactly when the replayed row does, with the same peaks to the bit, and a
+// run that fits is replayed as always. Capacities below, at and above the peaks of each scheme.
+TEST(RealCost, SkippingTheReplayOfAnOomRunKeepsItsStatusAndPeaks) {
+  int skipped = 0;
+  for (const char* name : {"1f1b", "gpipe", "zb-h1", "interleaved", "chimera", "pipedream-2bw"}) {
+    Scenario base = spec(name, 8, 16, "gpt2-1.3b", "p100-daint", 2, 2);
+    const Result full = simulate(base);
+    ASSERT_TRUE(full.perf.has_value());
+    const double peak = full.perf->peak_memory;
+    for (const double capacity : {0.5 * peak, peak, 2.0 * peak}) {
+      auto hw = std::make_shared<hardware::HardwareProfile>(hardware::load_profile("p100-daint"));
+      hw->gpu.memory_bytes = capacity;
+      Scenario s = base;
+      s.perf.hardware_profile = hw;
+      const Result replayed = simulate(s);
+      s.skip_replay_when_oom = true;
+      const Result quick = simulate(s);
+      const std::string where = fmt::format("{} at {:.0f} bytes", name, capacity);
+      ASSERT_TRUE(quick.perf.has_value()) << where;
+      EXPECT_EQ(quick.perf->fits_memory, replayed.perf->fits_memory) << where;
+      EXPECT_EQ(quick.perf->fits_memory, capacity >= peak) << where;
+      EXPECT_EQ(quick.perf->peak_memory, replayed.perf->peak_memory) << where;
+      ASSERT_EQ(quick.perf->memory.size(), replayed.perf->memory.size()) << where;
+      for (size_t w = 0; w < quick.perf->memory.size(); ++w) {
+        EXPECT_EQ(quick.perf->memory[w].peak, replayed.perf->memory[w].peak) << where;
+      }
+      if (quick.perf->fits_memory) {
+        EXPECT_EQ(quick.metrics.iteration_time, replayed.metrics.iteration_time) << where;
+      } else {
+        EXPECT_FALSE(quick.trace.completed) << where << ": no replay ran";
+        ++skipped;
+      }
+    }
+  }
+  EXPECT_EQ(skipped, 6);
 }
 
 }  // namespace

@@ -144,11 +144,14 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
         request.tensor_parallel.push_back(scratch.perf.setup.tensor_parallel);
       }
     }
+    // The table ranks fitting rows only: an oom row needs no replay unless --all writes it.
+    const explore::RowDetail detail =
+        o->all ? explore::RowDetail::Full : explore::RowDetail::FittingOnly;
     explore::SpecCache specs;
     if (distribution.server != nullptr) {  // an MPI rank but 0: rows only, no output
       const std::vector<explore::Candidate> candidates = explore::search_candidates(request, specs);
-      return distribution.server->serve(explore::candidate_rows(candidates, specs, describe_error),
-                                        jobs);
+      return distribution.server->serve(
+          explore::candidate_rows(candidates, specs, describe_error, detail), jobs);
     }
     std::optional<ProgressBar> bar;  // drawn once the candidate count is known
     const std::vector<SweepRow> rows = explore::run_search(
@@ -157,7 +160,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
           if (!bar) bar.emplace(std::cerr, total, ProgressBar::stderr_is_terminal());
           bar->update(done);
         },
-        distribution.evaluator);
+        distribution.evaluator, detail);
     const RankMetric metric = explore::default_rank_metric(rows);
     const std::vector<size_t> winners =
         explore::best_per_group(rows, report::input_column("schedule"), metric);

@@ -20,15 +20,21 @@ scenario::Point to_point(const Candidate& candidate);
 //! the candidates. Throws core::ConfigError for a model or hardware that cannot be loaded.
 std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs);
 
+//! How much of a row search needs.
+enum class RowDetail {
+  Full,        //!< every metric of every simulated row (`search --all`)
+  FittingOnly  //!< an oom row only says so (no replay, Scenario::skip_replay_when_oom)
+};
+
 //! The row of candidate i: simulated, or its pruned row without simulating. `candidates` and
 //! `specs` are kept alive by the caller.
 MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,
-                       const DescribeError& describe = {});
+                       const DescribeError& describe = {}, RowDetail detail = RowDetail::Full);
 
 //! search_candidates(), then every candidate's row on `jobs` threads (or with `evaluator`).
 std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe = {},
     const std::function<void(size_t done, size_t total)>& on_progress = {},
-    RowEvaluator* evaluator = nullptr);
+    RowEvaluator* evaluator = nullptr, RowDetail detail = RowDetail::Full);
 
 }  // namespace pipesim::explore

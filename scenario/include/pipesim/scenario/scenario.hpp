@@ -57,6 +57,11 @@ struct Scenario {
   bool record_memory_timeline = false;
   //! Real-cost mode: also report it (`memory_timeline` per worker in JSON); implies recording.
   bool memory_timeline = false;
+  //! Real-cost mode: a run that does not fit in memory returns without its replay (a search's
+  //! table needs only its status): fits_memory false, the peaks (exact, track_memory_untimed),
+  //! no timing metrics. Runs that fit, or whose ops are not all of positive finite time, are
+  //! replayed as always.
+  bool skip_replay_when_oom = false;
 };
 
 //! What real-cost mode adds to a run.

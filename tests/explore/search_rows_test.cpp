@@ -1,0 +1,49 @@
+// search's table needs only the status of a run that does not fit, so it skips that run's
+// replay (RowDetail::FittingOnly); --all keeps every metric (RowDetail::Full). Both must agree
+// on every row's status and on every row that fits, so the table and its winners are the same.
+
+#include <gtest/gtest.h>
+
+#include "pipesim/explore/ranking.hpp"
+#include "pipesim/explore/search.hpp"
+
+namespace pipesim::explore {
+namespace {
+
+TEST(SearchRows, TheTablesRowsAgreeWithEveryMetricRowsOnStatusAndOnWhatFits) {
+  SearchRequest request;
+  request.model = "gpt2-1.3b";
+  request.hardware = "p100-daint";
+  request.gpus = 64;
+  request.mini_batch = 64;
+  request.schedules = {"1f1b", "gpipe", "chimera", "zb-h1", "pipedream-2bw"};
+  request.recompute = {"none", "full"};
+  SpecCache specs;
+  SearchRequest again = request;
+  const auto full = run_search(request, specs, 2, {}, {}, nullptr, RowDetail::Full);
+  const auto quick = run_search(again, specs, 2, {}, {}, nullptr, RowDetail::FittingOnly);
+  ASSERT_EQ(full.size(), quick.size());
+  int oom = 0;
+  int ok = 0;
+  for (size_t i = 0; i < full.size(); ++i) {
+    EXPECT_EQ(quick[i].inputs, full[i].inputs) << "row " << i;
+    EXPECT_EQ(quick[i].status.kind, full[i].status.kind) << "row " << i;
+    EXPECT_EQ(quick[i].metrics.peak_memory_max, full[i].metrics.peak_memory_max) << "row " << i;
+    if (full[i].ok()) {
+      ++ok;
+      EXPECT_EQ(quick[i].metrics.throughput, full[i].metrics.throughput) << "row " << i;
+      EXPECT_EQ(quick[i].metrics.iteration_time, full[i].metrics.iteration_time) << "row " << i;
+    }
+    if (full[i].status.kind == scenario::Status::Kind::Oom) {
+      ++oom;
+      EXPECT_TRUE(full[i].metrics.throughput.has_value());  // --all keeps it
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(oom, 0);  // the skip was exercised
+  const RankMetric metric = default_rank_metric(full);
+  EXPECT_EQ(best_per_group(quick, 0, metric), best_per_group(full, 0, metric));
+}
+
+}  // namespace
+}  // namespace pipesim::explore
