@@ -9,10 +9,12 @@
 //    at a max-min fair share of the resources it uses), see network.hpp.
 // A replay that ends with unfinished tasks names the cycle that blocked them (Trace::deadlock).
 //
-// Speed (bench/engine_bench.cpp): the loop is bound by memory, not arithmetic, so what it reads
-// of a task sits in one record (HotTask; real cost: NetTask), flows are interned (one record per
-// distinct flow, not per task), events go through DelayQueues, and a task's successors' records
-// are prefetched before it finishes.
+// Speed (bench/engine_bench.cpp): where no task can wait for a shared resource, simulate() and
+// simulate_network() skip this loop for the longest-path pass of uncontended.hpp, which gives
+// the same bits. The loop itself is bound by memory, not arithmetic, so what it reads of a task
+// sits in one record (HotTask; real cost: NetTask), flows are interned (flow_table.hpp),
+// events go through DelayQueues, reallocation is lazy (reallocate()), and a task's successors'
+// records are prefetched before it finishes.
 
 #include <algorithm>
 #include <limits>
@@ -109,8 +111,11 @@ class Engine {
   using Record = std::conditional_t<kShared, NetTask, HotTask>;
 
  public:
-  Engine(const TaskGraph& graph, const CostModel& costs, Network network)
+  //! `seeding`: the loop will continue from seed()'s state, which sets what the constructor
+  //! would (predecessor counts, durations, streams) only where it is still needed.
+  Engine(const TaskGraph& graph, const CostModel& costs, Network network, bool seeding = false)
       : graph_(graph),
+        costs_(costs),
         offset_(graph.successor_offsets()),
         succ_(graph.successors()),
         busy_(static_cast<size_t>(graph.workers()), 0),
@@ -119,7 +124,10 @@ class Engine {
     const size_t n = graph.num_tasks();
     core::reserve_huge(hot_, n);
     hot_.resize(n);
+    core::reserve_huge(trace_.timing, n);
+    trace_.timing.resize(n);
     if constexpr (kShared) init_network(graph);
+    if (seeding) return;
     for (TaskId target : succ_)
       ++hot_[target].waiting_for;
     for (TaskId v = 0; v < n; ++v) {
@@ -134,15 +142,15 @@ class Engine {
       h.stream = on_stream(t) ? t.worker : -1;
       if (h.waiting_for == 0) sources_.push_back(v);
     }
-    core::reserve_huge(trace_.timing, n);
-    trace_.timing.resize(n);
   }
 
   Trace run() {
     const size_t n = hot_.size();
-    for (TaskId t : sources_)
-      make_ready(t, 0.0);
-    size_t finished = 0;
+    if (!seeded_) {
+      for (TaskId t : sources_)
+        make_ready(t, 0.0);
+    }
+    size_t finished = finished_;
     while (!events_.empty()) {
       size_t fifo = Queues::kFifos;
       const Event ev = events_.take(fifo);
@@ -217,7 +225,7 @@ class Engine {
   }
 
   void start(TaskId t, double now) {
-    __builtin_prefetch(succ_.data() + offset_[t]);  // read when t finishes
+    __builtin_prefetch(succ_.data() + offset_[t]);  // read when t finishes (no element: fine)
     const HotTask& task = hot_[t];
     if (task.stream >= 0) {
       busy_[static_cast<size_t>(task.stream)] = 1;
@@ -268,6 +276,129 @@ class Engine {
 
   // ---- real cost only ----
 
+ public:
+  // The state this loop would have reached after every event before `cut`, from a trace that
+  // is this loop's up to `cut` (detail::replay_network_prefix: streams uncontended, every flow
+  // at full speed): tasks that ended before the cut are done, those that started run with
+  // their pending events, active flows hold their remaining work as the loop's reallocations
+  // up to the cut left it. False, with nothing usable, when the cut splits an instant whose
+  // order only the loop knows (two pending events, or two activations, at one time).
+  bool seed(const std::vector<TaskTiming>& prefix, double cut) {
+    SharedNetwork& n = net_;
+    struct Pending {
+      double time, pushed;
+      TaskId task;
+      EventKind kind;
+      std::uint32_t version;
+    };
+    std::vector<Pending> pending;
+    std::vector<std::pair<double, TaskId>> active;  // (activation, flow)
+    std::vector<TaskId> unfinished;                 // whose successors still wait for them
+    for (TaskId v = 0; v < hot_.size(); ++v) {
+      const TaskTiming& t = prefix[v];
+      NetTask& r = hot_[v];
+      const bool comm = is_comm(r.kind);
+      const detail::FlowShape* shape = comm ? &n.flows->shape(r.flow) : nullptr;
+      const double act = comm ? t.start + shape->latency : t.start;
+      r.stream = on_stream(graph_.task(v)) ? graph_.task(v).worker : -1;
+      if (!(t.end < cut)) {
+        unfinished.push_back(v);
+        if (!comm) {
+          r.remaining = costs_.duration(graph_, v);
+          PIPESIM_ASSERT(r.remaining >= 0.0, "cost model returned a negative duration");
+        }
+      }
+      if (!(t.start < cut)) continue;  // not started
+      trace_.timing[v].start = t.start;
+      if (r.kind == OpKind::AllReduce) {
+        for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(v).group)])
+          ++n.collectives[static_cast<size_t>(w)];
+      }
+      if (t.end < cut) {  // done
+        trace_.timing[v].end = t.end;
+        ++finished_;
+        if (is_compute(r.kind)) --n.compute_left[static_cast<size_t>(r.stream)];
+        if (r.kind == OpKind::AllReduce) {
+          for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(v).group)])
+            --n.collectives[static_cast<size_t>(w)];
+        }
+        continue;
+      }
+      if (r.stream >= 0) {
+        busy_[static_cast<size_t>(r.stream)] = 1;
+        n.running[static_cast<size_t>(r.stream)] = v;
+      }
+      if (!comm) {  // computing at full speed since its start
+        r.rate = 1.0;
+        r.updated = t.start;
+        pending.push_back({t.end, t.start, v, EventKind::Finish, 0});
+      } else if (!(act < cut)) {  // in its latency
+        pending.push_back({act, t.start, v, EventKind::LatencyDone, 0});
+      } else {  // moving data at full speed since `act`
+        r.remaining = shape->work;
+        r.rate = 1.0;
+        r.updated = act;
+        r.version = 1;
+        pending.push_back({t.end, act, v, EventKind::Finish, 1});
+        active.emplace_back(act, v);
+      }
+    }
+    for (TaskId u : unfinished) {
+      for (TaskId i = offset_[u]; i < offset_[u + 1]; ++i)
+        ++hot_[succ_[i]].waiting_for;
+    }
+    // Pending events in push order, which is by push time: a tie there only the loop orders.
+    std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+      return a.time != b.time ? a.time < b.time : a.pushed < b.pushed;
+    });
+    for (size_t i = 1; i < pending.size(); ++i) {
+      if (pending[i].time == pending[i - 1].time && pending[i].pushed == pending[i - 1].pushed) {
+        return false;
+      }
+    }
+    std::sort(active.begin(), active.end());
+    for (size_t i = 1; i < active.size(); ++i) {
+      if (active[i].first == active[i - 1].first) return false;  // activation order unknown
+    }
+    // Each active flow's remaining work, in the loop's steps: one per reallocation after its
+    // activation (a flow with data to move starting or ending; at full speed, and steps of
+    // length 0 change nothing), so only those after the earliest activation are needed.
+    std::vector<double> reallocations;
+    if (!active.empty()) {
+      const double since = active.front().first;
+      const auto keep = [&](double time) {
+        if (time > since && time < cut) reallocations.push_back(time);
+      };
+      for (TaskId v = 0; v < hot_.size(); ++v) {
+        if (!is_comm(hot_[v].kind)) continue;
+        const detail::FlowShape& shape = n.flows->shape(hot_[v].flow);
+        if (!(shape.work > 0.0)) continue;
+        keep(prefix[v].start + shape.latency);
+        keep(prefix[v].end);
+      }
+      std::sort(reallocations.begin(), reallocations.end());
+    }
+    for (const auto& [act, f] : active) {
+      NetTask& r = hot_[f];
+      for (auto it = std::upper_bound(reallocations.begin(), reallocations.end(), act);
+           it != reallocations.end(); ++it) {
+        r.remaining = std::max(0.0, r.remaining - r.rate * (*it - r.updated));
+        r.updated = *it;
+      }
+      r.active_index = static_cast<std::uint32_t>(n.active.size());
+      n.active.push_back(f);
+      n.active_from.push_back(0);
+      for (const ResourceUse& u : uses_of(f))
+        ++n.users[static_cast<size_t>(u.resource)];
+    }
+    for (const Pending& p : pending) {
+      events_.push_unordered(Event{p.time, sequence_++, p.task, p.version, p.kind});
+    }
+    seeded_ = true;
+    return true;
+  }
+
+ private:
   void init_network(const TaskGraph& graph) {
     SharedNetwork& net = net_;
     const size_t n = graph.num_tasks();
@@ -559,6 +690,7 @@ class Engine {
   }
 
   const TaskGraph& graph_;
+  const CostModel& costs_;
   std::span<const TaskId> offset_, succ_;
   std::vector<Record> hot_;         // by task
   std::vector<TaskId> sources_;     // tasks with no predecessor, in id order
@@ -566,6 +698,8 @@ class Engine {
   std::vector<detail::RingQueue<TaskId>> waiting_;  // per stream, first come first served
   Queues events_;
   std::uint64_t sequence_ = 0;
+  bool seeded_ = false;  // seed(): the loop continues from a state it did not reach itself
+  size_t finished_ = 0;  // tasks done before the loop starts (seed)
   Trace trace_;
   [[no_unique_address]] Network net_;
 };
@@ -649,8 +783,15 @@ Trace detail::replay_network_events(const TaskGraph& graph, const CostModel& com
 Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
                        const NetworkModel& network, const EngineOptions& options) {
   const detail::FlowTable flows(graph, network);
-  if (std::optional<Trace> t = detail::replay_network_uncontended(graph, compute, flows, options)) {
-    return std::move(*t);
+  std::optional<detail::NetworkPrefix> prefix =
+      detail::replay_network_prefix(graph, compute, flows, options);
+  if (prefix && prefix->trace.completed) return std::move(prefix->trace);
+  if (prefix) {  // the event-free pass holds up to the cut: the loop takes over there
+    SharedNetwork shared;
+    shared.flows = &flows;
+    shared.options = options;
+    Engine<SharedNetwork> engine(graph, compute, std::move(shared), true);
+    if (engine.seed(prefix->trace.timing, prefix->cut)) return engine.run();
   }
   return replay_network(graph, compute, flows, options);
 }
