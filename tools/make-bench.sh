@@ -12,7 +12,8 @@
 #   sweep-10m.csv    a sweep of 10^7 unit-cost points to a file: time and peak RSS
 #                    (SKIP_10M=1 leaves the previous one; it takes about ten minutes)
 #   search.csv       search llama2-70b on 1,024 H100s (h100-dgx), mini-batch 1024, every
-#                    schedule and T, D, W, B, N, chunks, recompute, on 1 and 2 threads
+#                    schedule and T, D, W, B, N, chunks, recompute, on 1 and 2 threads: the
+#                    table, and --all (every row's metrics)
 # Every row records the load average when it ran: the development machine is shared.
 # Usage: tools/make-bench.sh   (PIPESIM=path/to/pipesim, BENCH=path/to/pipesim_engine_bench)
 set -euo pipefail
@@ -141,14 +142,20 @@ if [ "${SKIP_10M:-0}" != 1 ]; then
 fi
 
 # --- the search ------------------------------------------------------------------------------
+# The table (what `search` prints; a run that does not fit skips its replay) and --all (every
+# row with every metric, to a CSV).
 search=(search --model llama2-70b --hardware h100-dgx --gpus 1024 --mini-batch 1024
-  --tensor-parallel 1,2,4,8 --all)
-echo "search,configurations,simulated,jobs,wall_s,user_s,sys_s,max_rss_kb,load" >"$out/search.csv"
-for jobs in 1 2; do
-  IFS=, read -r wall user sys rss < <(timed "$bin" "${search[@]}" -j "$jobs" -o "$scratch/s.csv")
-  total=$(($(wc -l <"$scratch/s.csv") - 1))
-  simulated=$(grep -cE ',(ok|oom)$' "$scratch/s.csv" || true)
-  echo "llama2-70b h100-dgx P=1024 B=1024 T=1;2;4;8,$total,$simulated,$jobs,$wall,$user,$sys,$rss,$(load)" \
-    >>"$out/search.csv"
+  --tensor-parallel 1,2,4,8)
+echo "search,mode,configurations,ok,oom,jobs,wall_s,user_s,sys_s,max_rss_kb,load" >"$out/search.csv"
+for mode in table all; do
+  for jobs in 1 2; do
+    extra=()
+    if [ "$mode" = all ]; then extra=(--all -o "$scratch/s.csv"); fi
+    IFS=, read -r wall user sys rss < <(timed "$bin" "${search[@]}" -j "$jobs" "${extra[@]}")
+    "$bin" "${search[@]}" -j 2 >"$scratch/table.txt"
+    counts=$(head -1 "$scratch/table.txt" | sed -E 's/.*: ([0-9]+) configurations \(([0-9]+) ok, ([0-9]+) oom.*/\1,\2,\3/')
+    echo "llama2-70b h100-dgx P=1024 B=1024 T=1;2;4;8,$mode,$counts,$jobs,$wall,$user,$sys,$rss,$(load)" \
+      >>"$out/search.csv"
+  done
 done
 cat "$out/search.csv"
