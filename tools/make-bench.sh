@@ -147,13 +147,14 @@ fi
 search=(search --model llama2-70b --hardware h100-dgx --gpus 1024 --mini-batch 1024
   --tensor-parallel 1,2,4,8)
 echo "search,mode,configurations,ok,oom,jobs,wall_s,user_s,sys_s,max_rss_kb,load" >"$out/search.csv"
+# The counts from the table's first line (the same for every run below).
+counts=$("$bin" "${search[@]}" -j 2 |
+  sed -nE '1s/.*: ([0-9]+) configurations \(([0-9]+) ok, ([0-9]+) oom.*/\1,\2,\3/p')
 for mode in table all; do
   for jobs in 1 2; do
     extra=()
     if [ "$mode" = all ]; then extra=(--all -o "$scratch/s.csv"); fi
     IFS=, read -r wall user sys rss < <(timed "$bin" "${search[@]}" -j "$jobs" "${extra[@]}")
-    "$bin" "${search[@]}" -j 2 >"$scratch/table.txt"
-    counts=$(head -1 "$scratch/table.txt" | sed -E 's/.*: ([0-9]+) configurations \(([0-9]+) ok, ([0-9]+) oom.*/\1,\2,\3/')
     echo "llama2-70b h100-dgx P=1024 B=1024 T=1;2;4;8,$mode,$counts,$jobs,$wall,$user,$sys,$rss,$(load)" \
       >>"$out/search.csv"
   done

@@ -58,37 +58,25 @@ void require_completed(const sim::Trace& trace, const std::string& source) {
   }
 }
 
-// The peaks without a replay (exact when every compute op takes positive time); true, with
-// r.perf filled as far as it goes, when they do not fit. A cyclic order is refused here as the
-// replay would refuse it.
-bool out_of_memory_unreplayed(Result& r, const cost::TrainingCostModel& costs, int data_parallel,
-                              const std::string& source, PerfResult& p) {
-  for (sim::TaskId t = 0; t < r.graph.num_tasks(); ++t) {
-    if (!sim::is_compute(r.graph.task(t).kind)) continue;
-    const double d = costs.duration(r.graph, t);
+// track_memory_untimed() gives the replay's peaks only when every compute op takes positive,
+// finite time.
+bool compute_ops_take_time(const sim::TaskGraph& graph, const cost::TrainingCostModel& costs) {
+  for (sim::TaskId t = 0; t < graph.num_tasks(); ++t) {
+    if (!sim::is_compute(graph.task(t).kind)) continue;
+    const double d = costs.duration(graph, t);
     if (!(d > 0.0 && std::isfinite(d))) return false;
   }
-  std::vector<sim::WorkerMemory> memory =
-      sim::track_memory_untimed(r.schedule, r.graph, costs.stage_memory());
-  cost::apply_memory_overheads(memory, p.hardware.memory);
-  double peak = 0.0;
-  for (const sim::WorkerMemory& m : memory)
-    peak = std::max(peak, m.peak);
-  if (peak <= p.hardware.gpu.memory_bytes) return false;
-  if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
-    throw core::ConfigError(source, "generated order", why);
-  }
-  p.partition = costs.partition();
-  p.stage_times = costs.stage_times();
-  p.memory = std::move(memory);
-  p.gpus = costs.gpus_per_replica() * data_parallel;
-  p.model = costs.model();
-  p.model_params = models::model_params(p.model);
-  p.memory_capacity = p.hardware.gpu.memory_bytes;
-  p.peak_memory = peak;
-  p.fits_memory = false;
-  r.perf = std::move(p);
   return true;
+}
+
+// The workers' memory with the profile's overheads, its peak and whether it fits.
+void set_memory(PerfResult& p, std::vector<sim::WorkerMemory> memory) {
+  cost::apply_memory_overheads(memory, p.hardware.memory);
+  p.memory = std::move(memory);
+  p.peak_memory = 0.0;
+  for (const sim::WorkerMemory& m : p.memory)
+    p.peak_memory = std::max(p.peak_memory, m.peak);
+  p.fits_memory = p.peak_memory <= p.memory_capacity;
 }
 
 // Real-cost mode: model + hardware → durations and flows, the contention-aware engine, then
@@ -105,22 +93,9 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
   p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
-  if (spec.skip_replay_when_oom && !spec.memory_timeline &&
-      out_of_memory_unreplayed(r, costs, ps.setup.data_parallel, source, p)) {
-    return;
-  }
-  const sim::EngineOptions options{ps.overlap_p2p, ps.grad_sync, p.hardware.interference};
-  r.trace = sim::simulate_network(r.graph, costs, costs, options);
-  require_completed(r.trace, source);
-  r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
   p.partition = costs.partition();
   p.stage_times = costs.stage_times();
-  p.memory = sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory(),
-                               spec.record_memory_timeline || spec.memory_timeline);
-  cost::apply_memory_overheads(p.memory, p.hardware.memory);
-  p.time = sim::time_breakdown(r.graph, r.trace);
-  const int gpus = costs.gpus_per_replica() * ps.setup.data_parallel;  // t·D·W
-  p.gpus = gpus;
+  p.gpus = costs.gpus_per_replica() * ps.setup.data_parallel;  // t·D·W
   // B̂ = B·N·W samples per iteration. iteration_time is per iteration (the steady-state period
   // for an asynchronous schedule), so throughput · iteration_time = B̂ always. B is the size
   // the ops run at: B/2 for Chimera's backward halving (schedules/src/chimera.cpp).
@@ -130,14 +105,30 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.model_params = models::model_params(p.model);
   p.model_flops_per_iteration =
       models::model_flops_per_iteration(p.model, p.samples_per_iteration).value;
+  p.memory_capacity = p.hardware.gpu.memory_bytes;
+  // A run that does not fit needs no replay when the caller wants only its status; a cyclic
+  // order is refused here as the replay would refuse it.
+  if (spec.skip_replay_when_oom && !spec.memory_timeline && compute_ops_take_time(r.graph, costs)) {
+    set_memory(p, sim::track_memory_untimed(r.schedule, r.graph, costs.stage_memory()));
+    if (!p.fits_memory) {
+      if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
+        throw core::ConfigError(source, "generated order", why);
+      }
+      r.perf = std::move(p);
+      return;
+    }
+  }
+  const sim::EngineOptions options{ps.overlap_p2p, ps.grad_sync, p.hardware.interference};
+  r.trace = sim::simulate_network(r.graph, costs, costs, options);
+  require_completed(r.trace, source);
+  r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
+  set_memory(p, sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory(),
+                                  spec.record_memory_timeline || spec.memory_timeline));
+  p.time = sim::time_breakdown(r.graph, r.trace);
   const double t = r.metrics.iteration_time;
   p.throughput = t > 0 ? p.samples_per_iteration / t : 0.0;
   p.tokens_per_second = p.throughput * p.model.sequence;
-  p.mfu = t > 0 ? p.model_flops_per_iteration / (t * gpus * costs.peak_flops()) : 0.0;
-  p.memory_capacity = p.hardware.gpu.memory_bytes;
-  for (const sim::WorkerMemory& m : p.memory)
-    p.peak_memory = std::max(p.peak_memory, m.peak);
-  p.fits_memory = p.peak_memory <= p.memory_capacity;
+  p.mfu = t > 0 ? p.model_flops_per_iteration / (t * p.gpus * costs.peak_flops()) : 0.0;
   r.perf = std::move(p);
 }
 
