@@ -300,5 +300,3 @@ void BM_Ratios(benchmark::State& state) {
 BENCHMARK(BM_Ratios)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-BENCHMARK_MAIN();

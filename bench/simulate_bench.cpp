@@ -107,5 +107,3 @@ void BM_ScenarioRealCost1F1B(benchmark::State& state) {
 BENCHMARK(BM_ScenarioRealCost1F1B)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-
-BENCHMARK_MAIN();

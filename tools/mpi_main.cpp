@@ -13,6 +13,7 @@
 #include "cli/commands.hpp"
 #include "cli/distribution.hpp"
 #include "cli/sweep_options.hpp"
+#include "pipesim/core/allocator.hpp"
 #include "pipesim/explore/mpi/manager.hpp"
 #include "pipesim/explore/mpi/session.hpp"
 #include "pipesim/explore/mpi/worker.hpp"
@@ -55,6 +56,7 @@ int run_ranks(const explore::mpi::Session& session, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  core::keep_freed_memory_for_reuse();
   if (!explore::mpi::launched_by_mpi()) {
     return cli::run_main(argc, argv, std::cout, std::cerr, cli::Distribution{});
   }

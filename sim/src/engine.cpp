@@ -112,7 +112,8 @@ class Engine {
 
  public:
   //! `seeding`: the loop will continue from seed()'s state, which sets what the constructor
-  //! would (predecessor counts, durations, streams) only where it is still needed.
+  //! would (predecessor counts, durations, streams) only where it is still needed, and takes
+  //! its trace from the prefix.
   Engine(const TaskGraph& graph, const CostModel& costs, Network network, bool seeding = false)
       : graph_(graph),
         costs_(costs),
@@ -124,10 +125,10 @@ class Engine {
     const size_t n = graph.num_tasks();
     core::reserve_huge(hot_, n);
     hot_.resize(n);
-    core::reserve_huge(trace_.timing, n);
-    trace_.timing.resize(n);
     if constexpr (kShared) init_network(graph);
     if (seeding) return;
+    core::reserve_huge(trace_.timing, n);
+    trace_.timing.resize(n);
     for (TaskId target : succ_)
       ++hot_[target].waiting_for;
     for (TaskId v = 0; v < n; ++v) {
@@ -282,9 +283,13 @@ class Engine {
   // at full speed): tasks that ended before the cut are done, those that started run with
   // their pending events, active flows hold their remaining work as the loop's reallocations
   // up to the cut left it. False, with nothing usable, when the cut splits an instant whose
-  // order only the loop knows (two pending events, or two activations, at one time).
-  bool seed(const std::vector<TaskTiming>& prefix, double cut) {
+  // order only the loop knows (two pending events, or two activations, at one time). The prefix
+  // becomes the loop's trace: what started before the cut keeps its start (and its end, if
+  // done); every later entry is overwritten when its task starts and ends.
+  bool seed(std::vector<TaskTiming>&& timing, double cut) {
     SharedNetwork& n = net_;
+    trace_.timing = std::move(timing);
+    const std::vector<TaskTiming>& prefix = trace_.timing;
     struct Pending {
       double time, pushed;
       TaskId task;
@@ -309,13 +314,11 @@ class Engine {
         }
       }
       if (!(t.start < cut)) continue;  // not started
-      trace_.timing[v].start = t.start;
       if (r.kind == OpKind::AllReduce) {
         for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(v).group)])
           ++n.collectives[static_cast<size_t>(w)];
       }
       if (t.end < cut) {  // done
-        trace_.timing[v].end = t.end;
         ++finished_;
         if (is_compute(r.kind)) --n.compute_left[static_cast<size_t>(r.stream)];
         if (r.kind == OpKind::AllReduce) {
@@ -402,10 +405,9 @@ class Engine {
   void init_network(const TaskGraph& graph) {
     SharedNetwork& net = net_;
     const size_t n = graph.num_tasks();
-    if (net.flushed.empty()) {
-      net.flushed.assign(n, net.options.grad_sync == GradSync::Flush ? 1 : 0);
-    }
-    PIPESIM_ASSERT(net.flushed.size() == n, "one flush flag per task");
+    // No flags from the caller: every all-reduce waits for the flush, or none does.
+    const std::uint8_t all_flushed = net.options.grad_sync == GradSync::Flush ? 1 : 0;
+    PIPESIM_ASSERT(net.flushed.empty() || net.flushed.size() == n, "one flush flag per task");
     const auto workers = static_cast<size_t>(graph.workers());
     const auto resources = static_cast<size_t>(net.flows->num_resources());
     PIPESIM_ASSERT(net.options.interference >= 0.0 && net.options.interference < 1.0,
@@ -421,7 +423,7 @@ class Engine {
       const Task& t = graph.task(v);
       NetTask& nt = hot_[v];
       nt.kind = t.kind;
-      nt.flushed = net.flushed[v];
+      nt.flushed = net.flushed.empty() ? all_flushed : net.flushed[v];
       nt.flow = net.flows->flow_of(v);
       if (is_compute(t.kind)) ++net.compute_left[static_cast<size_t>(t.worker)];
     }
@@ -791,7 +793,7 @@ Trace simulate_network(const TaskGraph& graph, const CostModel& compute,
     shared.flows = &flows;
     shared.options = options;
     Engine<SharedNetwork> engine(graph, compute, std::move(shared), true);
-    if (engine.seed(prefix->trace.timing, prefix->cut)) return engine.run();
+    if (engine.seed(std::move(prefix->trace.timing), prefix->cut)) return engine.run();
   }
   return replay_network(graph, compute, flows, options);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/huge_pages.hpp"
@@ -95,7 +96,12 @@ bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& tim
 
 // When data moves: from the end of its latency to its end.
 struct Moving {
-  double from, to, share;
+  double from, to;
+};
+
+// A flow on one resource: until when it moves data, and its share of the resource.
+struct Load {
+  double to, share;
 };
 
 // The first instant at which flows could need more than a resource's capacity: before it, every
@@ -106,36 +112,35 @@ struct Moving {
 double first_overload(const TaskGraph& graph, const FlowTable& flows,
                       const std::vector<TaskTiming>& timing) {
   const size_t records = flows.num_flows();
-  // The tasks of each flow record that move data, by id.
+  const auto moves_data = [&](std::uint32_t f) {
+    return f != FlowTable::kNone && flows.shape(f).work > 0.0;
+  };
+  // Where each record's flows move data, by task id: one pass over the trace, in its order
+  // (the merges below then read these runs, not the trace).
   std::vector<std::uint32_t> first(records + 1, 0);
   for (TaskId v = 0; v < graph.num_tasks(); ++v) {
-    const std::uint32_t f = flows.flow_of(v);
-    if (f != FlowTable::kNone && flows.shape(f).work > 0.0) ++first[f + 1];
+    if (const std::uint32_t f = flows.flow_of(v); moves_data(f)) ++first[f + 1];
   }
   for (size_t f = 1; f <= records; ++f)
     first[f] += first[f - 1];
-  std::vector<TaskId> tasks(first[records]);
+  std::vector<Moving> moving(first[records]);
   {
     std::vector<std::uint32_t> next(first.begin(), first.end() - 1);
     for (TaskId v = 0; v < graph.num_tasks(); ++v) {
       const std::uint32_t f = flows.flow_of(v);
-      if (f != FlowTable::kNone && flows.shape(f).work > 0.0) tasks[next[f]++] = v;
+      if (!moves_data(f)) continue;
+      moving[next[f]++] = Moving{timing[v].start + flows.shape(f).latency, timing[v].end};
     }
   }
-  const auto moving = [&](std::uint32_t f, size_t i, double share) {
-    const TaskId v = tasks[first[f] + i];
-    return Moving{timing[v].start + flows.shape(f).latency, timing[v].end, share};
-  };
-  // Each record's tasks in time order (mostly they come so: one record is one pair of workers,
+  // Each record's flows in time order (mostly they come so: one record is one pair of workers,
   // and a worker's ops run in program order), and the records using each resource.
   std::vector<std::vector<std::pair<std::uint32_t, double>>> users(
       static_cast<size_t>(flows.num_resources()));
+  const auto earlier = [](const Moving& a, const Moving& b) { return a.from < b.from; };
   for (std::uint32_t f = 0; f < records; ++f) {
-    const size_t count = first[f + 1] - first[f];
-    const auto begin = tasks.begin() + first[f], end = tasks.begin() + first[f + 1];
-    const auto earlier = [&](TaskId a, TaskId b) { return timing[a].start < timing[b].start; };
+    const auto begin = moving.begin() + first[f], end = moving.begin() + first[f + 1];
+    if (begin == end) continue;
     if (!std::is_sorted(begin, end, earlier)) std::sort(begin, end, earlier);
-    if (count == 0) continue;
     for (const ResourceUse& u : flows.uses(f))
       users[static_cast<size_t>(u.resource)].emplace_back(f, u.share);
   }
@@ -143,48 +148,63 @@ double first_overload(const TaskGraph& graph, const FlowTable& flows,
   // A few records (the usual: the pairs of workers on a link) are merged by scanning their
   // heads; many (a model without flow keys: one record per flow) are sorted.
   constexpr size_t kMergeAtMost = 8;
-  std::vector<size_t> at;
-  std::vector<Moving> together, sorted;
+  std::vector<std::uint32_t> at, end;  // merge: each record's next flow and the end of its run
+  std::vector<std::pair<Moving, double>> sorted;
+  std::vector<Load> together;
   double overload = kInf;
-  // The next flow on the resource, or false when none is left.
-  const auto take = [&](const auto& list, Moving& m) {
+  // The next flow on the resource and its share, or false when none is left (ties: the first
+  // record listed).
+  const auto take = [&](const auto& list, Moving& m, double& share) {
     size_t best = list.size();
     double from = kInf;
     for (size_t u = 0; u < list.size(); ++u) {
-      const std::uint32_t f = list[u].first;
-      if (at[u] == first[f + 1] - first[f]) continue;
-      const double start = moving(f, at[u], 0).from;
-      if (best == list.size() || start < from) {
+      if (at[u] == end[u]) continue;
+      if (best == list.size() || moving[at[u]].from < from) {
         best = u;
-        from = start;
+        from = moving[at[u]].from;
       }
     }
     if (best == list.size()) return false;
-    m = moving(list[best].first, at[best]++, list[best].second);
+    m = moving[at[best]++];
+    share = list[best].second;
     return true;
   };
   for (const auto& list : users) {
-    at.assign(list.size(), 0);
-    size_t next = 0;
-    if (list.size() > kMergeAtMost) {
+    const bool merge = list.size() <= kMergeAtMost;
+    at.clear();
+    end.clear();
+    for (const auto& [f, share] : list) {
+      at.push_back(first[f]);
+      end.push_back(first[f + 1]);
+    }
+    if (!merge) {
       sorted.clear();
-      for (size_t u = 0; u < list.size(); ++u) {
-        for (size_t i = 0; i < first[list[u].first + 1] - first[list[u].first]; ++i)
-          sorted.push_back(moving(list[u].first, i, list[u].second));
+      for (const auto& [f, share] : list) {
+        for (std::uint32_t i = first[f]; i < first[f + 1]; ++i)
+          sorted.emplace_back(moving[i], share);
       }
       std::sort(sorted.begin(), sorted.end(),
-                [](const Moving& a, const Moving& b) { return a.from < b.from; });
+                [](const auto& a, const auto& b) { return a.first.from < b.first.from; });
     }
     together.clear();
+    size_t next = 0;
     Moving m{};
-    while (list.size() > kMergeAtMost ? next < sorted.size() : take(list, m)) {
-      if (list.size() > kMergeAtMost) m = sorted[next++];
+    double share = 0.0;
+    while (merge ? take(list, m, share) : next < sorted.size()) {
+      if (!merge) std::tie(m, share) = sorted[next++];
       if (!(m.from < overload)) break;  // later than a known overload: cannot be the first
-      std::erase_if(together, [&](const Moving& o) { return o.to < m.from; });
-      together.push_back(m);
+      // Drop the flows that ended before this one starts and add up the others' load, in
+      // the order they came.
+      size_t kept = 0;
       double load = 0.0;
-      for (const Moving& o : together)
+      for (const Load& o : together) {
+        if (o.to < m.from) continue;
+        together[kept++] = o;
         load += o.share;
+      }
+      together.resize(kept);
+      together.push_back({m.to, share});
+      load += share;
       const double capacity = together.size() <= 2 ? 1.0 : 1.0 - 1e-9;
       if (!(load <= capacity)) overload = m.from;  // this resource's first; later ones cannot win
     }

@@ -116,32 +116,37 @@ TEST(SimulatorInvariants, ShortcutGivesTheEventLoopsTrace) {
 // The same for real cost: the event-free pass stands alone with one replica; with several, a
 // stage's sync meets its last gradient's transfer and the event loop takes over from that
 // instant (engine.cpp, Engine::seed); asynchronous schedules are the loop's from the start.
-// Whichever way, simulate_network() gives the event loop's trace bit for bit.
+// Whichever way, simulate_network() gives the event loop's trace bit for bit. Two profiles: one
+// GPU per node (every transfer on its own NICs), and eight per node (stages share NVLink ports
+// and replicas share NICs, so flows meet on a resource from more records).
 TEST(SimulatorInvariants, NetworkShortcutGivesTheEventLoopsTrace) {
   const models::ModelSpec model = models::load_model("gpt2-1.3b");
-  const hardware::HardwareProfile profile = hardware::load_profile("p100-daint");
-  int whole = 0, resumed = 0, declined = 0;
-  for (const auto& entry : schedules::all_schedules()) {
-    for (int w : {1, 2}) {
-      std::mt19937 rng(20261203);
-      const schedules::ScheduleParams p = draw_valid(entry.name, rng);
-      const sim::Schedule s = schedules::make_schedule(std::string(entry.name), p);
-      cost::TrainingSetup setup;
-      setup.data_parallel = w;
-      if (s.stages > model.layers) continue;
-      SCOPED_TRACE(::testing::Message() << entry.name << " D=" << p.stages << " W=" << w);
-      const sim::TaskGraph g = sim::build_task_graph(s);
-      const cost::TrainingCostModel costs(model, profile, s, setup);
-      const sim::detail::FlowTable flows(g, costs);
-      const auto prefix = sim::detail::replay_network_prefix(g, costs, flows, {});
-      ++(!prefix ? declined : prefix->trace.completed ? whole : resumed);
-      expect_same_trace(sim::simulate_network(g, costs, costs, {}),
-                        sim::detail::replay_network_events(g, costs, costs, {}));
+  for (const char* hardware : {"p100-daint", "h100-dgx"}) {
+    int whole = 0, resumed = 0, declined = 0;
+    const hardware::HardwareProfile profile = hardware::load_profile(hardware);
+    for (const auto& entry : schedules::all_schedules()) {
+      for (int w : {1, 2, 8}) {
+        std::mt19937 rng(20261203);
+        const schedules::ScheduleParams p = draw_valid(entry.name, rng);
+        const sim::Schedule s = schedules::make_schedule(std::string(entry.name), p);
+        cost::TrainingSetup setup;
+        setup.data_parallel = w;
+        if (s.stages > model.layers) continue;
+        SCOPED_TRACE(::testing::Message()
+                     << hardware << " " << entry.name << " D=" << p.stages << " W=" << w);
+        const sim::TaskGraph g = sim::build_task_graph(s);
+        const cost::TrainingCostModel costs(model, profile, s, setup);
+        const sim::detail::FlowTable flows(g, costs);
+        const auto prefix = sim::detail::replay_network_prefix(g, costs, flows, {});
+        ++(!prefix ? declined : prefix->trace.completed ? whole : resumed);
+        expect_same_trace(sim::simulate_network(g, costs, costs, {}),
+                          sim::detail::replay_network_events(g, costs, costs, {}));
+      }
     }
+    EXPECT_GT(whole, 0) << hardware;
+    EXPECT_GT(resumed, 0) << hardware;
+    EXPECT_GT(declined, 0) << hardware;
   }
-  EXPECT_GT(whole, 0);
-  EXPECT_GT(resumed, 0);
-  EXPECT_GT(declined, 0);
 }
 
 TEST(SimulatorInvariants, CommDelayStretchesTheCriticalPath) {
