@@ -57,21 +57,30 @@ bool longest_paths(const TaskGraph& graph, std::vector<TaskTiming>& timing, cons
   std::vector<TaskId> waiting(n, 0);
   for (TaskId target : succ)
     ++waiting[target];
-  // Ready tasks in the order they became ready: a queue, not a stack, since the tasks of one
-  // wave lie closer together in memory.
+  // Any topological order gives the same bits (a maximum does not depend on the order of its
+  // terms). This one follows chains: a task's first successor that becomes ready runs next,
+  // the others queue. The first successor of a compute op is the worker's next op, whose
+  // records are adjacent to its own, so most steps touch memory just touched.
   RingQueue<TaskId> ready;
   for (TaskId v = 0; v < n; ++v) {
     if (waiting[v] == 0) ready.push(v);
   }
+  constexpr TaskId kNoTask = std::numeric_limits<TaskId>::max();
   size_t done = 0;
-  for (; !ready.empty(); ++done) {
-    const TaskId v = ready.pop();
+  for (TaskId next = kNoTask; next != kNoTask || !ready.empty(); ++done) {
+    const TaskId v = next != kNoTask ? next : ready.pop();
+    next = kNoTask;
     const double end = end_of(v, timing[v].start);
     timing[v].end = end;
     for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
       const TaskId s = succ[i];
       timing[s].start = std::max(timing[s].start, end);
-      if (--waiting[s] == 0) ready.push(s);
+      if (--waiting[s] != 0) continue;
+      if (next == kNoTask) {
+        next = s;
+      } else {
+        ready.push(s);
+      }
     }
   }
   return done == n;
