@@ -2,27 +2,41 @@
 
 namespace pipesim::sim {
 
-double UnitCostModel::duration(const TaskGraph& graph, TaskId id) const {
-  switch (graph.task(id).kind) {
+namespace {
+
+double unit_duration(const UnitCosts& costs, OpKind kind) {
+  switch (kind) {
     case OpKind::Forward:
     case OpKind::Recompute:
-      return costs_.forward;
+      return costs.forward;
     case OpKind::Backward:
-      return costs_.backward;
+      return costs.backward;
     case OpKind::BackwardInput:
-      return costs_.backward - costs_.weight;
+      return costs.backward - costs.weight;
     case OpKind::BackwardWeight:
-      return costs_.weight;
+      return costs.weight;
     case OpKind::Transfer:
-      return costs_.comm;
+      return costs.comm;
     // Slots of the papers' figures: synchronisation is free unless given a duration; the
     // optimizer step always is.
     case OpKind::AllReduce:
-      return costs_.all_reduce;
+      return costs.all_reduce;
     case OpKind::Optimizer:
       return 0.0;
   }
   return 0.0;
+}
+
+}  // namespace
+
+UnitCostModel::UnitCostModel(UnitCosts costs) : costs_(costs) {
+  static_assert(static_cast<int>(OpKind::Optimizer) + 1 == kNumOpKinds);
+  for (int k = 0; k < kNumOpKinds; ++k)
+    by_kind_[static_cast<size_t>(k)] = unit_duration(costs_, static_cast<OpKind>(k));
+}
+
+double UnitCostModel::duration(const TaskGraph& graph, TaskId id) const {
+  return by_kind_[static_cast<size_t>(graph.task(id).kind)];
 }
 
 }  // namespace pipesim::sim

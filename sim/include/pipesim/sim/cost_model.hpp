@@ -1,6 +1,8 @@
 #pragma once
 // How long each task takes. The simulator asks a CostModel once per task before it runs.
 
+#include <array>
+
 #include "pipesim/sim/task_graph.hpp"
 
 namespace pipesim::sim {
@@ -25,12 +27,15 @@ struct UnitCosts {
 
 class UnitCostModel final : public CostModel {
  public:
-  explicit UnitCostModel(UnitCosts costs) : costs_(costs) {}
+  explicit UnitCostModel(UnitCosts costs);
   double duration(const TaskGraph& graph, TaskId id) const override;
   const UnitCosts& costs() const { return costs_; }
 
  private:
   UnitCosts costs_;
+  // The duration of each OpKind, looked up rather than switched on: consecutive tasks
+  // alternate kinds, and a jump per task mispredicts.
+  std::array<double, kNumOpKinds> by_kind_{};
 };
 
 }  // namespace pipesim::sim

@@ -18,6 +18,7 @@ enum class OpKind : std::uint8_t {
 };
 
 inline constexpr int kNumComputeKinds = 5;  //!< F, B, I, W, R: the kinds a Schedule lists
+inline constexpr int kNumOpKinds = 8;       //!< every kind, Optimizer last
 
 //! True for the kinds that run on a worker's compute stream and appear in a Schedule.
 constexpr bool is_compute(OpKind k) {
