@@ -38,14 +38,15 @@ std::string join(const std::vector<std::string>& items) {
 // parses once and returns the assignment, for sweeps and searches that apply one text to many
 // configurations.
 template <class Field, class Parse>
-Option field_option(std::string name, std::string short_name, std::string help,
+Option field_option(Scope scope, std::string name, std::string short_name, std::string help,
                     std::string default_value, Field field, Parse parse) {
   Option o{std::move(name),
            std::move(short_name),
            std::move(help),
            std::move(default_value),
            [field, parse](Scenario& s, const std::string& text) { field(s) = parse(text); },
-           {}};
+           {},
+           scope};
   o.bind = [field, parse](const std::string& text) -> std::function<void(Scenario&)> {
     return [field, value = parse(text)](Scenario& s) { field(s) = value; };
   };
@@ -70,94 +71,101 @@ std::vector<Option> make_options() {
   };
   return {
       field_option(
-          "schedule", "", "Schedule name (see `pipesim list schedules`)", "1f1b",
+          Scope::Always, "schedule", "", "Schedule name (see `pipesim list schedules`)", "1f1b",
           [](Scenario & s) -> auto& { return s.schedule; }, text),
       field_option(
-          "stages", "D", "Pipeline depth D", "4",
+          Scope::Always, "stages", "D", "Pipeline depth D", "4",
           [](Scenario & s) -> auto& { return s.params.stages; },
           integer("stages", 1, schedules::kMaxStages)),
       field_option(
-          "micro_batches", "N", "Micro-batches per iteration N", "8",
+          Scope::Always, "micro_batches", "N", "Micro-batches per iteration N", "8",
           [](Scenario & s) -> auto& { return s.params.micro_batches; },
           integer("micro_batches", 1, schedules::kMaxMicroBatches)),
       field_option(
-          "pipelines", "", "chimera: 2f pipelines, f dividing D/2 (0: the scheme's default)", "0",
+          Scope::Scheme, "pipelines", "",
+          "chimera: 2f pipelines, f dividing D/2 (0: the scheme's default)", "0",
           [](Scenario & s) -> auto& { return s.params.pipelines; },
           integer("pipelines", 0, schedules::kMaxStages)),
       field_option(
-          "chunks", "", "interleaved: model chunks v per worker (0: the scheme's default)", "0",
+          Scope::Scheme, "chunks", "",
+          "interleaved: model chunks v per worker (0: the scheme's default)", "0",
           [](Scenario & s) -> auto& { return s.params.chunks; }, integer("chunks", 0, 64)),
       field_option(
-          "strategy", "", "chimera with N = kD: how the basic units are combined", "",
-          [](Scenario & s) -> auto& { return s.params.strategy; },
+          Scope::Scheme, "strategy", "", "chimera with N = kD: how the basic units are combined",
+          "", [](Scenario & s) -> auto& { return s.params.strategy; },
           [](const std::string& v) {
             return v.empty() ? v : parse_choice("strategy", v, {"direct", "doubling", "halving"});
           }),
       field_option(
-          "iterations", "",
+          Scope::Scheme, "iterations", "",
           "asynchronous schedules: iterations listed, 3..256 (0: the scheme's default)", "0",
           [](Scenario & s) -> auto& { return s.params.iterations; }, integer("iterations", 0, 256)),
       field_option(
-          "epoch_drain", "",
+          Scope::Scheme, "epoch_drain", "",
           "asynchronous schedules: on = the pipeline fills and drains around every run of "
           "`iterations` updates (a loop that flushes at each epoch's end), so the "
           "iteration time is the run's span / iterations; off = the steady-state period",
           "off", [](Scenario & s) -> auto& { return s.params.epoch_drain; },
           named("epoch_drain", kOnOffNames)),
       field_option(
-          "t_forward", "", "Unit-cost mode: forward time t_F, in (0, 1e9]", "1",
+          Scope::UnitCost, "t_forward", "", "Unit-cost mode: forward time t_F, in (0, 1e9]", "1",
           [](Scenario & s) -> auto& { return s.unit.forward; },
           real("t_forward", 0, kMaxSlots, false)),
       field_option(
-          "t_backward", "", "Unit-cost mode: whole backward time t_B = t_I + t_W, in (0, 1e9]", "2",
+          Scope::UnitCost, "t_backward", "",
+          "Unit-cost mode: whole backward time t_B = t_I + t_W, in (0, 1e9]", "2",
           [](Scenario & s) -> auto& { return s.unit.backward; },
           real("t_backward", 0, kMaxSlots, false)),
       field_option(
-          "t_weight", "", "Unit-cost mode: W part of a split backward, in [0, t_B]", "0",
+          Scope::UnitCost, "t_weight", "",
+          "Unit-cost mode: W part of a split backward, in [0, t_B]", "0",
           [](Scenario & s) -> auto& { return s.unit.weight; }, real("t_weight", 0, kMaxSlots)),
       field_option(
-          "t_comm", "", "Unit-cost mode: delay on every edge between two workers, in [0, 1e9]", "0",
+          Scope::UnitCost, "t_comm", "",
+          "Unit-cost mode: delay on every edge between two workers, in [0, 1e9]", "0",
           [](Scenario & s) -> auto& { return s.unit.comm; }, real("t_comm", 0, kMaxSlots)),
       field_option(
-          "t_allreduce", "",
+          Scope::UnitCost, "t_allreduce", "",
           "Unit-cost mode: duration of a stage's gradient all-reduce (a delay), in [0, "
           "1e9]",
           "0", [](Scenario & s) -> auto& { return s.unit.all_reduce; },
           real("t_allreduce", 0, kMaxSlots)),
       // Real-cost mode (with model and hardware).
       field_option(
-          "model", "",
+          Scope::Always, "model", "",
           "Real-cost mode: model name (`pipesim list models`), YAML path or Hugging Face "
           "config.json",
           "", [](Scenario & s) -> auto& { return s.perf.model; }, text),
       field_option(
-          "hardware", "",
+          Scope::Always, "hardware", "",
           "Real-cost mode: hardware profile name (`pipesim list hardware`) or YAML path", "",
           [](Scenario & s) -> auto& { return s.perf.hardware; }, text),
       field_option(
-          "micro_batch_size", "B", "Real-cost mode: samples per micro-batch B", "1",
-          [](Scenario & s) -> auto& { return s.perf.setup.micro_batch_size; },
+          Scope::RealCost, "micro_batch_size", "B", "Real-cost mode: samples per micro-batch B",
+          "1", [](Scenario & s) -> auto& { return s.perf.setup.micro_batch_size; },
           integer("micro_batch_size", 1, 1 << 16)),
       field_option(
-          "data_parallel", "W", "Real-cost mode: pipeline replicas W (GPUs = D·W)", "1",
-          [](Scenario & s) -> auto& { return s.perf.setup.data_parallel; },
+          Scope::RealCost, "data_parallel", "W", "Real-cost mode: pipeline replicas W (GPUs = D·W)",
+          "1", [](Scenario & s) -> auto& { return s.perf.setup.data_parallel; },
           integer("data_parallel", 1, 1 << 16)),
       field_option(
-          "recompute", "", "Real-cost mode: activation recomputation none|selective|full", "none",
+          Scope::RealCost, "recompute", "",
+          "Real-cost mode: activation recomputation none|selective|full", "none",
           [](Scenario & s) -> auto& { return s.perf.setup.recompute; },
           named("recompute", kRecomputeNames)),
       field_option(
-          "partition", "",
+          Scope::RealCost, "partition", "",
           "Real-cost mode: layers to stages, uniform|balanced|account-ends (the embedding "
           "and the loss count as a layer each)",
           "uniform", [](Scenario & s) -> auto& { return s.perf.setup.partition; },
           named("partition", kPartitionNames)),
       field_option(
-          "placement", "", "Real-cost mode: workers on GPUs, pipeline-major|data-major",
-          "pipeline-major", [](Scenario & s) -> auto& { return s.perf.setup.placement; },
+          Scope::RealCost, "placement", "",
+          "Real-cost mode: workers on GPUs, pipeline-major|data-major", "pipeline-major",
+          [](Scenario & s) -> auto& { return s.perf.setup.placement; },
           named("placement", kPlacementNames)),
       field_option(
-          "grad_sync", "",
+          Scope::RealCost, "grad_sync", "",
           "Real-cost mode: gradient all-reduce eager (after a stage's last backward), "
           "flush (after all compute), eager-opt (eager only where holders idle at the "
           "end) or blocking (asynchronous schedules: eager, and the worker waits for it "
@@ -165,48 +173,49 @@ std::vector<Option> make_options() {
           "eager", [](Scenario & s) -> auto& { return s.perf.grad_sync; },
           named("grad_sync", kGradSyncNames)),
       field_option(
-          "overlap_p2p", "",
+          Scope::RealCost, "overlap_p2p", "",
           "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)", "on",
           [](Scenario & s) -> auto& { return s.perf.overlap_p2p; },
           named("overlap_p2p", kOnOffNames)),
       field_option(
-          "bytes_per_param", "",
+          Scope::RealCost, "bytes_per_param", "",
           "Real-cost mode: static bytes per parameter, weights + gradients + optimizer (0 "
           "= from the precision: fp32 16, fp16 16, bf16 18, fp8 19)",
           "0", [](Scenario & s) -> auto& { return s.perf.setup.bytes_per_param; },
           real("bytes_per_param", 0, 1024)),
       // Parallelism and numerics of real runs (issue 9; cost/training_setup.hpp).
       field_option(
-          "tensor_parallel", "T",
+          Scope::RealCost, "tensor_parallel", "T",
           "Real-cost mode: tensor-parallel GPUs t per worker, within a node (GPUs = "
           "t·D·W)",
           "1", [](Scenario & s) -> auto& { return s.perf.setup.tensor_parallel; },
           integer("tensor_parallel", 1, 1024)),
       field_option(
-          "sequence_parallel", "", "Real-cost mode: sequence parallelism on|off (needs t > 1)",
-          "off", [](Scenario & s) -> auto& { return s.perf.setup.sequence_parallel; },
+          Scope::RealCost, "sequence_parallel", "",
+          "Real-cost mode: sequence parallelism on|off (needs t > 1)", "off",
+          [](Scenario & s) -> auto& { return s.perf.setup.sequence_parallel; },
           named("sequence_parallel", kOnOffNames)),
       field_option(
-          "tp_comm_overlap", "",
+          Scope::RealCost, "tp_comm_overlap", "",
           "Real-cost mode: tensor-parallel collectives overlap the GEMMs on|off "
           "(Megatron-Core --tp-comm-overlap; needs sequence parallelism)",
           "off", [](Scenario & s) -> auto& { return s.perf.setup.tp_comm_overlap; },
           named("tp_comm_overlap", kOnOffNames)),
       field_option(
-          "distributed_optimizer", "",
+          Scope::RealCost, "distributed_optimizer", "",
           "Real-cost mode: optimizer state sharded over data-parallel ranks (ZeRO-1) "
           "on|off",
           "off", [](Scenario & s) -> auto& { return s.perf.setup.distributed_optimizer; },
           named("distributed_optimizer", kOnOffNames)),
       field_option(
-          "grad_bucket_bytes", "",
+          Scope::RealCost, "grad_bucket_bytes", "",
           "Real-cost mode: gradient buckets of this many bytes, each its own collective call "
           "paying the algorithm's latency (PyTorch DDP's bucket_cap_mb: 25 MiB = 26214400); 0 "
           "= one flat buffer per stage",
           "0", [](Scenario & s) -> auto& { return s.perf.setup.grad_bucket_bytes; },
           real("grad_bucket_bytes", 0, 1e12)),
       field_option(
-          "precision", "",
+          Scope::RealCost, "precision", "",
           "Real-cost mode: training precision fp32|fp16|bf16|fp8 (empty = the model "
           "file's)",
           "", [](Scenario & s) -> auto& { return s.perf.setup.precision; },
@@ -215,15 +224,17 @@ std::vector<Option> make_options() {
             return parse_name("precision", v, kPrecisionNames);
           }),
       field_option(
-          "attention", "", "Real-cost mode: attention kernels standard|flash", "standard",
-          [](Scenario & s) -> auto& { return s.perf.setup.attention; },
+          Scope::RealCost, "attention", "", "Real-cost mode: attention kernels standard|flash",
+          "standard", [](Scenario & s) -> auto& { return s.perf.setup.attention; },
           named("attention", kAttentionNames)),
       field_option(
-          "vocabulary", "", "Real-cost mode: vocabulary size V (0 = the model file's)", "0",
+          Scope::RealCost, "vocabulary", "",
+          "Real-cost mode: vocabulary size V (0 = the model file's)", "0",
           [](Scenario & s) -> auto& { return s.perf.setup.vocabulary; },
           integer("vocabulary", 0, 1 << 24)),
       field_option(
-          "sequence", "", "Real-cost mode: sequence length s (0 = the model file's)", "0",
+          Scope::RealCost, "sequence", "",
+          "Real-cost mode: sequence length s (0 = the model file's)", "0",
           [](Scenario & s) -> auto& { return s.perf.setup.sequence; },
           integer("sequence", 0, 1 << 24)),
   };
@@ -324,31 +335,25 @@ void apply_given(const Option& option, Scenario& s, const std::string& text) {
   option.apply(s, text);
 }
 
+bool zero_is_scheme_default(const Option& option) {
+  return option.scope == Scope::Scheme && option.default_value == "0";
+}
+
 namespace {
 
-bool is_schedule_option(std::string_view name) {
-  return name == "pipelines" || name == "chunks" || name == "strategy" || name == "iterations" ||
-         name == "epoch_drain";
+Scope scope_of(std::string_view name) {
+  const Option* o = find_option(name);
+  return o ? o->scope : Scope::Always;
 }
 
 }  // namespace
 
 bool shapes_schedule(std::string_view name) {
   return name == "schedule" || name == "stages" || name == "micro_batches" ||
-         is_schedule_option(name);
+         scope_of(name) == Scope::Scheme;
 }
 
 namespace {
-
-bool is_unit_cost_option(std::string_view name) {
-  return name.starts_with("t_");
-}
-
-bool is_real_cost_option(std::string_view name) {
-  return name == "micro_batch_size" || name == "data_parallel" || name == "recompute" ||
-         name == "partition" || name == "placement" || name == "grad_sync" ||
-         name == "overlap_p2p" || name == "bytes_per_param" || name == "grad_bucket_bytes";
-}
 
 // "chimera" or "zb-v, dualpipev": the schemes that accept `option`.
 std::string accepted_by(std::string_view option) {
@@ -363,9 +368,16 @@ std::string accepted_by(std::string_view option) {
 }  // namespace
 
 bool applies(const Scenario& s, std::string_view name) {
-  if (is_schedule_option(name)) return schedules::accepts(s.schedule, name);
-  if (is_unit_cost_option(name)) return !s.perf.enabled();
-  if (is_real_cost_option(name)) return s.perf.enabled();
+  switch (scope_of(name)) {
+    case Scope::Scheme:
+      return schedules::accepts(s.schedule, name);
+    case Scope::UnitCost:
+      return !s.perf.enabled();
+    case Scope::RealCost:
+      return s.perf.enabled();
+    case Scope::Always:
+      break;
+  }
   return true;
 }
 
@@ -374,13 +386,13 @@ void require_applicable(const Scenario& s, const std::vector<std::string>& given
     if (std::find(given.begin(), given.end(), o.name) == given.end() || applies(s, o.name)) {
       continue;
     }
-    if (is_schedule_option(o.name)) {
+    if (o.scope == Scope::Scheme) {
       // An unknown schedule is reported by the registry, with the known names.
       if (schedules::find_schedule(s.schedule) == nullptr) return;
       bad(o.name, fmt::format("does not apply to schedule {} (only to {})", s.schedule,
                               accepted_by(o.name)));
     }
-    if (is_unit_cost_option(o.name)) {
+    if (o.scope == Scope::UnitCost) {
       bad(o.name, "applies only in unit-cost mode (without model and hardware)");
     }
     bad(o.name, "applies only in real-cost mode (with model and hardware)");

@@ -68,9 +68,7 @@ Point used_point(Point given, const Result& result) {
 Point unresolved_point(Point given) {
   const auto& all = options();
   for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
-    const bool scheme_default =
-        all[i].name == "pipelines" || all[i].name == "chunks" || all[i].name == "iterations";
-    if (scheme_default && given[i] == "0") given[i].clear();
+    if (zero_is_scheme_default(all[i]) && given[i] == "0") given[i].clear();
   }
   return given;
 }

@@ -10,6 +10,8 @@
 
 #include "../support/cli_invoke.hpp"
 #include "cli/commands.hpp"
+#include "cli/flags.hpp"
+#include "pipesim/scenario/options.hpp"
 
 namespace pipesim::cli {
 namespace {
@@ -215,6 +217,30 @@ TEST(CliStrict, SilentAcceptsAreErrors) {
     EXPECT_EQ(lines(r.err), 1u) << r.err;
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
   }
+}
+
+// Every option of one mode, given in the other, is refused by name: none is silently ignored
+// (--tensor-parallel, --precision and the other options of issue 9 once were, in unit-cost
+// mode).
+TEST(CliStrict, EveryOptionOfOneModeIsRefusedInTheOther) {
+  int real = 0, unit = 0;
+  for (const scenario::Option& o : scenario::options()) {
+    if (o.scope != scenario::Scope::RealCost && o.scope != scenario::Scope::UnitCost) continue;
+    const std::string value = o.default_value.empty() ? "fp16" : o.default_value;
+    std::vector<std::string> args{"simulate", flag_of(o.name), value};
+    if (o.scope == scenario::Scope::UnitCost) {
+      args.insert(args.end(), {"--model", "gpt2-1.3b", "--hardware", "p100-daint"});
+    }
+    ++(o.scope == scenario::Scope::RealCost ? real : unit);
+    const CliResult r = invoke(args);
+    const std::string expect = flag_of(o.name) + (o.scope == scenario::Scope::RealCost
+                                                      ? ": applies only in real-cost mode"
+                                                      : ": applies only in unit-cost mode");
+    EXPECT_EQ(r.code, 2) << o.name << ": " << r.out << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+  }
+  EXPECT_GE(real, 17);  // micro_batch_size ... sequence
+  EXPECT_EQ(unit, 5);   // t_forward ... t_allreduce
 }
 
 TEST(CliStrict, MinusZeroIsPrintedAsZero) {

@@ -24,7 +24,7 @@ OptionHelp option_help(const scenario::Option& option) {
   const std::string& n = option.name;
   OptionHelp h{"", "Real-cost mode", option.default_value};
   if (shapes_schedule(n)) h.group = "Schedule";
-  if (n.rfind("t_", 0) == 0) {
+  if (option.scope == Scope::UnitCost) {
     h.group = "Unit-cost mode";
     h.type = "SLOTS";  // unit-cost durations have no real length
   } else if (n == "schedule") {

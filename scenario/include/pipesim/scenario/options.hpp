@@ -5,6 +5,7 @@
 // Scenario means adding one entry here, and every command knows it. A front end derives its
 // own spelling from the name (the CLI: `micro_batches` → `--micro-batches`).
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,14 @@ class OptionError : public core::ConfigError {
   std::string problem_;
 };
 
+//! Where an option has an effect (applies()).
+enum class Scope : std::uint8_t {
+  Always,    //!< schedule, stages, micro_batches, model, hardware
+  Scheme,    //!< a scheme's own option: only for schedules that accept it (schedules::accepts)
+  UnitCost,  //!< unit-cost mode only (without model and hardware)
+  RealCost,  //!< real-cost mode only (with model and hardware)
+};
+
 struct Option {
   std::string name;        //!< e.g. "micro_batches"; also the CSV column
   std::string short_name;  //!< one-letter alias ("N"), or ""
@@ -39,7 +48,12 @@ struct Option {
   //! does. Sweeps and searches bind each distinct text once rather than parse it for every
   //! configuration. Throws OptionError as apply does.
   std::function<std::function<void(Scenario&)>(const std::string& text)> bind;
+  Scope scope = Scope::Always;
 };
+
+//! A scheme option whose 0 asks for the scheme's own default (pipelines, chunks, iterations):
+//! a sweep row shows what the scheme chose, and an unresolved row the empty text.
+bool zero_is_scheme_default(const Option& option);
 
 //! The table, in a fixed order (sweeps vary the first option slowest).
 const std::vector<Option>& options();
@@ -61,10 +75,10 @@ std::vector<std::string> option_texts(const Scenario& s);
 //! the default (a default is taken only when the option is not given at all).
 void apply_given(const Option& option, Scenario& s, const std::string& text);
 
-//! Whether option `name` has any effect on `s`: schedule options (pipelines, chunks, strategy,
-//! iterations) only for schedules that accept them (schedules::accepts), unit costs (t_*) only
-//! in unit-cost mode, the real-cost options (micro_batch_size ... bytes_per_param) only in
-//! real-cost mode. schedule, stages, micro_batches, model and hardware always apply.
+//! Whether option `name` has any effect on `s`, by the option's Scope: scheme options only for
+//! schedules that accept them (schedules::accepts), unit costs (t_*) only in unit-cost mode,
+//! the real-cost options (micro_batch_size ... sequence) only in real-cost mode. schedule,
+//! stages, micro_batches, model and hardware always apply.
 bool applies(const Scenario& s, std::string_view name);
 
 //! Whether option `name` shapes a generated schedule: `schedule`, `stages`, `micro_batches`
