@@ -23,6 +23,7 @@ comment), so a rerun reproduces the same fit from the same inputs.
 """
 
 import argparse
+import functools
 import json
 import math
 import os
@@ -120,9 +121,16 @@ def main():
         return round((lo + hi) / 2, 3)
 
     with tempfile.TemporaryDirectory() as work:
-        def cost(k, eff, alpha, runs):
-            pts = predict(a.pipesim, profile(k, eff, alpha), name, runs, work)
+        # Predictions are deterministic: a point the searches or the final report ask for
+        # again (the last round repeats the one before; the report repeats the last search)
+        # is not predicted twice.
+        @functools.lru_cache(maxsize=None)
+        def cost_of(k, eff, alpha, runs):
+            pts = predict(a.pipesim, profile(k, eff, alpha), name, list(runs), work)
             return sum(math.log(p["predicted"] / p["measured"]) ** 2 for p in pts) / len(pts), pts
+
+        def cost(k, eff, alpha, runs):
+            return cost_of(k, eff, alpha, tuple(runs))
 
         # Fixed starting point (not the profile's values), and rounds until the rounded values
         # repeat, so that a rerun on the fitted profile reproduces the same fit.
