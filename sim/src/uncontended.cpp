@@ -180,13 +180,14 @@ double first_overload(const TaskGraph& graph, const FlowTable& flows,
   };
   for (const auto& list : users) {
     const bool merge = list.size() <= kMergeAtMost;
-    at.clear();
-    end.clear();
-    for (const auto& [f, share] : list) {
-      at.push_back(first[f]);
-      end.push_back(first[f + 1]);
-    }
-    if (!merge) {
+    if (merge) {
+      at.clear();
+      end.clear();
+      for (const auto& [f, share] : list) {
+        at.push_back(first[f]);
+        end.push_back(first[f + 1]);
+      }
+    } else {
       sorted.clear();
       for (const auto& [f, share] : list) {
         for (std::uint32_t i = first[f]; i < first[f + 1]; ++i)
@@ -283,14 +284,6 @@ std::optional<NetworkPrefix> replay_network_prefix(const TaskGraph& graph, const
   if (!(prefix.cut > 0.0)) return std::nullopt;  // nothing known to be the event loop's
   trace.completed = prefix.cut == kInf;
   return prefix;
-}
-
-std::optional<Trace> replay_network_uncontended(const TaskGraph& graph, const CostModel& compute,
-                                                const FlowTable& flows,
-                                                const EngineOptions& options) {
-  std::optional<NetworkPrefix> prefix = replay_network_prefix(graph, compute, flows, options);
-  if (!prefix || prefix->cut != kInf) return std::nullopt;
-  return std::move(prefix->trace);
 }
 
 }  // namespace pipesim::sim::detail

@@ -29,20 +29,14 @@ std::optional<Trace> replay_uncontended(const TaskGraph& graph, const CostModel&
 //! The event loop itself (engine.cpp): simulate() without the shortcut, for tests.
 Trace replay_events(const TaskGraph& graph, const CostModel& costs);
 
-//! Real cost: the same where the event loop would run every task at full speed: p2p overlapping
-//! compute and eager gradient sync (nothing waits but for its predecessors), no stream task
-//! waiting for its stream, no compute op meeting a collective on its worker when there is
-//! interference, and no resource ever loaded beyond its capacity, so that every flow's max-min
-//! share is 1 from start to end. nullopt otherwise.
-std::optional<Trace> replay_network_uncontended(const TaskGraph& graph, const CostModel& compute,
-                                                const FlowTable& flows,
-                                                const EngineOptions& options);
-
-//! The same pass where it holds up to some instant only: every stream's tasks one after the
-//! other and no collective meeting compute (with interference), but a resource that may be
-//! overloaded from `cut` on (a stage's sync meeting its last gradient's transfer, with data
-//! parallelism). Up to `cut` (excluded) the trace is the event loop's; engine.cpp resumes the
-//! event loop there. `cut` is +inf when the whole trace stands (trace.completed).
+//! Real cost: the same pass where the event loop would run every task at full speed, up to
+//! some instant. It needs p2p overlapping compute and eager gradient sync (nothing waits but for
+//! its predecessors), every stream's tasks one after the other, and no compute op meeting a
+//! collective on its worker when there is interference; a resource may then still be loaded
+//! beyond its capacity from `cut` on (a stage's sync meeting its last gradient's transfer, with
+//! data parallelism), which ends every flow's max-min share of 1. Up to `cut` (excluded) the
+//! trace is the event loop's; engine.cpp resumes the event loop there. `cut` is +inf when the
+//! whole trace stands (trace.completed). nullopt when the pass does not apply.
 struct NetworkPrefix {
   Trace trace;
   double cut = 0.0;
