@@ -367,8 +367,10 @@ std::string accepted_by(std::string_view option) {
 
 }  // namespace
 
-bool applies(const Scenario& s, std::string_view name) {
-  switch (scope_of(name)) {
+namespace {
+
+bool applies(const Scenario& s, Scope scope, std::string_view name) {
+  switch (scope) {
     case Scope::Scheme:
       return schedules::accepts(s.schedule, name);
     case Scope::UnitCost:
@@ -381,9 +383,16 @@ bool applies(const Scenario& s, std::string_view name) {
   return true;
 }
 
+}  // namespace
+
+bool applies(const Scenario& s, std::string_view name) {
+  return applies(s, scope_of(name), name);
+}
+
 void require_applicable(const Scenario& s, const std::vector<std::string>& given) {
   for (const Option& o : options()) {
-    if (std::find(given.begin(), given.end(), o.name) == given.end() || applies(s, o.name)) {
+    if (std::find(given.begin(), given.end(), o.name) == given.end() ||
+        applies(s, o.scope, o.name)) {
       continue;
     }
     if (o.scope == Scope::Scheme) {
