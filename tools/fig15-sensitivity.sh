@@ -10,6 +10,11 @@
 #   allreduce-x0.5/0.28  every inter-node transfer at 1/2 or 1/3.6 of the fitted efficiency
 #                        (p100-daint's links.inter_node.efficiency; the PipeDream runs pin it)
 #   no-vocabulary        diagnostic only: V = 1, so the LM head and the embedding cost nothing
+#   head-at-peak         derived, not simulated: the as-transcribed iterations with the head's
+#                        cost per micro-batch (last stage minus a middle one) replaced by its three
+#                        GEMMs (2·s·h·V FLOPs each) at the full fp32 peak, the floor of any head;
+#                        N heads lie on each span (span = N·c_last + (D-1)·c_other, to 0.7%)
+#   head-free            derived the same way with a head that costs nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/pipesim-bin.sh
@@ -45,6 +50,23 @@ tmp="$out.tmp"
   row allreduce-x0.5 --hardware "$(profile 0.5)"
   row allreduce-x0.28 --hardware "$(profile 0.28)"
   row no-vocabulary --hardware p100-daint --vocabulary 1
+  "$bin" simulate "${gpipe[@]}" "${common[@]}" --hardware p100-daint >"$work/gpipe.json"
+  "$bin" simulate "${dapple[@]}" "${common[@]}" --hardware p100-daint >"$work/dapple.json"
+  python3 - "$work/gpipe.json" "$work/dapple.json" hardware/p100-daint.yaml <<'PY'
+import json, re, sys
+runs = [json.load(open(f)) for f in sys.argv[1:3]]
+peak = float(re.search(r"peak_flops: \{fp32: ([0-9.e+]+)", open(sys.argv[3]).read()).group(1))
+ops = ("t_forward", "t_backward_input", "t_backward_weight", "t_recompute")
+def throughput(run, head):
+    stages = run["stage_costs"]
+    priced = sum(stages[-1][k] for k in ops) - sum(stages[1][k] for k in ops)
+    seconds = run["iteration_time"] + run["micro_batches"] * (head - priced)
+    return run["mini_batch"] / seconds
+s, h, v = 632, 1280, 50257  # gpt2-1.3b (models/gpt2-1.3b.yaml)
+for name, head in (("head-at-peak", 3 * 2 * s * h * v / peak), ("head-free", 0.0)):
+    g, d = (throughput(r, head) for r in runs)
+    print(f"{name},{g:.1f},{d:.1f},{g / d:.3f},0.973")
+PY
 } >"$tmp"
 mv "$tmp" "$out"
 cat "$out"
