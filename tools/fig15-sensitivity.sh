@@ -13,7 +13,7 @@
 #   head-at-peak         derived, not simulated: the as-transcribed iterations with the head's
 #                        cost per micro-batch (last stage minus a middle one) replaced by its three
 #                        GEMMs (2·s·h·V FLOPs each) at the full fp32 peak, the floor of any head;
-#                        N heads lie on each span (span = N·c_last + (D-1)·c_other, to 0.7%)
+#                        N heads lie on each span (span = N·c_last + (D-1)·c_other; checked to 1%)
 #   head-free            derived the same way with a head that costs nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,13 +32,17 @@ profile() {
     { print }' hardware/p100-daint.yaml >"$file"
   echo "$file"
 }
-throughput() { "$bin" simulate "$@" | python3 -c 'import json, sys; print(json.load(sys.stdin)["throughput"])'; }
+# Each run's JSON stays in $work/<variant>-<schedule>.json (the derived rows read them).
+throughput() {
+  "$bin" simulate "${@:2}" >"$1"
+  python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["throughput"])' "$1"
+}
 row() {
   local name=$1
   shift
   local g d
-  g=$(throughput "${gpipe[@]}" "${common[@]}" "$@")
-  d=$(throughput "${dapple[@]}" "${common[@]}" "$@")
+  g=$(throughput "$work/$name-gpipe.json" "${gpipe[@]}" "${common[@]}" "$@")
+  d=$(throughput "$work/$name-dapple.json" "${dapple[@]}" "${common[@]}" "$@")
   awk -v n="$name" -v g="$g" -v d="$d" 'BEGIN { printf "%s,%.1f,%.1f,%.3f,0.973\n", n, g, d, g / d }'
 }
 tmp="$out.tmp"
@@ -50,19 +54,23 @@ tmp="$out.tmp"
   row allreduce-x0.5 --hardware "$(profile 0.5)"
   row allreduce-x0.28 --hardware "$(profile 0.28)"
   row no-vocabulary --hardware p100-daint --vocabulary 1
-  "$bin" simulate "${gpipe[@]}" "${common[@]}" --hardware p100-daint >"$work/gpipe.json"
-  "$bin" simulate "${dapple[@]}" "${common[@]}" --hardware p100-daint >"$work/dapple.json"
-  python3 - "$work/gpipe.json" "$work/dapple.json" hardware/p100-daint.yaml <<'PY'
+  python3 - "$work"/as-transcribed-{gpipe,dapple}.json models/gpt2-1.3b.yaml \
+    hardware/p100-daint.yaml <<'PY'
 import json, re, sys
 runs = [json.load(open(f)) for f in sys.argv[1:3]]
-peak = float(re.search(r"peak_flops: \{fp32: ([0-9.e+]+)", open(sys.argv[3]).read()).group(1))
+model, profile = (open(f).read() for f in sys.argv[3:5])
+s, h, v = (int(re.search(rf"^{k}: (\d+)", model, re.M).group(1))
+           for k in ("sequence", "hidden", "vocabulary"))
+peak = float(re.search(r"peak_flops: \{fp32: ([0-9.e+]+)", profile).group(1))
 ops = ("t_forward", "t_backward_input", "t_backward_weight", "t_recompute")
 def throughput(run, head):
     stages = run["stage_costs"]
-    priced = sum(stages[-1][k] for k in ops) - sum(stages[1][k] for k in ops)
-    seconds = run["iteration_time"] + run["micro_batches"] * (head - priced)
-    return run["mini_batch"] / seconds
-s, h, v = 632, 1280, 50257  # gpt2-1.3b (models/gpt2-1.3b.yaml)
+    last, middle = (sum(stages[i][k] for k in ops) for i in (-1, 1))
+    n, d = run["micro_batches"], run["stages"]
+    # The derivation moves N heads on the span; it holds only while the span is N·c_last + (D-1)·c_other.
+    if abs(n * last + (d - 1) * middle - run["span"]) > 0.01 * run["span"]:
+        sys.exit(f"{run['schedule']}: span {run['span']} s is not N·c_last + (D-1)·c_other")
+    return run["mini_batch"] / (run["iteration_time"] + n * (head - (last - middle)))
 for name, head in (("head-at-peak", 3 * 2 * s * h * v / peak), ("head-free", 0.0)):
     g, d = (throughput(r, head) for r in runs)
     print(f"{name},{g:.1f},{d:.1f},{g / d:.3f},0.973")
