@@ -1,4 +1,4 @@
-// pipesim against a minimal list-scheduling replay of the same workload (issue 11): 1F1B at
+// pipesim against a minimal list-scheduling replay of the same workload: 1F1B at
 // D = 64, N = 1024 (260,224 tasks once lowered), unit costs t_F = 1, t_B = 2, t_comm = 0.1.
 //  - BM_Baseline: ~50 lines that build the per-worker 1F1B orders and replay them with a heap
 //    of finish events, each worker starting its next op once the op's input has arrived; no

@@ -1,5 +1,5 @@
 // Engine speed: generate, lower and simulate 1F1B at D = 64, N = 1024 (≈ 262k tasks).
-// Target (issue #2): at least 5 million tasks per second on one core, build included.
+// Target: at least 5 million tasks per second on one core, build included.
 // Run: build/release/bench/pipesim_bench  (results/bench/README.md has the recorded figures)
 
 #include <benchmark/benchmark.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times the issue-5 speed target: `pipesim search` over every schedule and configuration of
+# Times the search speed target: `pipesim search` over every schedule and configuration of
 # gpt3-175b on 1024 GPUs (a100-dgx profile) with mini-batch 1536, on 2 threads; the target is
 # under 30 s. Prints the figure (recorded in results/search/README.md) and exits 1 when it is
 # over the target.

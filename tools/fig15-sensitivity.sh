@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes results/validation/fig15-sensitivity.csv: the one ranking issue 9 leaves open, Chimera
+# Writes results/validation/fig15-sensitivity.csv: the one measured ranking not reproduced, Chimera
 # Fig. 15's GPipe (measured 360 sequences/s) against DAPPLE (370), under the changes that could
 # reorder them. Each row predicts both runs exactly as validation/chi-f15-gpt2-{gpipe,dapple}.yaml
 # describe them, plus one change; gpipe_over_dapple is to be compared with the measured 0.973.

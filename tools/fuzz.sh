@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes every parser (issue 12): builds the `fuzz` preset (clang, libFuzzer, ASan + UBSan) and
+# Fuzzes every parser: builds the `fuzz` preset (clang, libFuzzer, ASan + UBSan) and
 # runs each harness for SECONDS (default 60; the closing check used 600) from its seed corpus
 # tests/fuzz/corpus/<target>/. New inputs go to build/fuzz/corpus/<target>/ (the seeds stay as
 # they are); crashes, leaks and timeouts to build/fuzz/artifacts/<target>/. Exits non-zero on the

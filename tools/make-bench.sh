@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the speed and scale figures of results/bench/ (issue 11; the MPI speed-up in
+# Regenerates the speed and scale figures of results/bench/ (the MPI speed-up in
 # results/bench/mpi/ has its own script):
 #   ratios.csv       pipesim against the minimal 1F1B replay (bench/engine_bench.cpp,
 #                    BM_Ratios and the single benchmarks), median of repetitions, CPU time

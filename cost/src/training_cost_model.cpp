@@ -61,8 +61,8 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
   placement_ = hardware::Placement{schedule.workers,  setup.data_parallel, hw_.gpus_per_node,
                                    hw_.nics_per_node, setup.placement,     t};
   const models::LayerConfig cfg = layer_config(setup);
-  partition_ =
-      models::partition_layers(model_, schedule.stages, setup.partition, setup.micro_batch_size);
+  partition_ = models::partition_layers(model_, schedule.virtual_stages, setup.partition,
+                                        setup.micro_batch_size);
   // A schedule with R ops recomputes whatever it stored; with recompute none that is a full
   // recomputation (Chimera's forward doubling).
   const models::Recompute mode = schedule.recompute && setup.recompute == models::Recompute::None
@@ -86,7 +86,7 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
                                  mode == models::Recompute::Full ? kTpCollectivesForward : 0);
   const double layer_act = models::layer_activation_bytes(model_, cfg, mode).value;
   message_bytes_ = models::p2p_message_bytes(model_, cfg).value;
-  const auto stages = static_cast<size_t>(schedule.stages);
+  const auto stages = static_cast<size_t>(schedule.virtual_stages);
   times_.resize(stages);
   backward_extra_.assign(stages, 0.0);
   stage_params_.assign(stages, 0.0);

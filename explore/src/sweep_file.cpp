@@ -35,7 +35,7 @@ std::string option_for(std::string key) {
 
 std::map<std::string, SweepFileEntry> load_sweep_file(const std::string& path) {
   // core's reader and text check: a directory or NUL bytes must be errors, not
-  // std::ios_base::failure or a yaml-cpp infinite loop (issue 12, fuzzing).
+  // std::ios_base::failure or a yaml-cpp infinite loop (found by fuzzing).
   const std::string text = core::read_text_file(path);
   core::check_yaml_text(text, path);
   YAML::Node root;

@@ -138,8 +138,8 @@ nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops
   j["stages"] = sched.workers;
   j["micro_batches"] = sched.micro_batches;
   j["pipelines"] = sched.pipelines;
-  j["chunks"] = sched.workers > 0 ? sched.stages / sched.workers : 1;
-  j["virtual_stages"] = sched.stages;
+  j["chunks"] = sched.workers > 0 ? sched.virtual_stages / sched.workers : 1;
+  j["virtual_stages"] = sched.virtual_stages;
   j["workers"] = sched.workers;
   if (run.perf) {
     add_perf_header(j, spec, run);
@@ -250,7 +250,11 @@ std::string to_text(const Scenario& spec, const Result& run) {
   const sim::Metrics& m = run.metrics;
   std::string out;
   out += fmt::format("schedule         {}\n", spec.schedule);
-  out += fmt::format("stages (D)       {}\n", run.schedule.stages);
+  out += fmt::format("stages (D)       {}\n", run.schedule.workers);
+  if (run.schedule.virtual_stages != run.schedule.workers) {
+    out += fmt::format("virtual stages   {} (D x {} chunks)\n", run.schedule.virtual_stages,
+                       run.schedule.virtual_stages / run.schedule.workers);
+  }
   out += fmt::format("micro-batches(N) {}\n", run.schedule.micro_batches);
   out += fmt::format("workers          {}\n", run.schedule.workers);
   if (!run.perf) {

@@ -183,7 +183,7 @@ std::vector<Option> make_options() {
           "= from the precision: fp32 16, fp16 16, bf16 18, fp8 19)",
           "0", [](Scenario & s) -> auto& { return s.perf.setup.bytes_per_param; },
           real("bytes_per_param", 0, 1024)),
-      // Parallelism and numerics of real runs (issue 9; cost/training_setup.hpp).
+      // Parallelism and numerics of real runs (cost/training_setup.hpp).
       field_option(
           Scope::RealCost, "tensor_parallel", "T",
           "Real-cost mode: tensor-parallel GPUs t per worker, within a node (GPUs = "

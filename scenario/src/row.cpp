@@ -60,7 +60,7 @@ Point used_point(Point given, const Result& result) {
     }
   };
   set("pipelines", s.pipelines);
-  set("chunks", s.workers > 0 ? s.stages / s.workers : 1);
+  set("chunks", s.workers > 0 ? s.virtual_stages / s.workers : 1);
   set("iterations", s.iterations);
   return given;
 }

@@ -44,7 +44,7 @@ struct Event {
 }  // namespace
 
 void list_schedule(sim::Schedule& s, const ListPolicy& policy) {
-  const int stages = s.stages, mbs = s.total_micro_batches();
+  const int stages = s.virtual_stages, mbs = s.total_micro_batches();
   const auto workers = static_cast<size_t>(s.workers);
   const OpKind back = s.split_backward ? OpKind::BackwardInput : OpKind::Backward;
   const OpKind release = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
@@ -62,7 +62,7 @@ void list_schedule(sim::Schedule& s, const ListPolicy& policy) {
     const int p = s.micro_batch_pipeline[static_cast<size_t>(m)];
     for (int st = 0; st < stages; ++st) {
       for (size_t k = 0; k < nk; ++k) {
-        const int chunk = s.stages > s.workers ? st / s.workers : 0;
+        const int chunk = s.virtual_stages > s.workers ? st / s.workers : 0;
         ops[index(st, m, k)] = sim::Op{kinds[k], p, st, chunk, m};
       }
       auto dep = [&](size_t from, size_t to) {

@@ -138,7 +138,7 @@ sim::Schedule make_chimera(const ScheduleParams& params) {
   sim::Schedule s;
   s.name = "chimera";
   s.workers = d;
-  s.stages = d;
+  s.virtual_stages = d;
   s.pipelines = pipelines;
   s.micro_batches = n;
   s.stage_worker.assign(static_cast<size_t>(pipelines), std::vector<int>(static_cast<size_t>(d)));

@@ -22,7 +22,7 @@ sim::Schedule make_dualpipe(const ScheduleParams& params) {
   sim::Schedule s;
   s.name = "dualpipe";
   s.workers = d;
-  s.stages = d;
+  s.virtual_stages = d;
   s.pipelines = 2;
   s.micro_batches = n;
   s.split_backward = true;

@@ -17,7 +17,7 @@ sim::Schedule make_dualpipev(const ScheduleParams& params) {
   require_valid("dualpipev", params);
   const int d = params.stages, n = params.micro_batches;
   sim::Schedule s = sim::make_linear_schedule("dualpipev", d, n);
-  s.stages = 2 * d;
+  s.virtual_stages = 2 * d;
   s.stage_worker[0] = detail::v_shape_map(d);
   s.split_backward = true;
   std::vector<int> all(static_cast<size_t>(n));

@@ -18,7 +18,7 @@ sim::Schedule make_gems(const ScheduleParams& params) {
   sim::Schedule s;
   s.name = "gems";
   s.workers = d;
-  s.stages = d;
+  s.virtual_stages = d;
   s.pipelines = 2;
   s.micro_batches = n;
   s.stage_worker.assign(2, std::vector<int>(static_cast<size_t>(d)));

@@ -10,7 +10,7 @@ namespace pipesim::schedules {
 sim::Schedule make_gpipe(const ScheduleParams& params) {
   require_valid("gpipe", params);
   sim::Schedule s = sim::make_linear_schedule("gpipe", params.stages, params.micro_batches);
-  for (int stage = 0; stage < s.stages; ++stage) {
+  for (int stage = 0; stage < s.virtual_stages; ++stage) {
     auto& ops = s.program[static_cast<size_t>(stage)];
     for (int m = 0; m < s.micro_batches; ++m)
       ops.push_back({sim::OpKind::Forward, 0, stage, 0, m});

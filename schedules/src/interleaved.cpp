@@ -19,7 +19,7 @@ sim::Schedule make_interleaved(const ScheduleParams& params) {
   const int d = params.stages, n = params.micro_batches;
   const int v = interleaved_chunks(params);
   sim::Schedule s = sim::make_linear_schedule("interleaved", d, n);
-  s.stages = d * v;
+  s.virtual_stages = d * v;
   s.stage_worker[0].resize(static_cast<size_t>(d * v));
   for (int k = 0; k < d * v; ++k)
     s.stage_worker[0][static_cast<size_t>(k)] = k % d;

@@ -14,12 +14,12 @@ sim::Schedule make_1f1b(const ScheduleParams& params) {
   require_valid("1f1b", params);
   sim::Schedule s = sim::make_linear_schedule("1f1b", params.stages, params.micro_batches);
   const int n = s.micro_batches;
-  for (int stage = 0; stage < s.stages; ++stage) {
+  for (int stage = 0; stage < s.virtual_stages; ++stage) {
     auto& ops = s.program[static_cast<size_t>(stage)];
     ops.reserve(2 * static_cast<size_t>(n));
     auto forward = [&](int m) { ops.push_back({sim::OpKind::Forward, 0, stage, 0, m}); };
     auto backward = [&](int m) { ops.push_back({sim::OpKind::Backward, 0, stage, 0, m}); };
-    const int warmup = std::min(s.stages - stage - 1, n);
+    const int warmup = std::min(s.virtual_stages - stage - 1, n);
     int f = 0, b = 0;
     while (f < warmup)
       forward(f++);

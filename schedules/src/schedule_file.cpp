@@ -73,14 +73,14 @@ bool parse_int(std::string_view s, int max, int& value) {
 sim::Schedule finish(sim::Schedule s, std::string_view source, std::size_t listed_ops,
                      const core::Budget& budget) {
   s.micro_batches = s.total_micro_batches();
-  const double needed = 2.0 * static_cast<double>(s.micro_batches) * s.stages;
+  const double needed = 2.0 * static_cast<double>(s.micro_batches) * s.virtual_stages;
   // Small tables are left to the validator, whose messages name the missing op.
   if (static_cast<double>(listed_ops) < needed && needed > kSmallTable) {
     throw core::ConfigError(
         source, "schedule",
         fmt::format("declares {} micro-batches x {} stages, which needs at least {:.0f} compute "
                     "ops (a forward and a backward each), but lists {}",
-                    s.micro_batches, s.stages, needed, listed_ops));
+                    s.micro_batches, s.virtual_stages, needed, listed_ops));
   }
   // Each compute op is one task, and at most one transfer follows it.
   core::check_task_budget(source, "schedule", 2.0 * static_cast<double>(listed_ops), budget);
@@ -168,7 +168,7 @@ sim::Schedule parse_schedule_text(std::string_view text, std::string_view source
   sim::Schedule s;
   s.name = "file";
   s.workers = workers;
-  s.stages = stages;
+  s.virtual_stages = stages;
   s.pipelines = pipelines;
   s.stage_worker.assign(static_cast<size_t>(pipelines),
                         std::vector<int>(static_cast<size_t>(stages)));
@@ -341,7 +341,7 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
   sim::Schedule s;
   s.name = "file";
   s.workers = ranks;
-  s.stages = stages;
+  s.virtual_stages = stages;
   std::map<std::vector<int>, int> pipeline_of;
   s.micro_batch_pipeline.resize(static_cast<size_t>(micro));
   for (int m = 0; m < micro; ++m) {

@@ -18,9 +18,9 @@ sim::Schedule make_zb_h1(const ScheduleParams& params) {
   sim::Schedule s = sim::make_linear_schedule("zb-h1", params.stages, params.micro_batches);
   s.split_backward = true;
   const int n = s.micro_batches;
-  for (int st = 0; st < s.stages; ++st) {
+  for (int st = 0; st < s.virtual_stages; ++st) {
     auto& ops = s.program[static_cast<size_t>(st)];
-    const int warmup = std::min(s.stages - st, n);
+    const int warmup = std::min(s.virtual_stages - st, n);
     int f = 0;
     while (f < warmup)
       ops.push_back(detail::fwd(0, st, f++));

@@ -19,7 +19,7 @@ sim::Schedule make_zb_v(const ScheduleParams& params) {
   require_valid("zb-v", params);
   sim::Schedule s = sim::make_linear_schedule("zb-v", params.stages, params.micro_batches);
   const int p = s.workers, n = s.micro_batches, padded = std::max(2 * p - 1, n);
-  s.stages = 2 * p;
+  s.virtual_stages = 2 * p;
   s.stage_worker[0] = detail::v_shape_map(p);
   s.split_backward = true;
   for (int r = 0; r < p; ++r) {

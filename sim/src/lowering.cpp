@@ -27,8 +27,8 @@ class OpTable {
       column_[static_cast<size_t>(k)] =
           kind_allowed(s, static_cast<OpKind>(k)) ? static_cast<std::uint8_t>(kinds_++) : 0xff;
     }
-    slots_.assign(static_cast<size_t>(s.stages) * static_cast<size_t>(micro_batches) * kinds_,
-                  empty);
+    slots_.assign(
+        static_cast<size_t>(s.virtual_stages) * static_cast<size_t>(micro_batches) * kinds_, empty);
   }
 
   //! Requires a kind the schedule allows.
@@ -117,7 +117,8 @@ std::vector<OpKind> required_kinds(const Schedule& s) {
 
 std::string check_dimensions(const Schedule& s) {
   if (s.workers < 1) return fmt::format("workers must be at least 1, got {}", s.workers);
-  if (s.stages < 1) return fmt::format("stages must be at least 1, got {}", s.stages);
+  if (s.virtual_stages < 1)
+    return fmt::format("stages must be at least 1, got {}", s.virtual_stages);
   if (s.pipelines < 1) return fmt::format("pipelines must be at least 1, got {}", s.pipelines);
   if (static_cast<int>(s.stage_worker.size()) != s.pipelines) {
     return fmt::format("stage map lists {} pipelines, expected {}", s.stage_worker.size(),
@@ -125,10 +126,11 @@ std::string check_dimensions(const Schedule& s) {
   }
   for (int p = 0; p < s.pipelines; ++p) {
     const auto& map = s.stage_worker[static_cast<size_t>(p)];
-    if (static_cast<int>(map.size()) != s.stages) {
-      return fmt::format("pipeline {} maps {} stages, expected {}", p, map.size(), s.stages);
+    if (static_cast<int>(map.size()) != s.virtual_stages) {
+      return fmt::format("pipeline {} maps {} stages, expected {}", p, map.size(),
+                         s.virtual_stages);
     }
-    for (int st = 0; st < s.stages; ++st) {
+    for (int st = 0; st < s.virtual_stages; ++st) {
       const int w = map[static_cast<size_t>(st)];
       if (w < 0 || w >= s.workers) {
         return fmt::format("pipeline {} stage {} is mapped to worker {}, outside [0, {}]", p, st, w,
@@ -182,7 +184,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
   };
   // One entry per (worker, stage, update), found in one pass over each program.
   std::vector<StageGrads> grads;
-  std::vector<int> slot(static_cast<size_t>(s.stages) * static_cast<size_t>(updates), -1);
+  std::vector<int> slot(static_cast<size_t>(s.virtual_stages) * static_cast<size_t>(updates), -1);
   for (int w = 0; w < s.workers; ++w) {
     const size_t begin = grads.size();
     int just_ended = -1;  // the entry whose `last` is the previous op
@@ -192,7 +194,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
       just_ended = -1;
       if (op.kind != grad) continue;
       const int k = update_of(op.micro_batch);
-      int& e = slot[static_cast<size_t>(k) * static_cast<size_t>(s.stages) +
+      int& e = slot[static_cast<size_t>(k) * static_cast<size_t>(s.virtual_stages) +
                     static_cast<size_t>(op.stage)];
       if (e < 0) {
         e = static_cast<int>(grads.size());
@@ -203,7 +205,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
       just_ended = e;
     }
     for (size_t i = begin; i < grads.size(); ++i) {
-      slot[static_cast<size_t>(grads[i].iteration) * static_cast<size_t>(s.stages) +
+      slot[static_cast<size_t>(grads[i].iteration) * static_cast<size_t>(s.virtual_stages) +
            static_cast<size_t>(grads[i].stage)] = -1;
     }
   }
@@ -274,10 +276,10 @@ std::string check_structure(const Schedule& s) {
                            describe(op),
                            s.split_backward ? " (backward is split into I and W)" : "");
       }
-      if (op.stage < 0 || op.stage >= s.stages || op.micro_batch < 0 ||
+      if (op.stage < 0 || op.stage >= s.virtual_stages || op.micro_batch < 0 ||
           op.micro_batch >= micro_batches || op.pipeline < 0 || op.pipeline >= s.pipelines) {
         return fmt::format("worker {} lists {}, outside stages [0, {}], micro-batches [0, {}]", w,
-                           describe(op), s.stages - 1, micro_batches - 1);
+                           describe(op), s.virtual_stages - 1, micro_batches - 1);
       }
       if (s.micro_batch_pipeline[static_cast<size_t>(op.micro_batch)] != op.pipeline) {
         return fmt::format("worker {} lists {}, but micro-batch {} belongs to pipeline {}", w,
@@ -296,7 +298,7 @@ std::string check_structure(const Schedule& s) {
   const std::vector<OpKind> kinds = required_kinds(s);
   for (int m = 0; m < micro_batches; ++m) {
     const int p = s.micro_batch_pipeline[static_cast<size_t>(m)];
-    for (int st = 0; st < s.stages; ++st) {
+    for (int st = 0; st < s.virtual_stages; ++st) {
       for (OpKind kind : kinds) {
         if (!seen.at(st, m, kind)) {
           const Op op{kind, p, st, 0, m};
@@ -346,9 +348,9 @@ void lower(const Schedule& s, OpIndex& index, Sink& graph) {
       graph.add_edge(from, transfer, EdgeKind::Data);
       graph.add_edge(transfer, to, EdgeKind::Data);
     };
-    for (int st = 0; st < s.stages; ++st) {
+    for (int st = 0; st < s.virtual_stages; ++st) {
       if (st > 0) connect(st - 1, OpKind::Forward, st, OpKind::Forward);
-      if (st + 1 < s.stages) {
+      if (st + 1 < s.virtual_stages) {
         connect(st + 1, backward, st, backward);
       } else {
         connect(st, OpKind::Forward, st, backward);
@@ -372,7 +374,7 @@ TaskGraph build_task_graph(const Schedule& s) {
   size_t compute_ops = 0;
   for (const auto& ops : s.program)
     compute_ops += ops.size();
-  const size_t tasks = 2 * compute_ops + 2 * static_cast<size_t>(s.stages + s.workers);
+  const size_t tasks = 2 * compute_ops + 2 * static_cast<size_t>(s.virtual_stages + s.workers);
   // Two passes over the same calls: the first counts each task's out-edges, so that the
   // second writes every edge straight into the graph (no edge list to sort: lowering's memory
   // is the graph's).

@@ -43,14 +43,14 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
                                        const Trace& trace, const std::vector<StageMemory>& stages,
                                        bool record_timeline) {
   PIPESIM_ASSERT(trace.completed, "memory of an incomplete run");
-  PIPESIM_ASSERT(static_cast<int>(stages.size()) == schedule.stages, "one entry per stage");
+  PIPESIM_ASSERT(static_cast<int>(stages.size()) == schedule.virtual_stages, "one entry per stage");
   const auto workers = static_cast<size_t>(schedule.workers);
   std::vector<WorkerMemory> out(workers);
 
   // Static: every (pipeline, stage) copy a worker holds, its weights in as many versions as the
   // schedule keeps (weight stashing, double buffering).
   for (int p = 0; p < schedule.pipelines; ++p) {
-    for (int s = 0; s < schedule.stages; ++s) {
+    for (int s = 0; s < schedule.virtual_stages; ++s) {
       const auto w = static_cast<size_t>(
           schedule.stage_worker[static_cast<size_t>(p)][static_cast<size_t>(s)]);
       const int versions = schedule.weight_versions.empty() ? 1 : schedule.weight_versions[w];

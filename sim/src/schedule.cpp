@@ -8,7 +8,7 @@ Schedule make_linear_schedule(std::string name, int workers, int micro_batches) 
   Schedule s;
   s.name = std::move(name);
   s.workers = workers;
-  s.stages = workers;
+  s.virtual_stages = workers;
   s.micro_batches = micro_batches;
   s.stage_worker.assign(1, std::vector<int>(static_cast<size_t>(workers)));
   std::iota(s.stage_worker[0].begin(), s.stage_worker[0].end(), 0);

@@ -319,7 +319,7 @@ TEST(CalibrateCli, RunModeRunsTheBenchmarkBinaryThenFits) {
 
 // The synthetic samples with their `# gpu:` line replaced.
 // The synthetic samples relabelled as measured on `gpu`. Their GEMM and copy rates are an H200's,
-// above other GPUs' peaks (which calibrate refuses, issue 12), so only the launch and link rows
+// above other GPUs' peaks (which calibrate refuses), so only the launch and link rows
 // are kept.
 fs::path samples_from(const fs::path& dir, const std::string& gpu) {
   std::istringstream in(slurp(kSamples));
@@ -377,7 +377,7 @@ TEST(CalibrateCli, BaseIsInferredFromTheMeasuredGpu) {
 }
 
 TEST(CalibrateCli, ABaseForAnotherGpuIsRefused) {
-  // The trap of issue 13: A100 samples fitted onto the H200 base gave an "h200-sxm-calibrated"
+  // A trap once fallen into: A100 samples fitted onto the H200 base gave an "h200-sxm-calibrated"
   // profile with 141 GB.
   const fs::path dir = testing::scratch_dir();
   const fs::path samples = samples_from(dir, "NVIDIA A100-SXM4-80GB");

@@ -1,4 +1,4 @@
-// Issue 12: calibrate wrote impossible fits with exit 0 (GEMMs at 1e9 TFLOP/s, copies faster
+// calibrate wrote impossible fits with exit 0 (GEMMs at 1e9 TFLOP/s, copies faster
 // than HBM, inf TB/s links, launch fitted as 1 ms) and a --name that --hardware then rejected;
 // layer-check reported "+28649347800836.9%". Each is now refused, naming the bound.
 

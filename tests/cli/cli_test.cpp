@@ -179,7 +179,7 @@ TEST(Cli, ListSchedulesNamesEachWithDescription) {
   EXPECT_NE(r.out.find("1f1b"), std::string::npos);
 }
 
-// Issue 12 regressions, each with the exact input of the report: exit 2 and one line.
+// Regressions, each with the exact input of a bug report: exit 2 and one line.
 struct StrictCase {
   std::vector<std::string> args;
   std::string expect;  // part of the one error line
@@ -220,7 +220,7 @@ TEST(CliStrict, SilentAcceptsAreErrors) {
 }
 
 // Every option of one mode, given in the other, is refused by name: none is silently ignored
-// (--tensor-parallel, --precision and the other options of issue 9 once were, in unit-cost
+// (--tensor-parallel, --precision and the other real-cost options once were, in unit-cost
 // mode).
 TEST(CliStrict, EveryOptionOfOneModeIsRefusedInTheOther) {
   int real = 0, unit = 0;

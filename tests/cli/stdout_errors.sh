@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 12: stdout that does not take the output is an error (one line, exit 2), and a sweep
+# stdout that does not take the output is an error (one line, exit 2), and a sweep
 # whose threads cannot all be created still finishes with the same rows.
 set -u
 P="$1"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 11 through the real binary: the README's local example (shards run by xargs -P, then
+# Through the real binary: the README's local example (shards run by xargs -P, then
 # merge) and tools/slurm-sweep.sh run as array tasks give the single sweep's CSV byte for byte;
 # a sweep killed by SIGTERM, SIGINT or SIGKILL keeps its journal and no temporary, and --resume
 # finishes it to the same file. Usage: sweep_shards.sh PIPESIM SOURCE_DIR (in an empty scratch

@@ -126,7 +126,7 @@ TEST(AtomicWrite, SymlinksAreWrittenThroughNotReplaced) {
 }
 
 TEST(AtomicWrite, DevicesAreWrittenInPlaceNeverReplaced) {
-  // Issue 12: `-o /dev/null` replaced the device node with a regular file.
+  // `-o /dev/null` replaced the device node with a regular file.
   struct stat before {};
   ASSERT_EQ(::stat("/dev/null", &before), 0);
   write_file_atomically("/dev/null", "discarded\n");
@@ -213,7 +213,7 @@ void die_holding_a_temporary(const fs::path& target, int sig) {
 }
 
 TEST(AtomicWriteDeathTest, SignalsRemoveLiveTemporariesAndStillKill) {
-  // Issue 12: a kill during the final write left .NAME.tmp.XXXXXX behind every time.
+  // a kill during the final write left .NAME.tmp.XXXXXX behind every time.
   ::testing::FLAGS_gtest_death_test_style = "threadsafe";
   const fs::path dir = fresh_dir();
   EXPECT_EXIT(die_holding_a_temporary(dir / "out.csv", SIGTERM), testing::KilledBySignal(SIGTERM),

@@ -1,5 +1,5 @@
 // Input rules shared by every reader: printable echoes, text files (BOM, directories), the task
-// budget. Issue 12's failures at this layer, each with its exact input.
+// budget. The failures once found at this layer, each with its exact input.
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -68,7 +68,7 @@ void expect_file_error(const fs::path& p, const std::string& fragment) {
 }
 
 TEST(TextFile, DirectoriesAndMissingFilesAreConfigErrors) {
-  // Issue 12: `sweep --file <a directory>` aborted with std::__ios_failure.
+  // `sweep --file <a directory>` aborted with std::__ios_failure.
   expect_file_error(scratch("x").parent_path(), "is a directory");
   expect_file_error(scratch("missing.yaml"), "cannot open: No such file or directory");
 }

@@ -22,7 +22,7 @@ std::string error_of(const std::string& text, void (*use)(YamlMap&) = nullptr) {
 }
 
 TEST(YamlReader, ListAndMappingKeysAreErrorsNotAborts) {
-  // Issue 12: `? [a, b]\n: 1` appended to a file aborted (exit 134) in keys().
+  // `? [a, b]\n: 1` appended to a file aborted (exit 134) in keys().
   EXPECT_EQ(error_of("name: x\n? [a, b]\n: 1\n"),
             "in.yaml: key: keys must be plain names, got a list (line 2)");
   EXPECT_EQ(error_of("gpu:\n  memory_bytes: 1\n  ? {a: 1}\n  : 1\n"),
@@ -34,7 +34,7 @@ TEST(YamlReader, ListAndMappingKeysAreErrorsNotAborts) {
 }
 
 TEST(YamlReader, DuplicateKeysAndExtraDocumentsAreErrors) {
-  // Issue 12: duplicate keys silently kept the first value; a second document was ignored.
+  // duplicate keys silently kept the first value; a second document was ignored.
   EXPECT_EQ(error_of("layers: 2\nlayers: 3\n"),
             "in.yaml: layers: given twice (line 2); each key at most once");
   EXPECT_EQ(error_of("gpu:\n  a: 1\n  a: 2\n"),

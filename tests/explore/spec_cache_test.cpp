@@ -1,4 +1,4 @@
-// A search reads each model and hardware YAML once (issue 10): run_search through a SpecCache
+// A search reads each model and hardware YAML once: run_search through a SpecCache
 // whose loaders count their calls, and compare with the number of configurations simulated.
 
 #include "pipesim/explore/spec_cache.hpp"

@@ -53,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadFile{"stages: []\n", "stages: empty list"}, BadFile{"stages:\n", "stages: has no value"},
         BadFile{"stages: 4\nmicro_batches: 2\nmicro-batches: 3\n", "micro-batches: given twice"},
         BadFile{"- 4\n- 8\n", "top level: expected a map"}, BadFile{"stages: [4, 8\n", "line "},
-        // Fuzzing (issue 12): NUL bytes made yaml-cpp loop forever; a second document was
+        // Fuzzing: NUL bytes made yaml-cpp loop forever; a second document was
         // silently ignored.
         BadFile{std::string("stages: 4\n\0\n", 12), "line 2: control character \\x00"},
         BadFile{"stages: 4\n---\nstages: 8\n", "document: more than one YAML document"},
@@ -66,7 +66,7 @@ TEST(SweepFile, MissingFileIsOneLine) {
   EXPECT_EQ(r.err,
             "pipesim: error: /nonexistent/sweep.yaml: file: cannot open: No such file or "
             "directory\n");
-  // Issue 12: a directory aborted with std::__ios_failure.
+  // a directory aborted with std::__ios_failure.
   const auto dir = invoke_cli({"sweep", "--file", "/tmp"});
   EXPECT_EQ(dir.code, 2);
   EXPECT_EQ(dir.err, "pipesim: error: /tmp: file: is a directory, expected a file\n");

@@ -1,5 +1,5 @@
 // The shipped validation suite (validation/*.yaml) predicted end to end: the bounds that make
-// pipesim's predictions "right, not plausible" (issue 9), asserted on the deterministic
+// pipesim's predictions "right, not plausible", asserted on the deterministic
 // predictions. results/validation/ shows the same table (tools/make-validation.sh).
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
-// Issue 12 at the profile layer: list/mapping keys, duplicate keys, a second document, byte
+// Bad input at the profile layer: list/mapping keys, duplicate keys, a second document, byte
 // counts that are not whole, and physically absurd values are errors naming the field and the
-// allowed range; each case is the issue's exact input applied to a shipped profile.
+// allowed range; each case is the exact input of a bug report applied to a shipped profile.
 
 #include <gtest/gtest.h>
 

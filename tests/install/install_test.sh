@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install, move, embed (issue 10): `cmake --install` of this build into a temporary prefix, the
+# Install, move, embed: `cmake --install` of this build into a temporary prefix, the
 # prefix moved elsewhere, then (1) an outside CMake project finds it with find_package(pipesim),
 # includes <pipesim/pipesim.hpp> and simulates through the public API, and (2) the moved
 # bin/pipesim runs a real-cost simulation from its own share/pipesim, with no environment help,
@@ -62,7 +62,7 @@ cp "$prefix/share/pipesim/models/gpt2-1.3b.yaml" "$work/data/models/from-env.yam
 listed=$(PIPESIM_DATA_DIR=$work/data "$pipesim" list models | cut -d' ' -f1)
 [ "$listed" = from-env ] || fail "PIPESIM_DATA_DIR: list models gave '$listed'"
 
-# (3) The Python module of the moved prefix: the issue's check, then a real-cost run on a model
+# (3) The Python module of the moved prefix: the import check, then a real-cost run on a model
 # only the moved prefix has, equal to what the moved CLI printed for it.
 if [ -n "${PIPESIM_PYTHON:-}" ]; then
   module=$(find "$prefix" -path '*/dist-packages/pipesim*.so')

@@ -1,4 +1,4 @@
-// Issue 12 at the model layer: the exact bad inputs, appended to or edited into a shipped model.
+// Bad input at the model layer: the exact bad inputs, appended to or edited into a shipped model.
 
 #include <gtest/gtest.h>
 
@@ -33,7 +33,7 @@ std::string edited(const std::string& from, const std::string& to) {
   return text;
 }
 
-TEST(ModelBounds, IssueInputsAreOneLineErrors) {
+TEST(ModelBounds, ReportedBadInputsAreOneLineErrors) {
   const std::string doc = gpt2();
   const std::string appended =
       "(line " + std::to_string(1 + std::count(doc.begin(), doc.end(), '\n')) + ")";

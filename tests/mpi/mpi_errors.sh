@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 11, the MPI mode's errors through the real binary: bad input on every rank, an error of
+# The MPI mode's errors through the real binary: bad input on every rank, an error of
 # rank 0 alone (a journal left behind), an error of rank 1 alone (it sees no data folder), ranks
 # that run different command lines and a command that does not spread each end every rank with
 # exit 2 and one error line, never a hang (each run is killed after 60 s). Usage: mpi_errors.sh PIPESIM SOURCE_DIR MPIEXEC (in an

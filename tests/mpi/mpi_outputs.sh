@@ -1,5 +1,5 @@
 #!/bin/bash
-# Issue 11, the MPI mode through the real binary: `mpirun -n K pipesim sweep|search` writes what
+# The MPI mode through the real binary: `mpirun -n K pipesim sweep|search` writes what
 # the single process writes, byte for byte: sweep CSV to stdout and with -o (through the
 # journal), a --shard part, a --resume from a journal, search's table and --all CSV, and -n 1.
 # And the rows really are spread: a rank that sees no model files makes rows that say so.
@@ -42,7 +42,7 @@ cmp table.txt table-3.txt || fail "search table on 3 ranks differs"
 cmp all.csv all-3.csv || fail "search --all -o on 3 ranks differs"
 
 # Rank 1 sees a data folder without models: the rows it evaluated are invalid, rank 0's are
-# not, so both ranks evaluated rows (rank 1 is handed the first chunk, before rank 0 can finish).
+# not, so both ranks evaluated rows (rank 1 is handed the first block, before rank 0 can finish).
 mkdir -p empty/models empty/hardware
 ranks_apart PIPESIM_DATA_DIR="$PWD/empty" sweep "${real[@]}" >apart.csv || fail "MPMD sweep"
 grep -q "unknown model 'gpt2-1.3b'" apart.csv || fail "rank 1 evaluated no row: $(cat apart.csv)"

@@ -45,7 +45,7 @@ Scenario spec(const std::string& schedule, int d, int n, const std::string& mode
 }
 
 TEST(RealCost, DoneWhenConfigurationIsCompleteAndConsistent) {
-  // The issue's done-when with 1f1b (chimera arrives from the schedules work).
+  // The documented example with 1f1b.
   const CliResult r = invoke({"simulate", "--schedule", "1f1b", "--stages", "32", "--micro-batches",
                               "32", "--micro-batch-size", "1", "--data-parallel", "16", "--model",
                               "gpt2-1.3b", "--hardware", "p100-daint", "--format", "json"});
@@ -77,7 +77,7 @@ TEST(RealCost, DoneWhenConfigurationIsCompleteAndConsistent) {
 }
 
 TEST(RealCost, DoneWhenWithTheRegisteredChimera) {
-  // The issue's done-when verbatim, once schedules/chimera is registered (issue 3).
+  // The documented Chimera example, verbatim.
   if (schedules::find_schedule("chimera") == nullptr) GTEST_SKIP() << "chimera not registered";
   const CliResult r =
       invoke({"simulate", "--schedule", "chimera", "--stages", "32", "--micro-batches", "32",

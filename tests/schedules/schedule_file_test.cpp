@@ -28,7 +28,7 @@ schedules::ScheduleParams params(int d, int n) {
 
 void expect_same(const sim::Schedule& a, const sim::Schedule& b) {
   EXPECT_EQ(a.workers, b.workers);
-  EXPECT_EQ(a.stages, b.stages);
+  EXPECT_EQ(a.virtual_stages, b.virtual_stages);
   EXPECT_EQ(a.pipelines, b.pipelines);
   EXPECT_EQ(a.split_backward, b.split_backward);
   EXPECT_EQ(a.stage_worker, b.stage_worker);
@@ -67,7 +67,7 @@ TEST(PytorchCsv, ReadsCompactAndCommunicationCells) {
       ",1RECV_F0,1F0,1I0,1SEND_B0,1F1,1I1,1W0,1W1\n";
   const sim::Schedule s = parse_pytorch_csv(csv, "x.csv");
   EXPECT_EQ(s.workers, 2);
-  EXPECT_EQ(s.stages, 2);
+  EXPECT_EQ(s.virtual_stages, 2);
   EXPECT_EQ(s.micro_batches, 2);
   EXPECT_TRUE(s.split_backward);
   EXPECT_TRUE(sim::validate(s).ok) << sim::validate(s).reason;

@@ -1,4 +1,4 @@
-// Issue 12: schedule files are checked against their declared sizes before any table is sized,
+// schedule files are checked against their declared sizes before any table is sized,
 // a BOM is accepted like everywhere else, and estimate_tasks bounds a run before generating it.
 
 #include <gtest/gtest.h>
@@ -26,12 +26,12 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 TEST(ScheduleLimits, DeclaredSizesBeyondTheListedOpsAreRefusedBeforeAllocation) {
-  // Issue 12: this allocated an 86 GB index (bad_alloc in 0.02 s).
+  // this allocated an 86 GB index (bad_alloc in 0.02 s).
   const std::string text = "workers 1\nmicro-batches 1048576\nstages 4096\nworker 0: F0@0\n";
   EXPECT_EQ(error_of([&] { parse_schedule_text(text, "big.txt"); }),
             "big.txt: schedule: declares 1048576 micro-batches x 4096 stages, which needs at "
             "least 8589934592 compute ops (a forward and a backward each), but lists 1");
-  // Issue 12: a single cell asked for a 17 GB placement table.
+  // a single cell asked for a 17 GB placement table.
   EXPECT_EQ(error_of([] { parse_pytorch_csv("4095F1048574", "one.csv"); }),
             "one.csv: rows: actions reach stage 4095 and micro-batch 1048574, which needs at "
             "least 8589926400 compute cells (a forward and a backward each), but the file has 1");
@@ -47,7 +47,7 @@ TEST(ScheduleLimits, TaskBudgetAppliesToFiles) {
 }
 
 TEST(ScheduleLimits, ByteOrderMarkIsAcceptedInBothFormats) {
-  // Issue 12: a BOM was rejected here but accepted in YAML; every reader now accepts it.
+  // a BOM was rejected here but accepted in YAML; every reader now accepts it.
   const std::string text = "workers 2\nmicro-batches 1\nworker 0: F0 B0\nworker 1: F0 B0\n";
   const sim::Schedule a = parse_schedule_text("\xEF\xBB\xBF" + text, "bom.txt");
   const sim::Schedule b = parse_schedule_text(text, "plain.txt");
@@ -86,8 +86,8 @@ TEST(ScheduleLimits, EstimateBoundsEveryRegisteredSchemeFromAbove) {
   }
 }
 
-TEST(ScheduleLimits, TheIssueRunIsOverTheDefaultBudget) {
-  // Issue 12: `simulate -D 64 -N 1000000` ran 23 s and died with bad_alloc.
+TEST(ScheduleLimits, ARunOfAQuarterBillionTasksIsOverTheDefaultBudget) {
+  // `simulate -D 64 -N 1000000` ran 23 s and died with bad_alloc.
   ScheduleParams p;
   p.stages = 64;
   p.micro_batches = 1000000;

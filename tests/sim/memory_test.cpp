@@ -153,7 +153,7 @@ TEST(MemoryTimeline, MaxIsPeakMinIsMinimumLastIsFinal) {
       if (std::string(name) == "interleaved") p.chunks = 2;
       if (schedules::find_schedule(name) == nullptr) continue;
       const Schedule s = schedules::make_schedule(name, p);
-      const auto mem = run_timeline(s, stages(s.stages, 7.0));
+      const auto mem = run_timeline(s, stages(s.virtual_stages, 7.0));
       for (const WorkerMemory& wm : mem)
         expect_timeline_matches_summary(wm, !s.asynchronous);
     }
@@ -214,8 +214,8 @@ TEST(MemoryUntimed, EqualsTheReplayBitForBitOnEverySchedule) {
         } catch (const core::ConfigError&) {
           continue;  // a shape the scheme refuses
         }
-        std::vector<StageMemory> m(static_cast<size_t>(s.stages));
-        for (int st = 0; st < s.stages; ++st) {
+        std::vector<StageMemory> m(static_cast<size_t>(s.virtual_stages));
+        for (int st = 0; st < s.virtual_stages; ++st) {
           m[static_cast<size_t>(st)] = {100.0 + st,    90.0,     600.0,
                                         10.0 + 3 * st, 4.5 + st, 0.75 * st};
         }

@@ -15,7 +15,7 @@ inline sim::Schedule hand_chimera(int d) {
   sim::Schedule s;
   s.name = "chimera-hand";
   s.workers = d;
-  s.stages = d;
+  s.virtual_stages = d;
   s.pipelines = 2;
   s.micro_batches = d;
   s.stage_worker.assign(2, std::vector<int>(static_cast<size_t>(d)));

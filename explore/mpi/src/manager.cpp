@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "pipesim/core/assert.hpp"
-#include "pipesim/explore/mpi/chunk_queue.hpp"
+#include "pipesim/explore/mpi/block_queue.hpp"
 #include "pipesim/explore/mpi/wire.hpp"
 #include "pipesim/explore/thread_pool.hpp"
 
@@ -109,24 +109,24 @@ void Manager::run(const RowJob& job) {
 
   // Shared with the local evaluation thread: the queue under the mutex, the count atomically.
   std::mutex mutex;
-  ChunkQueue queue(job.first, job.end, threads);
+  BlockQueue queue(job.first, job.end, threads);
   std::atomic<size_t> done{0};
   std::exception_ptr local_error;
-  const auto next_chunk = [&](int jobs) {
+  const auto next_block = [&](int jobs) {
     const std::lock_guard lock(mutex);
     return queue.take(jobs, horizon(job));
   };
-  // The workers have waited longest: their first chunks go out before this rank takes any, so
+  // The workers have waited longest: their first blocks go out before this rank takes any, so
   // every worker evaluates some rows however the threads here are scheduled.
-  hand_out(next_chunk);
-  // This rank's share: chunks from the same queue, evaluated on job.jobs threads. Destroyed
+  hand_out(next_block);
+  // This rank's share: blocks from the same queue, evaluated on job.jobs threads. Destroyed
   // (stopped and joined) before anything above it, on every way out of run().
   std::jthread local([&](const std::stop_token& stop) {
     try {
       Backoff backoff;
       while (!stop.stop_requested()) {
-        const Chunk chunk = next_chunk(job.jobs);
-        if (chunk.empty()) {
+        const Block block = next_block(job.jobs);
+        if (block.empty()) {
           {
             const std::lock_guard lock(mutex);
             if (queue.exhausted()) return;
@@ -135,9 +135,9 @@ void Manager::run(const RowJob& job) {
           continue;
         }
         backoff.reset();
-        parallel_for(chunk.size(), job.jobs, [&](size_t k) {
+        parallel_for(block.size(), job.jobs, [&](size_t k) {
           if (stop.stop_requested()) return;
-          const size_t position = chunk.begin + k;
+          const size_t position = block.begin + k;
           job.put(position, job.make_row(position));
           done.fetch_add(1);
         });
@@ -163,7 +163,7 @@ void Manager::run(const RowJob& job) {
       const std::lock_guard lock(mutex);
       if (local_error) std::rethrow_exception(local_error);
     }
-    moved = hand_out(next_chunk) || moved;
+    moved = hand_out(next_block) || moved;
     if (done.load() >= total) break;
     if (job.on_progress && Clock::now() - reported > std::chrono::milliseconds(200)) {
       job.on_progress(done.load());
@@ -180,17 +180,17 @@ void Manager::run(const RowJob& job) {
   if (job.on_progress) job.on_progress(done.load());
 }
 
-bool Manager::hand_out(const std::function<Chunk(int jobs)>& next_chunk) {
+bool Manager::hand_out(const std::function<Block(int jobs)>& next_block) {
   bool sent = false;
   for (size_t rank = 1; rank < peers_.size(); ++rank) {
     Peer& peer = peers_[rank];
     if (peer.state != State::Waiting) continue;
-    const Chunk chunk = next_chunk(peer.jobs);
-    if (chunk.empty()) continue;  // nothing left, or the window is full: it waits
+    const Block block = next_block(peer.jobs);
+    if (block.empty()) continue;  // nothing left, or the window is full: it waits
     WireWriter out;
-    out.u64(chunk.begin);
-    out.u64(chunk.end);
-    send(comm_, static_cast<int>(rank), Tag::Chunk, out.bytes());
+    out.u64(block.begin);
+    out.u64(block.end);
+    send(comm_, static_cast<int>(rank), Tag::Block, out.bytes());
     peer.state = State::Owing;
     sent = true;
   }

@@ -19,7 +19,7 @@ std::string command_line(int argc, const char* const* argv) {
 
 void send(MPI_Comm comm, int dest, Tag tag, std::string_view bytes) {
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    throw std::length_error("pipesim MPI message over 2 GiB");  // chunks are far smaller
+    throw std::length_error("pipesim MPI message over 2 GiB");  // blocks are far smaller
   }
   // MPI_Send does not write the buffer; the C API predates const.
   MPI_Send(const_cast<char*>(bytes.data()), static_cast<int>(bytes.size()), MPI_BYTE, dest,

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "pipesim/core/assert.hpp"
-#include "pipesim/explore/mpi/chunk_queue.hpp"
+#include "pipesim/explore/mpi/block_queue.hpp"
 #include "pipesim/explore/mpi/messages.hpp"
 #include "pipesim/explore/mpi/wire.hpp"
 #include "pipesim/explore/thread_pool.hpp"
@@ -12,7 +12,7 @@ namespace pipesim::explore::mpi {
 
 int Worker::serve(const MakeRow& make_row, int jobs) {
   PIPESIM_ASSERT(owing_ && !verdict_, "a worker serves once");
-  WireWriter message;  // first the check-in, then the rows of each chunk
+  WireWriter message;  // first the check-in, then the rows of each block
   message.i32(jobs);
   message.text(command_);
   Tag tag = Tag::Hello;
@@ -25,17 +25,17 @@ int Worker::serve(const MakeRow& make_row, int jobs) {
       verdict_ = in.i32();
       return *verdict_;
     }
-    PIPESIM_ASSERT(reply.tag == Tag::Chunk, "rank 0 sends chunks and the end");
+    PIPESIM_ASSERT(reply.tag == Tag::Block, "rank 0 sends blocks and the end");
     owing_ = true;
-    Chunk chunk;
-    chunk.begin = in.u64();
-    chunk.end = in.u64();
-    std::vector<scenario::SweepRow> rows(chunk.size());
-    parallel_for(rows.size(), jobs, [&](size_t k) { rows[k] = make_row(chunk.begin + k); });
+    Block block;
+    block.begin = in.u64();
+    block.end = in.u64();
+    std::vector<scenario::SweepRow> rows(block.size());
+    parallel_for(rows.size(), jobs, [&](size_t k) { rows[k] = make_row(block.begin + k); });
     message = WireWriter{};
     message.u64(rows.size());
     for (size_t k = 0; k < rows.size(); ++k) {
-      message.u64(chunk.begin + k);
+      message.u64(block.begin + k);
       message.row(rows[k]);
     }
     tag = Tag::Rows;
@@ -57,7 +57,7 @@ int Worker::finish(int code, const std::string& message) {
       verdict_ = WireReader(reply.bytes).i32();
       return *verdict_;
     }
-    owing_ = true;  // a chunk sent before rank 0 knew: answered with Left like the others
+    owing_ = true;  // a block sent before rank 0 knew: answered with Left like the others
   }
 }
 

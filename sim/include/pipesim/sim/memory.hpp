@@ -51,7 +51,7 @@ struct WorkerMemory {
   std::vector<MemorySample> timeline;
 };
 
-//! `stages[s]`: bytes of virtual stage s (size schedule.stages).
+//! `stages[s]`: bytes of virtual stage s (size schedule.virtual_stages).
 std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph& graph,
                                        const Trace& trace, const std::vector<StageMemory>& stages,
                                        bool record_timeline = false);

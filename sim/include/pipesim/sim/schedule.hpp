@@ -27,7 +27,7 @@ enum class UpdateGate : std::uint8_t {
 struct Schedule {
   std::string name;             //!< registry name, e.g. "1f1b"
   int workers = 0;              //!< D: workers (GPUs) in one pipeline replica
-  int stages = 0;               //!< virtual stages per pipeline (D · chunks)
+  int virtual_stages = 0;       //!< stages per pipeline counting each chunk: D · chunks
   int pipelines = 1;            //!< model copies with their own stage→worker map (Chimera: 2f)
   int micro_batches = 0;        //!< N: micro-batches per iteration (over all pipelines)
   int iterations = 1;           //!< iterations listed; asynchronous schedules list several

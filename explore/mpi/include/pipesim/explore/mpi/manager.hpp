@@ -2,7 +2,7 @@
 // Rank 0 of an MPI run: the RowEvaluator that spreads a sweep's or a search's rows over the
 // ranks (messages.hpp). It waits until every worker has checked in, so that input every rank
 // reads (options, model and hardware files) was accepted everywhere before any work is handed
-// out; then it hands out chunks on request (chunk_queue.hpp) and evaluates on this rank too,
+// out; then it hands out blocks on request (block_queue.hpp) and evaluates on this rank too,
 // on job.jobs threads beside the main thread, which alone talks MPI. Rows from everywhere go to
 // job.put() on this rank, so the output is the single-process output, byte for byte.
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "pipesim/explore/mpi/chunk_queue.hpp"
+#include "pipesim/explore/mpi/block_queue.hpp"
 #include "pipesim/explore/mpi/messages.hpp"
 #include "pipesim/explore/row_job.hpp"
 
@@ -40,8 +40,8 @@ class Manager final : public RowEvaluator {
 
  private:
   enum class State {
-    Owing,    //!< it owes a message: its check-in, or the rows of the chunk it has
-    Waiting,  //!< its request arrived; it waits for a chunk or the end
+    Owing,    //!< it owes a message: its check-in, or the rows of the block it has
+    Waiting,  //!< its request arrived; it waits for a block or the end
     Left,     //!< it stopped serving (an error); it waits for the end
     Stopped,  //!< it was told the end
   };
@@ -58,9 +58,9 @@ class Manager final : public RowEvaluator {
   size_t take(const Message& message, const RowJob* job);
   //! The failure of worker `rank` (Left), worded for the user.
   RemoteError failure(int rank) const;
-  //! Sends each waiting worker its next chunk (`next_chunk(its jobs)`), when there is one.
+  //! Sends each waiting worker its next block (`next_block(its jobs)`), when there is one.
   //! Returns whether any was sent.
-  bool hand_out(const std::function<Chunk(int jobs)>& next_chunk);
+  bool hand_out(const std::function<Block(int jobs)>& next_block);
 
   MPI_Comm comm_;
   std::string command_;

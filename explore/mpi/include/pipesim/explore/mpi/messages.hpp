@@ -4,15 +4,15 @@
 //
 //   worker → 0  Hello    i32 jobs, text command line: its check-in, ready to evaluate on `jobs`
 //                        threads the rows of that command line (rank 0 refuses another one)
-//   worker → 0  Rows     u64 n, n × (u64 position, row): the rows of its last chunk, and a
+//   worker → 0  Rows     u64 n, n × (u64 position, row): the rows of its last block, and a
 //                        request for the next
 //   worker → 0  Left     i32 exit status, text message: it stopped without serving to the end
 //                        (an error, or a command that never evaluates rows, such as --help)
-//   0 → worker  Chunk    u64 begin, u64 end: positions to evaluate
+//   0 → worker  Block    u64 begin, u64 end: positions to evaluate
 //   0 → worker  Stop     i32 exit status: the run is over; the status every rank exits with
 //
 // A worker always owes rank 0 exactly one message (Hello or Left first, then Rows or Left after
-// every Chunk), so rank 0 can end the run at any moment by receiving what each worker owes and
+// every Block), so rank 0 can end the run at any moment by receiving what each worker owes and
 // answering Stop: no rank is left waiting, and MPI_Abort is not needed.
 
 #include <mpi.h>
@@ -23,7 +23,7 @@
 
 namespace pipesim::explore::mpi {
 
-enum class Tag : int { Hello = 1, Rows = 2, Left = 3, Chunk = 4, Stop = 5 };
+enum class Tag : int { Hello = 1, Rows = 2, Left = 3, Block = 4, Stop = 5 };
 
 struct Message {
   int source = 0;

@@ -19,7 +19,7 @@ class Worker final : public RowServer {
   //! `command` is this rank's command line (command_line()), which rank 0 checks against its own.
   Worker(MPI_Comm comm, std::string command) : comm_(comm), command_(std::move(command)) {}
 
-  //! Checks in with rank 0, then evaluates each chunk it is sent on `jobs` threads until rank 0
+  //! Checks in with rank 0, then evaluates each block it is sent on `jobs` threads until rank 0
   //! ends the run; returns the run's exit status.
   int serve(const MakeRow& make_row, int jobs) override;
 

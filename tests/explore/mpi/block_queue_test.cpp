@@ -1,8 +1,8 @@
-// Rank 0's scheduling (explore/mpi/chunk_queue.hpp): chunks cover the positions once, in order,
+// Rank 0's scheduling (explore/mpi/block_queue.hpp): blocks cover the positions once, in order,
 // shrink as the job drains, give every thread of a rank a position, and never pass the reorder
 // window's horizon; and which environments count as launched by MPI.
 
-#include "pipesim/explore/mpi/chunk_queue.hpp"
+#include "pipesim/explore/mpi/block_queue.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -15,50 +15,50 @@
 namespace pipesim::explore::mpi {
 namespace {
 
-TEST(ChunkQueue, CoversThePositionsOnceInOrderWithShrinkingChunks) {
-  ChunkQueue queue(10, 1010, 4);
+TEST(BlockQueue, CoversThePositionsOnceInOrderWithShrinkingBlocks) {
+  BlockQueue queue(10, 1010, 4);
   std::vector<size_t> sizes;
   size_t next = 10;
   while (!queue.exhausted()) {
-    const Chunk chunk = queue.take(1, 1010);
-    ASSERT_FALSE(chunk.empty());
-    EXPECT_EQ(chunk.begin, next);
-    next = chunk.end;
-    sizes.push_back(chunk.size());
+    const Block block = queue.take(1, 1010);
+    ASSERT_FALSE(block.empty());
+    EXPECT_EQ(block.begin, next);
+    next = block.end;
+    sizes.push_back(block.size());
   }
   EXPECT_EQ(next, 1010u);
   // 1000 left over 4 threads: half of a thread's share at first, capped; one at the end.
-  EXPECT_EQ(sizes.front(), ChunkQueue::kMostPerThread);
+  EXPECT_EQ(sizes.front(), BlockQueue::kMostPerThread);
   EXPECT_EQ(sizes.back(), 1u);
   for (size_t i = 1; i < sizes.size(); ++i)
     EXPECT_LE(sizes[i], sizes[i - 1]);
   EXPECT_TRUE(queue.take(1, 1010).empty());
 }
 
-TEST(ChunkQueue, GivesEachThreadOfARankAPosition) {
-  ChunkQueue queue(0, 6, 8);
+TEST(BlockQueue, GivesEachThreadOfARankAPosition) {
+  BlockQueue queue(0, 6, 8);
   EXPECT_EQ(queue.take(4, 6).size(), 4u);  // 6 / 16 rounds to 0: one per thread
   EXPECT_EQ(queue.take(4, 6).size(), 2u);  // what is left
   EXPECT_TRUE(queue.exhausted());
 }
 
-TEST(ChunkQueue, StopsAtTheWindowsHorizon) {
+TEST(BlockQueue, StopsAtTheWindowsHorizon) {
   ReorderWindow window(0, 5, [](std::string_view) {});
   EXPECT_EQ(window.horizon(), 5u);
-  ChunkQueue queue(0, 100, 1);
+  BlockQueue queue(0, 100, 1);
   EXPECT_EQ(queue.take(1, window.horizon()).end, 5u);  // 32 wanted, the window holds 5
   EXPECT_TRUE(queue.take(1, window.horizon()).empty());
   EXPECT_FALSE(queue.exhausted());
   window.put(0, "row 0\n");  // the window moves on by one
   EXPECT_EQ(window.horizon(), 6u);
-  const Chunk chunk = queue.take(1, window.horizon());
-  EXPECT_EQ(chunk.begin, 5u);
-  EXPECT_EQ(chunk.end, 6u);
+  const Block block = queue.take(1, window.horizon());
+  EXPECT_EQ(block.begin, 5u);
+  EXPECT_EQ(block.end, 6u);
 }
 
-TEST(ChunkQueue, AnEmptyJobIsExhausted) {
-  EXPECT_TRUE(ChunkQueue(7, 7, 2).exhausted());
-  EXPECT_TRUE(ChunkQueue(9, 7, 2).take(1, 100).empty());
+TEST(BlockQueue, AnEmptyJobIsExhausted) {
+  EXPECT_TRUE(BlockQueue(7, 7, 2).exhausted());
+  EXPECT_TRUE(BlockQueue(9, 7, 2).take(1, 100).empty());
 }
 
 TEST(Session, LaunchedByMpiReadsTheLaunchersVariables) {
