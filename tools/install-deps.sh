@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev          # libFuzzer harnesses (the fuzz preset)
   help2man                          # the man page, generated from `pipesim --help`
   python3-jsonschema                # tests: outputs validate against docs/schema/
+  graphviz                          # tests: dot lays out simulate --export-dot graphs
 )
 
 missing=()

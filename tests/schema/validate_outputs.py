@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Validates every command's data output against docs/schema/pipesim-output.schema.json.
 
-simulate (unit and real cost, --ops, --memory-timeline, an out-of-memory run) and calibrate's
+simulate (unit and real cost, --ops, --memory-timeline, --critical-path, an out-of-memory run) and calibrate's
 fit report are JSON and are validated as they are. CSV outputs (simulate --format csv, sweep,
 compare --csv, search -o) must have exactly the schema's column list (x-columns) as header; each
 row is read into an object, typed by the schema (empty field = null), and validated too.
@@ -103,17 +103,20 @@ with tempfile.TemporaryDirectory() as tmp:
                           "--ops"],
         "simulate chimera": ["simulate", "--schedule", "chimera", "-D", "4", "-N", "8", "--ops"],
         "simulate interleaved": ["simulate", "--schedule", "interleaved", "-D", "4", "-N", "8"],
-        "simulate pipedream": ["simulate", "--schedule", "pipedream", "-D", "4", "-N", "8"],
+        "simulate pipedream": ["simulate", "--schedule", "pipedream", "-D", "4", "-N", "8",
+                               "--critical-path"],
         "simulate real": ["simulate", "--schedule", "1f1b", "-D", "4", "-N", "8", *real, "--ops",
                           "--memory-timeline"],
         "simulate real chimera": ["simulate", "--schedule", "chimera", "-D", "4", "-N", "8", *real,
-                                  "-W", "2", "--recompute", "selective"],
+                                  "-W", "2", "--recompute", "selective", "--critical-path"],
+        "simulate real blocking": ["simulate", "--schedule", "gpipe", "-D", "4", "-N", "8", *real,
+                                   "--overlap-p2p", "off", "--critical-path"],
     }
     for label, args in cases.items():
         out = run(args + ["--format", "json"])
         if out is not None:
             check(label, "simulate", json.loads(out))
-        csv_args = [a for a in args if a not in ("--ops", "--memory-timeline")]
+        csv_args = [a for a in args if a not in ("--ops", "--memory-timeline", "--critical-path")]
         out = run(csv_args + ["--format", "csv"])
         if out is not None:
             check_csv(label + " csv", out)

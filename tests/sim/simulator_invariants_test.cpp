@@ -5,57 +5,14 @@
 
 #include <algorithm>
 #include <random>
-#include <string_view>
 
 #include "../../sim/src/uncontended.hpp"
+#include "../support/random_params.hpp"
 #include "../support/run_helpers.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
 
 namespace pipesim {
 namespace {
-
-// Random parameters the scheme accepts: each generator's constraints (docs/architecture.md §3)
-// applied to a random draw.
-schedules::ScheduleParams draw_valid(std::string_view name, std::mt19937& rng) {
-  std::uniform_int_distribution<int> stages(1, 24), micro(1, 48), small(1, 4);
-  schedules::ScheduleParams p;
-  p.stages = stages(rng);
-  p.micro_batches = micro(rng);
-  if (name == "chimera") {
-    p.stages = 2 * std::max(1, p.stages / 2);
-    std::vector<int> fs;
-    for (int f = 1; f <= p.stages / 2; ++f) {
-      if ((p.stages / 2) % f == 0) fs.push_back(f);
-    }
-    p.pipelines = 2 * fs[static_cast<size_t>(rng() % fs.size())];
-    const int k = small(rng);
-    p.micro_batches = k * p.stages;
-    const char* strategies[] = {"direct", "doubling", "halving"};
-    p.strategy = p.pipelines == 2 && k % 2 == 0 ? strategies[rng() % 3] : "direct";
-  } else if (name == "interleaved") {
-    p.chunks = small(rng);
-    p.micro_batches = small(rng) * p.stages;
-  } else if (name == "dualpipe") {
-    p.stages = 2 * std::max(1, p.stages / 2);
-    p.micro_batches = 2 * p.stages + 2 * (p.micro_batches % 8);
-  } else if (name == "dualpipev") {
-    p.micro_batches = 2 * p.stages + p.micro_batches % 8;
-  } else if (name == "pipedream" || name == "pipedream-2bw") {
-    p.iterations = 3 + small(rng) % 2;
-  }
-  return p;
-}
-
-// Random unit costs on a grid of quarter slots (exact in binary).
-sim::UnitCosts draw_costs(std::mt19937& rng) {
-  std::uniform_int_distribution<int> ticks(1, 8), comm(0, 4);
-  sim::UnitCosts c;
-  c.forward = ticks(rng) * 0.25;
-  c.backward = ticks(rng) * 0.5;
-  c.weight = c.backward * (ticks(rng) - 1) / 8.0;
-  c.comm = comm(rng) * 0.125;
-  return c;
-}
 
 void expect_same_trace(const sim::Trace& a, const sim::Trace& b) {
   ASSERT_EQ(a.completed, b.completed);
@@ -70,8 +27,8 @@ TEST(SimulatorInvariants, HoldForRandomParameters) {
   std::mt19937 rng(20261130);
   for (int trial = 0; trial < 60; ++trial) {
     for (const auto& entry : schedules::all_schedules()) {
-      const schedules::ScheduleParams p = draw_valid(entry.name, rng);
-      const sim::UnitCosts c = draw_costs(rng);
+      const schedules::ScheduleParams p = testing::draw_valid(entry.name, rng);
+      const sim::UnitCosts c = testing::draw_costs(rng);
       SCOPED_TRACE(::testing::Message()
                    << entry.name << " D=" << p.stages << " N=" << p.micro_batches
                    << " pipelines=" << p.pipelines << " chunks=" << p.chunks << " " << p.strategy);
@@ -90,8 +47,8 @@ TEST(SimulatorInvariants, ShortcutGivesTheEventLoopsTrace) {
   int taken = 0, declined = 0;
   for (int trial = 0; trial < 20; ++trial) {
     for (const auto& entry : schedules::all_schedules()) {
-      const schedules::ScheduleParams p = draw_valid(entry.name, rng);
-      sim::UnitCosts c = draw_costs(rng);
+      const schedules::ScheduleParams p = testing::draw_valid(entry.name, rng);
+      sim::UnitCosts c = testing::draw_costs(rng);
       c.comm *= 0.8;  // and 0.1-slot delays, whose sums round
       c.all_reduce = c.forward * 0.7;
       SCOPED_TRACE(::testing::Message()
@@ -127,7 +84,7 @@ TEST(SimulatorInvariants, NetworkShortcutGivesTheEventLoopsTrace) {
     for (const auto& entry : schedules::all_schedules()) {
       for (int w : {1, 2, 8}) {
         std::mt19937 rng(20261203);
-        const schedules::ScheduleParams p = draw_valid(entry.name, rng);
+        const schedules::ScheduleParams p = testing::draw_valid(entry.name, rng);
         const sim::Schedule s = schedules::make_schedule(std::string(entry.name), p);
         cost::TrainingSetup setup;
         setup.data_parallel = w;

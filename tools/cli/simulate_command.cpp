@@ -10,11 +10,13 @@
 #include "output.hpp"
 #include "pipesim/core/atomic_write.hpp"
 #include "pipesim/report/chrome_trace.hpp"
+#include "pipesim/report/critical_path_report.hpp"
 #include "pipesim/report/run_report.hpp"
 #include "pipesim/report/svg_timeline.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/schedules/schedule_file.hpp"
+#include "pipesim/sim/graph_export.hpp"
 
 namespace pipesim::cli {
 
@@ -23,10 +25,11 @@ Action add_simulate_command(CLI::App& app) {
     scenario::Scenario spec;
     std::string format = "text";
     bool ops = false;
+    bool critical_path = false;
     std::string output;
     //! Pictures and exchange files (each written atomically when given).
     struct Files {
-      std::string schedule_file, export_csv, timeline, trace;
+      std::string schedule_file, export_csv, timeline, trace, export_dot;
     } files;
     std::map<std::string, std::string> values;        //!< option → text as given
     std::map<std::string, const CLI::Option*> flags;  //!< option → its flag, to see if given
@@ -48,6 +51,10 @@ Action add_simulate_command(CLI::App& app) {
       ->group("Output");
   cmd->add_flag("--ops", o->ops, "JSON: list each worker's ops with start and end times")
       ->group("Output");
+  cmd->add_flag("--critical-path", o->critical_path,
+                "Text and JSON: the chain of ops and transfers that sets the run's length, each "
+                "with its wait and slack (JSON: critical_path)")
+      ->group("Output");
   cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout")
       ->type_name("PATH")
       ->group("Output");
@@ -66,6 +73,10 @@ Action add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", o->files.trace,
                   "Write Chrome trace events (JSON, times in microseconds; opens in "
                   "ui.perfetto.dev)")
+      ->type_name("PATH")
+      ->group("Output");
+  cmd->add_option("--export-dot", o->files.export_dot,
+                  "Write the task graph for GraphViz (.dot or .gv; at most 200000 tasks)")
       ->type_name("PATH")
       ->group("Output");
   cmd->footer(
@@ -94,6 +105,20 @@ Action add_simulate_command(CLI::App& app) {
       }
     }
     scenario::require_applicable(o->spec, given);
+    if (o->critical_path && o->format == "csv") {
+      throw core::ConfigError("command line", "--critical-path",
+                              "prints with --format text or json, not csv");
+    }
+    if (!files.export_dot.empty()) {
+      // Only DOT is written; another extension would get DOT under a wrong name.
+      if (const auto ext = std::filesystem::path(files.export_dot).extension();
+          ext != ".dot" && ext != ".gv") {
+        throw core::ConfigError("command line", "--export-dot",
+                                fmt::format("writes GraphViz DOT: the file must end in .dot or "
+                                            ".gv, got '{}'",
+                                            ext.empty() ? std::string("none") : ext.string()));
+      }
+    }
     if (o->spec.memory_timeline && !o->spec.perf.enabled()) {
       throw core::ConfigError("command line", "--memory-timeline",
                               "needs real-cost mode (--model and --hardware)");
@@ -125,13 +150,25 @@ Action add_simulate_command(CLI::App& app) {
     if (!files.trace.empty()) {
       core::write_file_atomically(files.trace, report::chrome_trace(result, title).dump(1) + "\n");
     }
+    if (!files.export_dot.empty()) {
+      core::write_file_atomically(files.export_dot, sim::to_dot(result.graph, title));
+    }
     std::string text;
     if (o->format == "json") {
-      text = report::to_json(o->spec, result, o->ops).dump(2) + "\n";
+      nlohmann::ordered_json j = report::to_json(o->spec, result, o->ops);
+      if (o->critical_path) {
+        j["critical_path"] =
+            report::critical_path_json(result, report::critical_path_of(o->spec, result));
+      }
+      text = j.dump(2) + "\n";
     } else if (o->format == "csv") {
       text = report::to_csv(o->spec, result);
     } else {
       text = report::to_text(o->spec, result);
+      if (o->critical_path) {
+        text +=
+            "\n" + report::critical_path_text(result, report::critical_path_of(o->spec, result));
+      }
     }
     emit(o->output, text);
     // The run is reported either way; the exit code tells a script that the configuration
