@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <boost/graph/topological_sort.hpp>
 #include <iterator>
+#include <numeric>
 #include <tuple>
 #include <utility>
 
@@ -118,8 +119,7 @@ void add_hold_releases(const Trace& trace, const Releasers& releasers,
   }
   if (held.empty()) return;
   std::vector<TaskId> by_end(timing.size());
-  for (TaskId v = 0; v < by_end.size(); ++v)
-    by_end[v] = v;
+  std::iota(by_end.begin(), by_end.end(), TaskId{0});
   std::sort(by_end.begin(), by_end.end(), [&](TaskId a, TaskId b) {
     return std::tie(timing[a].end, a) < std::tie(timing[b].end, b);
   });
