@@ -1,6 +1,7 @@
 # `cmake --install` layout (relocatable: nothing below names the prefix it was installed to):
 #   bin/pipesim                                  the CLI
-#   include/pipesim/<module>/*.hpp               public headers, <pipesim/pipesim.hpp> umbrella
+#   include/pipesim/pipesim.hpp                  the embedding API, and the module headers it
+#   include/pipesim/<module>/*.hpp               reaches (and only those)
 #   lib/libpipesim_<module>.a                    one static library per module
 #   lib/cmake/pipesim/pipesim{Config,ConfigVersion,Targets}.cmake
 #                                                find_package(pipesim): pipesim::pipesim and
@@ -22,6 +23,35 @@ install(FILES ${PROJECT_BINARY_DIR}/pipesimConfig.cmake
         DESTINATION ${PIPESIM_INSTALL_CMAKEDIR})
 
 install(TARGETS pipesim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The headers <pipesim/pipesim.hpp> includes, transitively: "pipesim/<module>/<file>" is
+# <module>/include/pipesim/<module>/<file> (core/version.hpp is generated). Everything else
+# stays internal to its module.
+set(pipesim_header_queue ${PROJECT_SOURCE_DIR}/pipesim/include/pipesim/pipesim.hpp)
+set(pipesim_installed_headers)
+while(pipesim_header_queue)
+  list(POP_FRONT pipesim_header_queue pipesim_header)
+  file(STRINGS ${pipesim_header} pipesim_includes REGEX "^#include \"pipesim/")
+  foreach(line IN LISTS pipesim_includes)
+    string(REGEX REPLACE "^#include \"(pipesim/([a-z_]+)/[^\"]+)\".*" "\\1;\\2" parts "${line}")
+    list(GET parts 0 relative)
+    list(GET parts 1 module)
+    if(relative IN_LIST pipesim_installed_headers)
+      continue()
+    endif()
+    list(APPEND pipesim_installed_headers ${relative})
+    if(relative STREQUAL "pipesim/core/version.hpp")
+      set(file ${PROJECT_BINARY_DIR}/core/include/${relative})
+    else()
+      set(file ${PROJECT_SOURCE_DIR}/${module}/include/${relative})
+      list(APPEND pipesim_header_queue ${file})
+    endif()
+    get_filename_component(dir ${relative} DIRECTORY)
+    install(FILES ${file} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${dir})
+  endforeach()
+endwhile()
+install(FILES ${PROJECT_SOURCE_DIR}/pipesim/include/pipesim/pipesim.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pipesim)
 
 foreach(folder models hardware validation)
   file(GLOB pipesim_shipped CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${folder}/*.yaml)

@@ -18,8 +18,9 @@ endif()
 
 # pipesim_add_library(<name> SOURCES ... DEPS ...): a module library pipesim_<name>, aliased
 # pipesim::<name>, whose public headers live in <name>/include/pipesim/<name>/. It is installed
-# with its headers into the export set pipesimTargets, where consumers see it as
-# pipesim::<name>, and joins the umbrella target pipesim::pipesim (cmake/PipesimInstall.cmake).
+# into the export set pipesimTargets, where consumers see it as
+# pipesim::<name>, and joins the umbrella target pipesim::pipesim; of its headers, those the
+# umbrella header reaches are installed (cmake/PipesimInstall.cmake).
 # DEPS are PUBLIC and exported: a third-party one must also be found by
 # cmake/pipesimConfig.cmake.in, a pipesim one must itself be made by pipesim_add_library.
 function(pipesim_add_library name)
@@ -35,7 +36,6 @@ function(pipesim_add_library name)
                                         PRIVATE $<BUILD_INTERFACE:pipesim::options>)
   install(TARGETS pipesim_${name} EXPORT pipesimTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   set_property(GLOBAL APPEND PROPERTY PIPESIM_MODULES pipesim_${name})
 endfunction()
 

@@ -1,10 +1,10 @@
-// The `pipesim` Python module: the CLI's simulate, sweep and list as functions. Everything goes
-// through the code the CLI runs: keyword arguments are option names of scenario::options() and
-// their values are parsed by that table's parsers; simulate() returns the JSON the CLI prints
-// (report::to_json, read back with json.loads); sweep() returns the CSV rows (report::row_fields
-// under scenario::csv_columns()); errors carry the CLI's message (cli::describe_error). So keys,
-// values and messages agree with `pipesim simulate --format json` and `pipesim sweep` by
-// construction. python/README.md maps the files.
+// The `pipesim` Python module: simulate, sweep and the lists as functions, a thin shell over the
+// library the CLI is a shell over too (scenario, explore, report; no CLI code): keyword
+// arguments are option names of scenario::options() and their values are checked by that
+// table's declarations; simulate() returns the JSON the CLI prints (report::to_json, read back
+// with json.loads); sweep() returns the CSV rows (report::row_fields under
+// scenario::csv_columns()); errors name options as keywords (explore::python_wording:
+// `stages=`). python/README.md maps the files.
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -15,12 +15,13 @@
 #include <system_error>
 #include <vector>
 
-#include "cli/flags.hpp"
-#include "cli/sweep_options.hpp"
 #include "option_values.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
+#include "pipesim/explore/sweep_grid.hpp"
+#include "pipesim/explore/sweep_runner.hpp"
 #include "pipesim/explore/thread_pool.hpp"
+#include "pipesim/explore/wording.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/report/rows_csv.hpp"
@@ -69,31 +70,60 @@ py::object json_loads(const std::string& text) {
   return py::module_::import("json").attr("loads")(text);
 }
 
-py::dict simulate(bool ops, const py::kwargs& kwargs) {
-  const auto values = option_values("simulate", kwargs, value_text);
-  std::string json;
-  {
-    const py::gil_scoped_release release;  // a long run does not block other Python threads
-    const scenario::Scenario spec = scenario::make_scenario(values);
-    json = report::to_json(spec, scenario::simulate(spec), ops).dump();
+// A scenario from keyword arguments: every option at its default, then the given values;
+// a given option that does not apply (pipelines for 1f1b) is an error, as on the command line.
+scenario::Scenario scenario_of(const py::kwargs& kwargs) {
+  scenario::Scenario s = scenario::make_scenario({});
+  std::vector<std::string> given;
+  for (const auto& [option, value] : option_arguments("simulate", kwargs)) {
+    option->set(s, option_value(*option, value));
+    given.push_back(option->name());
   }
-  return json_loads(json);
+  scenario::require_applicable(s, given);
+  return s;
+}
+
+// Runs `body`, turning a user error into a ValueError in the module's words: options as
+// keywords, the call as the source (`simulate(): stages=: must be ...`).
+template <class Body>
+auto worded(const char* call, Body body) {
+  try {
+    return body();
+  } catch (const core::ConfigError& e) {
+    throw py::value_error(explore::python_wording(e, call));
+  }
+}
+
+py::dict simulate(bool ops, const py::kwargs& kwargs) {
+  return worded("simulate()", [&] {
+    const scenario::Scenario spec = scenario_of(kwargs);
+    std::string json;
+    {
+      const py::gil_scoped_release release;  // a long run does not block other Python threads
+      json = report::to_json(spec, scenario::simulate(spec), ops).dump();
+    }
+    return json_loads(json);
+  });
+}
+
+// An invalid row's reason in the module's words.
+std::string sweep_reason(const core::ConfigError& e) {
+  return explore::python_wording(e, "sweep()");
 }
 
 py::list sweep(const py::object& file, int jobs, const py::kwargs& kwargs) {
   if (jobs < 0 || jobs > kMaxJobs) {
     throw py::value_error(fmt::format("jobs: must be in [0, {}], got {}", kMaxJobs, jobs));
   }
-  cli::SweepArgs args;
-  for (auto& [name, text] : option_values("sweep", kwargs, values_text))
-    args.values[name] = std::move(text);
-  if (!file.is_none()) args.file = py::str(file).cast<std::string>();
-  args.jobs = std::to_string(jobs);
-  std::vector<scenario::SweepRow> rows;
-  {
+  const std::vector<scenario::SweepRow> rows = worded("sweep()", [&] {
+    explore::OptionTexts given;
+    for (const auto& [option, value] : option_arguments("sweep", kwargs))
+      given[option->name()] = values_text(*option, value);
+    const explore::SweepGrid grid = explore::make_grid(
+        given, file.is_none() ? std::string() : py::str(file).cast<std::string>());
     const py::gil_scoped_release release;
-    rows = cli::run_grid(cli::make_grid(args), cli::job_count(args));
-  }
+    return explore::run_grid(grid, explore::job_count(jobs), sweep_reason);
+  });
   const std::vector<std::string> columns = scenario::csv_columns();
   py::list out;
   for (const scenario::SweepRow& row : rows) {
@@ -110,9 +140,9 @@ py::list list_schedules() {
   py::list out;
   for (const schedules::ScheduleEntry& e : schedules::all_schedules()) {
     py::dict d;
-    d["name"] = std::string(e.name);
-    d["description"] = std::string(e.description);
-    d["citation"] = std::string(e.citation);
+    d["name"] = e.name;
+    d["description"] = e.description;
+    d["citation"] = e.citation;
     out.append(std::move(d));
   }
   return out;
@@ -135,9 +165,10 @@ py::list list_options() {
   py::list out;
   for (const scenario::Option& o : scenario::options()) {
     py::dict d;
-    d["name"] = o.name;
-    d["default"] = o.default_value;
-    d["help"] = o.help;
+    d["name"] = o.name();
+    d["default"] = scenario::default_help(o);
+    d["type"] = o.spec.type_name();
+    d["help"] = o.spec.help;
     out.append(std::move(d));
   }
   return out;
@@ -147,7 +178,7 @@ py::list list_options() {
 std::string options_doc() {
   std::string doc = "\nOptions (keyword arguments; default in brackets):\n";
   for (const scenario::Option& o : scenario::options()) {
-    doc += fmt::format("  {} [{}]: {}\n", o.name, o.default_value, o.help);
+    doc += fmt::format("  {} [{}]: {}\n", o.name(), scenario::default_help(o), o.spec.help);
   }
   return doc;
 }
@@ -155,9 +186,9 @@ std::string options_doc() {
 const char* simulate_doc() {
   static const std::string doc =  // built once, read-only: pybind11 keeps the pointer
       "Simulates one scenario; returns the dict `pipesim simulate --format json` prints.\n\n"
-      "Each option is an int, float, str or bool (written as the text a user would type and\n"
-      "parsed as on the command line); None or \"\" keeps the default. ops=True lists each\n"
-      "worker's ops (as --ops). Raises ValueError with the CLI's message for a bad value.\n" +
+      "Each option takes its own type: int, float, True/False for on/off options, str for\n"
+      "names (a str is also read as on the command line); None keeps the default. ops=True\n"
+      "lists each worker's ops. Raises ValueError naming the option (stages=) for a bad value.\n" +
       options_doc();
   return doc.c_str();
 }
@@ -169,7 +200,7 @@ const char* sweep_doc() {
       "a str (so rows equal csv.DictReader over the CLI's output). An option takes a value, a\n"
       "list/tuple/range of values, or list/range text (\"4,8\", \"8:64:x2\"). file: a YAML sweep\n"
       "file (keyword arguments win over it); jobs: parallel simulations, 0 = one per hardware\n"
-      "thread. Raises ValueError with the CLI's message for a bad value.\n" +
+      "thread. Raises ValueError naming the option (stages=) for a bad value.\n" +
       options_doc();
   return doc.c_str();
 }
@@ -187,13 +218,13 @@ PYBIND11_MODULE(pipesim, m) {
       "`pipesim sweep` print.";
   m.attr("__version__") = std::string(core::version);
   use_installed_data_dir();
-  // A user error (bad value, invalid schedule, unknown model) is a ValueError whose message is
-  // the CLI's error line without its "pipesim: error: " prefix.
+  // A user error (bad value, invalid schedule, unknown model) is a ValueError naming the option
+  // as a keyword (`stages=`).
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const core::ConfigError& e) {
-      PyErr_SetString(PyExc_ValueError, cli::describe_error(e).c_str());
+      PyErr_SetString(PyExc_ValueError, explore::python_wording(e).c_str());
     }
   });
   m.def("simulate", &simulate, simulate_doc(), py::kw_only(), py::arg("ops") = false);

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "pipesim/explore/thread_pool.hpp"
 #include "cli/commands.hpp"
 #include "cli/distribution.hpp"
 #include "cli/sweep_options.hpp"
@@ -33,7 +34,7 @@ std::string failure_text(std::string text) {
 
 int run_ranks(const explore::mpi::Session& session, int argc, char** argv) {
   cli::Distribution distribution;
-  distribution.default_jobs = cli::shared_jobs(session.local_size());
+  distribution.default_jobs = explore::shared_jobs(session.local_size());
   const std::string command = explore::mpi::command_line(argc, argv);
   if (session.rank() == 0) {
     explore::mpi::Manager manager(session.comm(), command);

@@ -51,8 +51,8 @@ hardware::HardwareProfile choose_base_profile(const SampleSet& samples,
   const std::string gpu = measured_gpu(samples);
   if (name_or_path.empty()) {
     if (gpu.empty()) {
-      throw core::ConfigError(
-          "command line", "base",
+      throw core::ConfigError::option(
+          "base",
           fmt::format("required: the samples {} do not name the GPU they were measured on "
                       "(gpu: {}); give the profile of that GPU (shipped: {}) or a YAML path",
                       samples.source, samples.meta("gpu", "absent"),
@@ -60,8 +60,8 @@ hardware::HardwareProfile choose_base_profile(const SampleSet& samples,
     }
     const ShippedMatch shipped = shipped_for(gpu);
     if (shipped.matching.size() != 1) {
-      throw core::ConfigError(
-          "command line", "base",
+      throw core::ConfigError::option(
+          "base",
           fmt::format("required: {} shipped profile is for '{}', the GPU of the samples (shipped: "
                       "{}); give one, or a YAML profile of this GPU",
                       shipped.matching.empty() ? "no" : "more than one", gpu,

@@ -97,9 +97,9 @@ std::string resolve_shipped_yaml(const std::string& name_or_path, std::string_vi
   const fs::path dir = shipped_folder(folder);
   const fs::path path = dir / (name_or_path + ".yaml");
   if (fs::exists(path)) return path.string();
-  throw ConfigError("command line", field,
-                    fmt::format("unknown {} '{}' (shipped: {}; or a path to a YAML file)", what,
-                                name_or_path, fmt::join(shipped_names(dir.string()), ", ")));
+  throw ConfigError::option(
+      field, fmt::format("unknown {} '{}' (shipped: {}; or a path to a YAML file)", what,
+                         name_or_path, fmt::join(shipped_names(dir.string()), ", ")));
 }
 
 }  // namespace pipesim::core

@@ -29,8 +29,8 @@ TrainingSetup op_setup(TrainingSetup s, const sim::Schedule& schedule) {
   const int d = schedule.micro_batch_divisor;
   if (d <= 1) return s;
   if (s.micro_batch_size % d != 0) {
-    throw core::ConfigError(
-        "command line", "micro_batch_size",
+    throw core::ConfigError::option(
+        "micro_batch_size",
         fmt::format("must be {} for schedule {} with strategy halving (every micro-batch runs "
                     "at B/{}), got {}",
                     d == 2 ? std::string("even") : fmt::format("a multiple of {}", d),
@@ -52,9 +52,9 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
   peak_ = hw_.gpu.peak_flops.at(dtype);
   const double elem = models::precision_bytes(model_.precision);
   if (setup.bytes_per_param > 0 && setup.bytes_per_param < 2 * elem) {
-    throw core::ConfigError("command line", "--bytes-per-param",
-                            fmt::format("must be at least {} (weights + gradients in {}), got {}",
-                                        2 * elem, dtype, setup.bytes_per_param));
+    throw core::ConfigError::option(
+        "bytes_per_param", fmt::format("must be at least {} (weights + gradients in {}), got {}",
+                                       2 * elem, dtype, setup.bytes_per_param));
   }
   param_bytes_ = param_bytes(model_.precision, setup.bytes_per_param);
   const int t = setup.tensor_parallel;

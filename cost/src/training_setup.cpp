@@ -11,7 +11,7 @@ namespace pipesim::cost {
 namespace {
 
 [[noreturn]] void fail(const std::string& field, const std::string& problem) {
-  throw core::ConfigError("command line", field, problem);
+  throw core::ConfigError::option(field, problem);
 }
 
 }  // namespace
@@ -59,7 +59,7 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
   if (s.tp_comm_overlap && !s.sequence_parallel) {
     fail("tp_comm_overlap",
          "needs sequence parallelism (sequence_parallel on), as Megatron-Core's "
-         "--tp-comm-overlap does");
+         "tp-comm-overlap does");
   }
   if (m.position_embeddings > 0 && m.sequence > m.position_embeddings) {
     fail("sequence", fmt::format("{} tokens exceed the {} rows of model {}'s learned position "

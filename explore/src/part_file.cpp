@@ -84,8 +84,8 @@ std::string spec_fingerprint(const SweepGrid& grid) {
   std::string text = fmt::format("pipesim-sweep-spec 1\npipesim {}\n", core::version);
   const auto& options = scenario::options();
   for (size_t i = 0; i < options.size(); ++i) {
-    text += options[i].name;
-    text += given.contains(options[i].name) ? "\tgiven\t" : "\tdefault\t";
+    text += options[i].name();
+    text += given.contains(options[i].name()) ? "\tgiven\t" : "\tdefault\t";
     for (const std::string& v : grid.values()[i])
       text += v + '\x1f';
     text += '\n';

@@ -19,7 +19,8 @@ RankMetric rank_metric(const std::string& name) {
     std::string list;
     for (const auto& n : names)
       list += (list.empty() ? "" : "|") + n;
-    throw scenario::OptionError("rank_by", fmt::format("must be one of {}, got '{}'", list, name));
+    throw core::ConfigError::option("rank_by",
+                                    fmt::format("must be one of {}, got '{}'", list, name));
   }
   return {name, m->direction > 0};
 }
@@ -52,7 +53,7 @@ namespace {
 long input_number(const SweepRow& row, const char* name) {
   const auto& options = scenario::options();
   for (size_t i = 0; i < options.size() && i < row.inputs.size(); ++i) {
-    if (options[i].name == name) return std::stol(row.inputs[i]);
+    if (options[i].name() == name) return std::stol(row.inputs[i]);
   }
   return 1;  // a build without the option: one
 }

@@ -5,29 +5,71 @@
 
 #include "pipesim/explore/bound_values.hpp"
 #include "pipesim/explore/search_limits.hpp"
+#include "pipesim/explore/value_range.hpp"
 #include "pipesim/scenario/options.hpp"
+#include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::explore {
 namespace {
 
-bool has_option(const std::string& name) {
-  return scenario::find_option(name) != nullptr;
+// Each value of a list, checked by option `name`'s own parser (a bad value is an error, not a
+// search where every candidate is invalid); returns the scenario each one gives.
+std::vector<scenario::Scenario> checked(std::string_view name,
+                                        const std::vector<std::string>& list) {
+  const scenario::Option* option = scenario::find_option(name);
+  std::vector<scenario::Scenario> out;
+  for (const std::string& value : list) {
+    scenario::Scenario s;
+    scenario::apply_given(*option, s, value);
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 }  // namespace
 
+SearchRequest make_search_request(const SearchArgs& args) {
+  SearchRequest request;
+  request.model = args.model;
+  request.hardware = args.hardware;
+  request.gpus = core::parse_int("gpus", args.gpus, 1, 1 << 20);
+  request.mini_batch = core::parse_int("mini_batch", args.mini_batch, 1, 1 << 24);
+  if (args.schedules && args.schedules->empty()) {
+    throw core::ConfigError::option("schedule",
+                                    "empty value (leave it out to search every schedule)");
+  }
+  if (!args.schedules) {
+    for (const schedules::ScheduleEntry& entry : schedules::all_schedules())
+      request.schedules.push_back(entry.name);
+  } else {
+    request.schedules = expand_option_values("schedule", *args.schedules);
+    for (const std::string& name : request.schedules) {
+      // The registry's error for an unknown name, with the known ones.
+      if (schedules::find_schedule(name) == nullptr) (void)schedules::resolve(name, {});
+    }
+  }
+  request.recompute = expand_option_values("recompute", args.recompute);
+  (void)checked("recompute", request.recompute);
+  if (!args.tensor_parallel.empty()) {
+    for (const scenario::Scenario& s :
+         checked("tensor_parallel", expand_option_values("tensor_parallel", args.tensor_parallel)))
+      request.tensor_parallel.push_back(s.perf.setup.tensor_parallel);
+  }
+  return request;
+}
+
 scenario::Point to_point(const Candidate& c) {
   scenario::Point p;
   for (const scenario::Option& option : scenario::options()) {
-    const auto it = c.options.find(option.name);
-    p.push_back(it != c.options.end() ? it->second : option.default_value);
+    const auto it = c.options.find(option.name());
+    p.push_back(it != c.options.end() ? it->second : option.spec.default_text);
   }
   return p;
 }
 
 std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs) {
   request.limits = search_limits(*specs.model(request.model), *specs.hardware(request.hardware));
-  return enumerate_candidates(request, has_option);
+  return enumerate_candidates(request);
 }
 
 MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,

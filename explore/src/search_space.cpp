@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "pipesim/schedules/registry.hpp"
+
 namespace pipesim::explore {
 namespace {
 
@@ -9,82 +11,39 @@ std::string text(long v) {
   return fmt::format("{}", v);
 }
 
-// A variant entry that is not an option: why the variant cannot run.
-constexpr const char* kPrunedKey = "pruned";
-
 double gib(double bytes) {
   return bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
-using Variants = std::vector<std::map<std::string, std::string>>;
-
-// What a schedule's own options span for one (D, N): a list of option → value assignments.
-struct VariantSpace {
-  const char* option;  //!< the option the space varies; skipped when this build lacks it
-  Variants (*variants)(int stages, int micro_batches, const SearchLimits& limits,
-                       bool (*has)(const std::string&));
-};
-
-// Chimera: 2f pipelines, f dividing D/2 (Li & Hoefler §3.6; odd D is left to the generator),
-// and with N > D each strategy of scaling to N micro-batches.
-Variants chimera_variants(int stages, int micro_batches, const SearchLimits&,
-                          bool (*has)(const std::string&)) {
-  Variants variants;
-  const int half = stages / 2;
-  for (int f = 1; f <= std::max(half, 1); ++f) {
-    if (half > 0 && half % f != 0) continue;
-    std::vector<std::string> strategies{"direct"};
-    if (micro_batches > stages && has("strategy")) strategies = {"direct", "doubling", "halving"};
-    for (const auto& s : strategies) {
-      std::map<std::string, std::string> v{{"pipelines", text(2 * f)}};
-      if (has("strategy")) v["strategy"] = s;
-      variants.push_back(std::move(v));
-    }
-  }
-  return variants;
-}
-
-// Interleaved: 2, 4, 8 model chunks per worker while chunks · D ≤ layers.
-Variants interleaved_variants(int stages, int, const SearchLimits& limits,
-                              bool (*)(const std::string&)) {
-  Variants variants;
-  for (int chunks = 2; chunks <= 8; chunks *= 2) {
-    if (limits.layers > 0 && chunks * stages > limits.layers) break;
-    variants.push_back({{"chunks", text(chunks)}});
-  }
-  if (variants.empty()) {  // not even two chunks per worker fit the layers
-    variants.push_back(
-        {{"chunks", "2"},
-         {kPrunedKey, fmt::format("2 chunks × D = {} > {} layers", 2 * stages, limits.layers)}});
-  }
-  return variants;
-}
-
-// The per-schedule table: schedules with options of their own that search varies. A schedule
-// not listed has none (one variant: the defaults).
-const std::map<std::string, VariantSpace>& variant_spaces() {
-  static const std::map<std::string, VariantSpace> table{
-      {"chimera", {"pipelines", &chimera_variants}},
-      {"interleaved", {"chunks", &interleaved_variants}},
-  };
-  return table;
-}
-
-Variants schedule_variants(const std::string& schedule, int stages, int micro_batches,
-                           const SearchLimits& limits, bool (*has)(const std::string&)) {
-  Variants variants;
-  const auto space = variant_spaces().find(schedule);
-  if (space != variant_spaces().end() && has(space->second.option)) {
-    variants = space->second.variants(stages, micro_batches, limits, has);
+// The registry's variants of the scheme's own options for one (D, N); one without options when
+// the scheme has none.
+std::vector<schedules::SearchVariant> schedule_variants(const std::string& schedule, int stages,
+                                                        int micro_batches,
+                                                        const SearchLimits& limits) {
+  std::vector<schedules::SearchVariant> variants;
+  const schedules::ScheduleEntry* e = schedules::find_schedule(schedule);
+  if (e != nullptr && e->variants != nullptr) {
+    variants = e->variants({stages, micro_batches, limits.layers});
   }
   if (variants.empty()) variants.emplace_back();
   return variants;
 }
 
+// Copies of its stages' weights a worker of this configuration holds at least: one per
+// pipeline the scheme runs (Chimera 2f, GEMS and DualPipe 2), whether or not the point meets
+// the scheme's constraints (it is simulated, and refused there with the reason).
+int weight_copies(const std::string& schedule, int stages, int micro_batches,
+                  const core::OptionValues& options) {
+  try {
+    return schedules::shape_of(schedule, {stages, micro_batches, options}).pipelines;
+  } catch (const core::ConfigError&) {
+    return 1;  // an unknown schedule: refused when simulated
+  }
+}
+
 }  // namespace
 
-std::vector<Candidate> enumerate_candidates(const SearchRequest& request,
-                                            bool (*has)(const std::string& name)) {
+std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
   std::vector<Candidate> out;
   const SearchLimits& limits = request.limits;
   const std::vector<std::string> recompute =
@@ -136,20 +95,15 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request,
           if (per_replica % b != 0) break;  // powers of two dividing B̂/W
           const int n = per_replica / b;
           for (const std::string& mode : recompute) {
-            for (auto& variant : schedule_variants(schedule, stages, n, limits, has)) {
+            for (const auto& variant : schedule_variants(schedule, stages, n, limits)) {
               Candidate c = base();
               c.options["micro_batch_size"] = text(b);
               c.options["micro_batches"] = text(n);
               if (!mode.empty()) c.options["recompute"] = mode;
-              int copies = 1;  // weight copies a worker holds at least (Chimera: 2f stages)
-              if (auto p = variant.find("pipelines"); p != variant.end()) {
-                copies = std::stoi(p->second);
-              }
-              if (auto p = variant.find(kPrunedKey); p != variant.end()) {
-                c.pruned = p->second;
-                variant.erase(p);
-              }
-              c.options.merge(variant);
+              for (const auto& [name, value] : variant.options.items())
+                c.options[name] = schedules::scheme_option(name)->format(value);
+              c.pruned = variant.pruned;
+              const int copies = weight_copies(schedule, stages, n, variant.options);
               const double lower_bound = limits.static_bytes / stages / t * copies;
               if (c.pruned.empty() && limits.capacity > 0 && lower_bound > limits.capacity) {
                 c.pruned = fmt::format(

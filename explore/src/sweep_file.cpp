@@ -18,7 +18,7 @@ namespace {
 std::string known_keys() {
   std::string keys;
   for (const scenario::Option& option : scenario::options()) {
-    std::string key = option.name;
+    std::string key = option.name();
     std::replace(key.begin(), key.end(), '_', '-');
     keys += (keys.empty() ? "" : ", ") + key;
   }

@@ -13,14 +13,15 @@
 namespace pipesim::explore {
 namespace {
 
-// Checks one value with its option's parser; the message names where the value came from.
-void check_value(const scenario::Option& option, const std::string& value,
-                 const std::string& source, const std::string& field) {
+// Checks one value of a sweep file with its option's parser; the message names the file and
+// key.
+void check_file_value(const scenario::Option& option, const std::string& value,
+                      const std::string& file, const std::string& key) {
   scenario::Scenario scratch;
   try {
     scenario::apply_given(option, scratch, value);
-  } catch (const scenario::OptionError& e) {
-    throw core::ConfigError(source, field, e.problem());
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError(file, key, e.problem());
   }
 }
 
@@ -59,31 +60,32 @@ void SweepGrid::apply(scenario::Scenario& s, size_t index) const {
   bound_.apply(s, choice);
 }
 
-SweepGrid make_grid(const OptionTexts& given, const std::string& file, const GivenSource& source) {
+SweepGrid make_grid(const OptionTexts& given, const std::string& file) {
   const auto from_file =
       file.empty() ? std::map<std::string, SweepFileEntry>{} : load_sweep_file(file);
   std::vector<std::vector<std::string>> values;
   std::vector<std::string> given_names;
   for (const scenario::Option& option : scenario::options()) {
-    const auto g = given.find(option.name);
+    const auto g = given.find(option.name());
     std::vector<std::string> list;
     if (g != given.end()) {
-      const std::string field = source.field(option.name);
-      given_names.push_back(option.name);
+      given_names.push_back(option.name());
       if (g->second.empty()) {
-        throw core::ConfigError(source.source, field,
-                                "empty value (leave the option out for its default)");
+        throw core::ConfigError::option(option.name(),
+                                        "empty value (leave the option out for its default)");
       }
-      list = expand_values(source.source, field, g->second);
-      for (const auto& v : list)
-        check_value(option, v, source.source, field);
-    } else if (const auto f = from_file.find(option.name); f != from_file.end()) {
+      list = expand_option_values(option.name(), g->second);
+      for (const auto& v : list) {
+        scenario::Scenario scratch;
+        scenario::apply_given(option, scratch, v);
+      }
+    } else if (const auto f = from_file.find(option.name()); f != from_file.end()) {
       list = f->second.values;
-      given_names.push_back(option.name);
+      given_names.push_back(option.name());
       for (const auto& v : list)
-        check_value(option, v, file, f->second.key);
+        check_file_value(option, v, file, f->second.key);
     } else {
-      list = {option.default_value};
+      list = {option.spec.default_text};
     }
     values.push_back(std::move(list));
   }

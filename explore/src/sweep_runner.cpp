@@ -56,4 +56,15 @@ std::vector<scenario::SweepRow> evaluate_all(
   return rows;
 }
 
+std::vector<scenario::SweepRow> run_grid(
+    const SweepGrid& grid, int jobs, const DescribeError& describe,
+    const std::function<void(size_t done, size_t total)>& on_progress) {
+  SpecCache specs;
+  return evaluate_all(
+      grid.size(), [&](size_t i) { return evaluate(grid, i, specs, describe); }, jobs,
+      [&](size_t done) {
+        if (on_progress) on_progress(done, grid.size());
+      });
+}
+
 }  // namespace pipesim::explore

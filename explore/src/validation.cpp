@@ -2,6 +2,8 @@
 
 #include "pipesim/explore/validation.hpp"
 
+#include "pipesim/core/shipped_files.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -205,6 +207,26 @@ ValidationSummary summarize(const std::vector<PointResult>& points) {
                                                 (concordant - discordant) / pairs, median});
   }
   return summary;
+}
+
+Validation validate(const std::vector<std::string>& files) {
+  std::vector<std::string> paths = files;
+  if (paths.empty()) {
+    const auto dir = core::shipped_data_dir() / "validation";
+    for (const std::string& name : core::shipped_names(dir.string()))
+      paths.push_back((dir / (name + ".yaml")).string());
+  }
+  std::vector<ValidationRun> runs;
+  for (const std::string& path : paths)
+    runs.push_back(load_validation_run(path));
+  SpecCache cache;
+  Validation v;
+  for (const ValidationRun& run : runs) {
+    for (PointResult& p : predict(run, cache))
+      v.points.push_back(std::move(p));
+  }
+  v.summary = summarize(v.points);
+  return v;
 }
 
 }  // namespace pipesim::explore

@@ -120,4 +120,12 @@ std::vector<std::string> expand_values(std::string_view source, std::string_view
   return values;
 }
 
+std::vector<std::string> expand_option_values(std::string_view option, std::string_view text) {
+  try {
+    return expand_values("", option, text);
+  } catch (const core::ConfigError& e) {
+    throw core::ConfigError::option(option, e.problem());
+  }
+}
+
 }  // namespace pipesim::explore

@@ -272,7 +272,7 @@ std::vector<std::string> shipped_profiles() {
 
 HardwareProfile load_profile(const std::string& name_or_path) {
   const std::string path =
-      core::resolve_shipped_yaml(name_or_path, "hardware", "--hardware", "hardware profile");
+      core::resolve_shipped_yaml(name_or_path, "hardware", "hardware", "hardware profile");
   return parse_profile(core::read_text_file(path), path);
 }
 

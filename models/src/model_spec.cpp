@@ -117,7 +117,7 @@ ModelSpec load_model(const std::string& name_or_path) {
   if (yaml && !std::filesystem::exists(name_or_path)) {
     throw core::ConfigError(name_or_path, "file", "no such file");
   }
-  const std::string path = core::resolve_shipped_yaml(name_or_path, "models", "--model", "model");
+  const std::string path = core::resolve_shipped_yaml(name_or_path, "models", "model", "model");
   return parse_model(core::read_text_file(path), path);
 }
 

@@ -73,8 +73,8 @@ std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, Partit
   // AccountEnds gives the embedding and the loss a slot each, so L + 2 stages can be filled.
   const int ends = mode == PartitionMode::AccountEnds ? 2 : 0;
   if (stages > m.layers + ends) {
-    throw core::ConfigError(
-        "command line", "--stages",
+    throw core::ConfigError::option(
+        "stages",
         fmt::format("{} pipeline stages exceed the {} layers of model {} (each stage needs a "
                     "layer{})",
                     stages, m.layers, m.name,

@@ -78,8 +78,8 @@ SpawnResult spawn(const std::string& program, std::vector<std::string> args, con
   if (rc != 0) {
     ::close(pipe_fds[0]);
     throw core::ConfigError(
-        fmt::format("{}: cannot run '{}' ({}); install gnuplot (tools/install-deps.sh) or pass "
-                    "--gnuplot PATH; the script is in {}",
+        fmt::format("{}: cannot run '{}' ({}); install gnuplot (tools/install-deps.sh) or name "
+                    "its path (gnuplot option); the script is in {}",
                     rc == ENOENT ? "gnuplot not found" : "gnuplot failed to start", program,
                     std::strerror(rc), script));
   }
@@ -119,8 +119,8 @@ void render_figure(const std::string& figure_path, const GnuplotFigure& fig,
   const std::string terminal = terminal_for(figure);
   const std::string name = figure.filename().string();
   if (name.find_first_of("'\"\\") != std::string::npos) {
-    throw core::ConfigError("command line", "--output",
-                            fmt::format("figure name '{}' must not hold quotes", name));
+    throw core::ConfigError::option("output",
+                                    fmt::format("figure name '{}' must not hold quotes", name));
   }
   const fs::path dir = figure.parent_path();
   const fs::path script = fs::path(figure).replace_extension(".gp");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/row.hpp"
 
 namespace pipesim::report {
@@ -176,8 +177,8 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
   };
   const size_t status = find("status");
   if (spec.reduce != "none" && spec.reduce != "min" && spec.reduce != "max") {
-    throw core::ConfigError("command line", "--reduce",
-                            fmt::format("must be one of none|min|max, got '{}'", spec.reduce));
+    throw core::ConfigError::option(
+        "reduce", fmt::format("must be one of none|min|max, got '{}'", spec.reduce));
   }
   // Real-cost rows name a model; unit-cost times are slots.
   const size_t model_c = find("model");
@@ -189,16 +190,14 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
   const Axis y_axis = axis_of(spec.y, unit_cost);
 
   // Inputs other than x and the group: constant ones go into the caption; varied ones either
-  // split the series (no reduction) or are what the reduction picks the best of.
-  // Inputs that mean nothing in the run's mode (real-cost options in unit-cost mode, slot
-  // costs in real-cost mode), and 0 ("not set"), are left out.
-  static constexpr std::array<std::string_view, 8> kRealCostOnly{
-      "micro_batch_size", "data_parallel", "recompute",   "partition",
-      "placement",        "grad_sync",     "overlap_p2p", "bytes_per_param"};
+  // split the series (no reduction) or are what the reduction picks the best of. The caption
+  // names only options that apply in the run's mode and differ from their defaults (a scheme
+  // option: from what a schedule without it behaves as).
   std::vector<std::string> fixed;
   std::vector<size_t> varied;
   std::string model, hardware;
-  for (const std::string& name : scenario::input_columns()) {
+  for (const scenario::Option& option : scenario::options()) {
+    const std::string& name = option.name();
     const size_t c = find(name);
     if (c == kNone || c == xc || c == gc || table.rows.empty()) continue;
     // An empty cell has no value (not applicable, or a run that never ran): it varies nothing.
@@ -215,18 +214,25 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
       std::map<std::string, std::string> per_group;
       const bool follows_group =
           gc != kNone && std::all_of(table.rows.begin(), table.rows.end(), [&](const auto& row) {
-            return row[c].empty() ||
-                   per_group.try_emplace(row[gc], row[c]).first->second == row[c];
+            return row[c].empty() || per_group.try_emplace(row[gc], row[c]).first->second == row[c];
           });
       if (!follows_group) varied.push_back(c);
-    } else if (name == "model") {
+      continue;
+    }
+    if (name == "model") {
       model = first;
-    } else if (name == "hardware") {
+      continue;
+    }
+    if (name == "hardware") {
       hardware = first;
-    } else if (!first.empty() && first != "0" &&
-               !(unit_cost && std::find(kRealCostOnly.begin(), kRealCostOnly.end(), name) !=
-                                  kRealCostOnly.end()) &&
-               !(!unit_cost && name.rfind("t_", 0) == 0)) {
+      continue;
+    }
+    const bool applies = option.scope == scenario::Scope::UnitCost   ? unit_cost
+                         : option.scope == scenario::Scope::RealCost ? !unit_cost
+                                                                     : true;
+    const std::string& neutral = option.scope == scenario::Scope::Scheme ? option.spec.unused_text
+                                                                         : option.spec.default_text;
+    if (applies && !first.empty() && first != neutral) {
       fixed.push_back(fmt::format("{}={}", name, first));
     }
   }
@@ -472,7 +478,7 @@ GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source
   if (!run.is_object() || !run.contains("per_worker") || !run.at("per_worker").is_array() ||
       run.at("per_worker").empty()) {
     throw core::ConfigError(source, "per_worker",
-                            "expected a `pipesim simulate --format json` result");
+                            "expected the JSON result of `pipesim simulate`");
   }
   const auto& workers = run.at("per_worker");
   if (field.empty()) {
@@ -556,7 +562,7 @@ GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
   if (!run.is_object() || !run.contains("per_worker") || !run.at("per_worker").is_array() ||
       run.at("per_worker").empty()) {
     throw core::ConfigError(source, "per_worker",
-                            "expected a `pipesim simulate --format json` result");
+                            "expected the JSON result of `pipesim simulate`");
   }
   const auto& workers = run.at("per_worker");
   // Each line runs on to the end of the run, so the last level shows as a step too.
@@ -576,8 +582,8 @@ GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
         w.at("memory_timeline").empty()) {
       throw core::ConfigError(
           source, "memory_timeline",
-          fmt::format("per_worker[{}] has none; run `pipesim simulate --model M --hardware H "
-                      "--memory-timeline --format json`",
+          fmt::format("per_worker[{}] has none; simulate in real-cost mode with the "
+                      "memory_timeline option and JSON output",
                       i));
     }
     fig.data += fmt::format("# worker {}: time, memory (GiB)\n", worker);

@@ -83,7 +83,7 @@ std::string render_ranked(const std::vector<SweepRow>& rows, const std::vector<s
   auto blank = [&](size_t c, const SweepRow& row) {
     return std::find(columns.blank_if_default.begin(), columns.blank_if_default.end(), c) !=
                columns.blank_if_default.end() &&
-           row.inputs[c] == options[c].default_value;
+           row.inputs[c] == options[c].spec.default_text;
   };
   std::vector<size_t> shown;
   for (size_t c : columns.inputs) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pipesim/scenario/options.hpp"
+#include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::scenario {
 
@@ -52,24 +53,21 @@ RowMetrics extract_metrics(const Result& result) {
 }
 
 Point used_point(Point given, const Result& result) {
-  const sim::Schedule& s = result.schedule;
-  const auto set = [&](const char* name, int value) {
-    const auto& all = options();
-    for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
-      if (all[i].name == name) given[i] = fmt::format("{}", value);
-    }
-  };
-  set("pipelines", s.pipelines);
-  set("chunks", s.workers > 0 ? s.virtual_stages / s.workers : 1);
-  set("iterations", s.iterations);
+  const core::OptionValues shape = schedules::shape_of(result.schedule);
+  const auto& all = options();
+  for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
+    const Option& o = all[i];
+    if (o.scope != Scope::Scheme) continue;
+    // What the run used: the scheme's resolved value, the shape it ran at, or what a run
+    // without the option behaves as.
+    const core::OptionValue* used = result.scheme_options.find(o.name());
+    if (used == nullptr) used = shape.find(o.name());
+    given[i] = used != nullptr ? o.spec.format(*used) : o.spec.unused_text;
+  }
   return given;
 }
 
 Point unresolved_point(Point given) {
-  const auto& all = options();
-  for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
-    if (zero_is_scheme_default(all[i]) && given[i] == "0") given[i].clear();
-  }
   return given;
 }
 
@@ -84,7 +82,7 @@ SweepRow make_row(Point given, const Result& result) {
 std::vector<std::string> input_columns() {
   std::vector<std::string> names;
   for (const Option& option : options())
-    names.push_back(option.name);
+    names.push_back(option.name());
   return names;
 }
 

@@ -16,8 +16,8 @@ namespace pipesim::scenario {
 namespace {
 
 void check_unit_costs(const sim::UnitCosts& u) {
-  auto fail = [](std::string option, std::string problem) {
-    throw OptionError(std::move(option), std::move(problem));
+  auto fail = [](std::string_view option, const std::string& problem) {
+    throw core::ConfigError::option(option, problem);
   };
   if (!(u.forward > 0.0)) fail("t_forward", fmt::format("must be > 0, got {}", u.forward));
   if (!(u.backward > 0.0)) fail("t_backward", fmt::format("must be > 0, got {}", u.backward));
@@ -36,15 +36,16 @@ void check_unit_costs(const sim::UnitCosts& u) {
 void apply_grad_sync(sim::GradSync sync, sim::Schedule& schedule) {
   const bool async_ok = sync == sim::GradSync::Eager || sync == sim::GradSync::Blocking;
   if (schedule.asynchronous && !async_ok) {
-    throw OptionError("grad_sync",
-                      fmt::format("must be eager or blocking for the asynchronous schedule {} "
-                                  "(it synchronises every weight update), got {}",
-                                  schedule.name, name_of(kGradSyncNames, sync)));
+    throw core::ConfigError::option(
+        "grad_sync", fmt::format("must be eager or blocking for the asynchronous schedule {} "
+                                 "(it synchronises every weight update), got {}",
+                                 schedule.name, name_of(kGradSyncNames, sync)));
   }
   if (!schedule.asynchronous && sync == sim::GradSync::Blocking) {
-    throw OptionError("grad_sync", fmt::format("blocking applies to the asynchronous schedules "
-                                               "(pipedream, pipedream-2bw), not {}",
-                                               schedule.name));
+    throw core::ConfigError::option("grad_sync",
+                                    fmt::format("blocking applies to the asynchronous schedules "
+                                                "(pipedream, pipedream-2bw), not {}",
+                                                schedule.name));
   }
   schedule.blocking_sync = sync == sim::GradSync::Blocking;
 }
@@ -84,10 +85,10 @@ void set_memory(PerfResult& p, std::vector<sim::WorkerMemory> memory) {
 void run_real(const Scenario& spec, Result& r, const std::string& source) {
   const PerfSpec& ps = spec.perf;
   if (ps.model.empty()) {
-    throw OptionError("model", "required with hardware (real-cost mode)");
+    throw core::ConfigError::option("model", "required with hardware (real-cost mode)");
   }
   if (ps.hardware.empty()) {
-    throw OptionError("hardware", "required with model (real-cost mode)");
+    throw core::ConfigError::option("hardware", "required with model (real-cost mode)");
   }
   PerfResult p;
   p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
@@ -156,8 +157,10 @@ void require_finite(const Result& r, const std::string& source) {
 
 Result simulate(const Scenario& spec) {
   check_unit_costs(spec.unit);
-  return simulate_schedule(spec, schedules::make_schedule(spec.schedule, spec.params),
-                           fmt::format("schedule {}", spec.schedule));
+  Result r = simulate_schedule(spec, schedules::make_schedule(spec.schedule, spec.params),
+                               fmt::format("schedule {}", spec.schedule));
+  r.scheme_options = schedules::resolve(spec.schedule, spec.params).options;
+  return r;
 }
 
 Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std::string& source) {
@@ -171,7 +174,8 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
   r.graph = sim::build_task_graph(r.schedule);
   try {
     if (spec.memory_timeline && !spec.perf.enabled()) {
-      throw OptionError("memory_timeline", "needs real-cost mode (model and hardware)");
+      throw core::ConfigError::option("memory_timeline",
+                                      "needs real-cost mode (model and hardware)");
     }
     if (spec.perf.enabled()) {
       run_real(spec, r, source);

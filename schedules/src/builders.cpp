@@ -209,4 +209,41 @@ std::vector<sim::Op> dualpipe_order(int H, int h, const DualPipePhase phases[2])
   return prog;
 }
 
+core::OptionValues two_chunks(const ScheduleParams&) {
+  core::OptionValues shape;
+  shape.set("chunks", std::int64_t{2});
+  return shape;
+}
+
+core::OptionValues two_pipelines(const ScheduleParams&) {
+  core::OptionValues shape;
+  shape.set("pipelines", std::int64_t{2});
+  return shape;
+}
+
+core::OptionValues listed_iterations(const ScheduleParams& params) {
+  core::OptionValues shape;
+  shape.set("iterations", params.options.integer("iterations"));
+  return shape;
+}
+
+std::vector<core::OptionSpec> async_options() {
+  // A flushing schedule lists one iteration and never drains between updates.
+  return {
+      core::with_unused_text(
+          core::integer_option("iterations", 3, 256, "4",
+                               "asynchronous schedules: iterations listed (the steady state "
+                               "needs 3)"),
+          "1"),
+      core::with_unused_text(
+          core::switch_option(
+              "epoch_drain", false,
+              "asynchronous schedules: on = the pipeline fills and drains around every "
+              "run of `iterations` updates (a loop that flushes at each epoch's end), "
+              "so the iteration time is the run's span / iterations; off = the "
+              "steady-state period"),
+          "off"),
+  };
+}
+
 }  // namespace pipesim::schedules::detail

@@ -3,8 +3,10 @@
 // GEMS), and a greedy list scheduler for the schemes whose published order is produced by a
 // simulation with priorities (zero-bubble H2 and V-shape, DualPipe).
 
+#include <string>
 #include <vector>
 
+#include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/schedule.hpp"
 
 namespace pipesim::schedules::detail {
@@ -62,6 +64,20 @@ struct DualPipePhase {
   int chunk = 0;
   std::vector<int> micro_batches;
 };
+
+//! Shapes shared by several schemes (ScheduleEntry::shape): two model chunks per worker (V
+//! shapes), two pipelines (bidirectional schemes), the listed iterations (asynchronous ones).
+core::OptionValues two_chunks(const ScheduleParams& params);
+core::OptionValues two_pipelines(const ScheduleParams& params);
+core::OptionValues listed_iterations(const ScheduleParams& params);
+
+//! The options of the asynchronous schemes: `iterations` listed (steady state needs 3) and
+//! `epoch_drain`.
+std::vector<core::OptionSpec> async_options();
+
+//! Asynchronous 1F1B over `iterations` × `micro_batches` micro-batches, no flush (PipeDream and
+//! PipeDream-2BW share this order; they differ in weight versions).
+sim::Schedule make_async_1f1b(std::string name, int stages, int micro_batches, int iterations);
 
 //! DualPipe's eight-step per-rank order (github.com/deepseek-ai/DualPipe, dualpipe.py step()):
 //! H = half the ranks (DualPipe) or all of them (DualPipeV), h = the rank's distance from the

@@ -33,9 +33,12 @@
 // Micro-batch ids (docs/architecture.md §7): unit u gives down pipeline i the ids
 // uD + i·D/(2f) + x and up pipeline i the ids uD + D/2 + i·D/(2f) + x, x < D/(2f).
 
+#include <fmt/format.h>
+
+#include <array>
+
 #include "builders.hpp"
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 #include "pipesim/schedules/recompute.hpp"
 
 namespace pipesim::schedules {
@@ -126,13 +129,10 @@ void doubled(sim::Schedule& s, const Layout& l) {
   }
 }
 
-}  // namespace
-
 sim::Schedule make_chimera(const ScheduleParams& params) {
-  require_valid("chimera", params);
   const int d = params.stages, n = params.micro_batches;
-  const int pipelines = chimera_pipelines(params);
-  const std::string strategy = chimera_strategy(params);
+  const int pipelines = static_cast<int>(params.options.integer("pipelines"));
+  const std::string& strategy = params.options.text("strategy");
   const int f = pipelines / 2;
   const Layout layout{d, n, f, d / (2 * f)};
   sim::Schedule s;
@@ -163,6 +163,100 @@ sim::Schedule make_chimera(const ScheduleParams& params) {
   if (strategy == "doubling") return with_recomputation(std::move(s));
   s.micro_batch_divisor = 2;  // backward halving: each micro-batch at B/2
   return s;
+}
+
+using P = ScheduleParams;
+
+int pipelines_of(const P& p) {
+  return static_cast<int>(p.options.integer("pipelines"));
+}
+
+const std::string& strategy_of(const P& p) {
+  return p.options.text("strategy");
+}
+
+constexpr std::array kConstraints{
+    Constraint{"stages", [](const P& p) { return p.stages % 2 == 0; },
+               [](const P& p) {
+                 return fmt::format(
+                     "must be even (a down and an up pipeline share the workers), got {}",
+                     p.stages);
+               }},
+    Constraint{"pipelines",
+               [](const P& p) {
+                 const int f2 = pipelines_of(p);
+                 return f2 >= 2 && f2 % 2 == 0 && (p.stages / 2) % (f2 / 2) == 0;
+               },
+               [](const P& p) {
+                 const int half = p.stages / 2;
+                 return fmt::format("must be 2f with f dividing D/2 = {} (e.g. 2{}), got {}", half,
+                                    half > 1 ? fmt::format(", {}", p.stages) : "", pipelines_of(p));
+               }},
+    Constraint{"micro_batches", [](const P& p) { return p.micro_batches % p.stages == 0; },
+               [](const P& p) {
+                 return fmt::format("must be a multiple of D = {} (N = kD), got {}", p.stages,
+                                    p.micro_batches);
+               }},
+    Constraint{"strategy",
+               [](const P& p) {
+                 return strategy_of(p) == "direct" ||
+                        ((p.micro_batches / p.stages) % 2 == 0 && pipelines_of(p) == 2);
+               },
+               [](const P& p) {
+                 return fmt::format(
+                     "{} needs N = kD with k even and 2 pipelines, got k = {}, {} pipelines",
+                     strategy_of(p), p.micro_batches / p.stages, pipelines_of(p));
+               }},
+};
+
+core::OptionValues pipelines_shape(const P& p) {
+  core::OptionValues shape;
+  shape.set("pipelines", std::int64_t{pipelines_of(p)});
+  return shape;
+}
+
+// Search explores 2f pipelines for every f dividing D/2 (§3.6), and with N > D each way of
+// scaling to N micro-batches; the odd D the generator refuses are left to it.
+std::vector<SearchVariant> search_variants(const SearchContext& c) {
+  std::vector<SearchVariant> variants;
+  const int half = c.stages / 2;
+  for (int f = 1; f <= std::max(half, 1); ++f) {
+    if (half > 0 && half % f != 0) continue;
+    std::vector<std::string> strategies{"direct"};
+    if (c.micro_batches > c.stages) strategies = {"direct", "doubling", "halving"};
+    for (const std::string& strategy : strategies) {
+      SearchVariant v;
+      v.options.set("pipelines", std::int64_t{2 * f});
+      v.options.set("strategy", strategy);
+      variants.push_back(std::move(v));
+    }
+  }
+  return variants;
+}
+
+}  // namespace
+
+const ScheduleEntry& chimera_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "chimera";
+    e.description = "bidirectional: 2f pipelines (pipelines), strategy direct|doubling|halving";
+    e.citation = "Li & Hoefler, Chimera, SC 2021";
+    e.options = {
+        // A schedule without the option runs one pipeline.
+        core::with_unused_text(core::integer_option("pipelines", 1, kMaxStages, "2",
+                                                    "chimera: 2f pipelines, f dividing D/2"),
+                               "1"),
+        core::choice_option("strategy", {"direct", "doubling", "halving"}, "direct",
+                            "chimera with N = kD: how the basic units are combined"),
+    };
+    e.constraints = {kConstraints.begin(), kConstraints.end()};
+    e.make = &make_chimera;
+    e.shape = &pipelines_shape;
+    e.variants = &search_variants;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

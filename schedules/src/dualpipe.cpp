@@ -8,16 +8,32 @@
 // worker, so DualPipe's overlap of a forward with another micro-batch's backward (one "F&B"
 // chunk hiding the all-to-all) is modelled as F followed by B: t_F&B = t_F + t_B.
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 
 #include "builders.hpp"
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
+namespace {
+
+using P = ScheduleParams;
+
+constexpr std::array kConstraints{
+    Constraint{"stages", [](const P& p) { return p.stages % 2 == 0; },
+               [](const P& p) { return fmt::format("must be even, got {}", p.stages); }},
+    Constraint{
+        "micro_batches",
+        [](const P& p) { return p.micro_batches % 2 == 0 && p.micro_batches >= 2 * p.stages; },
+        [](const P& p) {
+          return fmt::format("must be even and at least 2D = {} (half enter from each end), got {}",
+                             2 * p.stages, p.micro_batches);
+        }},
+};
 
 sim::Schedule make_dualpipe(const ScheduleParams& params) {
-  require_valid("dualpipe", params);
   const int d = params.stages, n = params.micro_batches;
   sim::Schedule s;
   s.name = "dualpipe";
@@ -47,6 +63,23 @@ sim::Schedule make_dualpipe(const ScheduleParams& params) {
         detail::dualpipe_order(d / 2, std::min(r, d - 1 - r), phases);
   }
   return s;
+}
+
+}  // namespace
+
+const ScheduleEntry& dualpipe_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "dualpipe";
+    e.description = "bidirectional, split backward, micro-batches from both ends";
+    e.citation = "DeepSeek-AI, DeepSeek-V3 report 2024";
+    e.traits.split_backward = true;
+    e.constraints = {kConstraints.begin(), kConstraints.end()};
+    e.make = &make_dualpipe;
+    e.shape = &detail::two_pipelines;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

@@ -5,16 +5,26 @@
 // per-rank order is DualPipe's eight steps with H = D ranks and h = r (detail::dualpipe_order);
 // needs N >= 2D. F&B overlap is modelled as serial ops (see dualpipe.cpp).
 
+#include <fmt/format.h>
+
+#include <array>
 #include <numeric>
 
 #include "builders.hpp"
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
+namespace {
+
+constexpr std::array kConstraints{
+    Constraint{
+        "micro_batches", [](const ScheduleParams& p) { return p.micro_batches >= 2 * p.stages; },
+        [](const ScheduleParams& p) {
+          return fmt::format("must be at least 2D = {}, got {}", 2 * p.stages, p.micro_batches);
+        }},
+};
 
 sim::Schedule make_dualpipev(const ScheduleParams& params) {
-  require_valid("dualpipev", params);
   const int d = params.stages, n = params.micro_batches;
   sim::Schedule s = sim::make_linear_schedule("dualpipev", d, n);
   s.virtual_stages = 2 * d;
@@ -27,6 +37,23 @@ sim::Schedule make_dualpipev(const ScheduleParams& params) {
     s.program[static_cast<size_t>(r)] = detail::dualpipe_order(d, r, phases);
   }
   return s;
+}
+
+}  // namespace
+
+const ScheduleEntry& dualpipev_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "dualpipev";
+    e.description = "DualPipe folded into a V shape on D workers";
+    e.citation = "DeepSeek-AI, github.com/deepseek-ai/DualPipe";
+    e.traits.split_backward = true;
+    e.constraints = {kConstraints.begin(), kConstraints.end()};
+    e.make = &make_dualpipev;
+    e.shape = &detail::two_chunks;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

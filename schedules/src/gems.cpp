@@ -7,13 +7,12 @@
 // (t_B = 2t_F, as in Chimera's Fig. 3), period 4D+2 slots per pair.
 
 #include "builders.hpp"
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
+namespace {
 
 sim::Schedule make_gems(const ScheduleParams& params) {
-  require_valid("gems", params);
   const int d = params.stages, n = params.micro_batches;
   sim::Schedule s;
   s.name = "gems";
@@ -44,6 +43,21 @@ sim::Schedule make_gems(const ScheduleParams& params) {
   }
   detail::assign_by_slot(s, std::move(ops));
   return s;
+}
+
+}  // namespace
+
+const ScheduleEntry& gems_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "gems";
+    e.description = "two mirrored replicas, at most two micro-batches in flight";
+    e.citation = "Jain et al., GEMS, SC 2020";
+    e.make = &make_gems;
+    e.shape = &detail::two_pipelines;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

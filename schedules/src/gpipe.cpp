@@ -2,13 +2,12 @@
 // backwards; one flush per iteration. Backwards run in micro-batch order, as PyTorch's
 // ScheduleGPipe does (the paper's figure reverses them; the timing is the same).
 
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
+namespace {
 
 sim::Schedule make_gpipe(const ScheduleParams& params) {
-  require_valid("gpipe", params);
   sim::Schedule s = sim::make_linear_schedule("gpipe", params.stages, params.micro_batches);
   for (int stage = 0; stage < s.virtual_stages; ++stage) {
     auto& ops = s.program[static_cast<size_t>(stage)];
@@ -18,6 +17,20 @@ sim::Schedule make_gpipe(const ScheduleParams& params) {
       ops.push_back({sim::OpKind::Backward, 0, stage, 0, m});
   }
   return s;
+}
+
+}  // namespace
+
+const ScheduleEntry& gpipe_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "gpipe";
+    e.description = "all forwards, then all backwards; flush every iteration";
+    e.citation = "Huang et al., GPipe, NeurIPS 2019";
+    e.make = &make_gpipe;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

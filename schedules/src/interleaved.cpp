@@ -6,18 +6,24 @@
 // mirror the chunks. Worker w runs 2(D-w-1) + (v-1)D warm-up forwards (all of them when N = D),
 // then 1F1B, then the remaining backwards. Needs N % D == 0. Bubble (D-1)/(vN+D-1).
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 
 #include "builders.hpp"
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
+namespace {
+
+int chunks_of(const ScheduleParams& p) {
+  return static_cast<int>(p.options.integer("chunks"));
+}
 
 sim::Schedule make_interleaved(const ScheduleParams& params) {
-  require_valid("interleaved", params);
   const int d = params.stages, n = params.micro_batches;
-  const int v = interleaved_chunks(params);
+  const int v = chunks_of(params);
   sim::Schedule s = sim::make_linear_schedule("interleaved", d, n);
   s.virtual_stages = d * v;
   s.stage_worker[0].resize(static_cast<size_t>(d * v));
@@ -45,6 +51,60 @@ sim::Schedule make_interleaved(const ScheduleParams& params) {
       prog.push_back(op(k, false));
   }
   return s;
+}
+
+constexpr std::array kConstraints{
+    Constraint{"micro_batches",
+               [](const ScheduleParams& p) { return p.micro_batches % p.stages == 0; },
+               [](const ScheduleParams& p) {
+                 return fmt::format(
+                     "must be a multiple of D = {} (Megatron groups micro-batches by D), got {}",
+                     p.stages, p.micro_batches);
+               }},
+};
+
+core::OptionValues chunks_shape(const ScheduleParams& p) {
+  core::OptionValues shape;
+  shape.set("chunks", std::int64_t{chunks_of(p)});
+  return shape;
+}
+
+// Search explores 2, 4, 8 chunks per worker while chunks · D ≤ layers.
+std::vector<SearchVariant> search_variants(const SearchContext& c) {
+  std::vector<SearchVariant> variants;
+  for (int chunks = 2; chunks <= 8; chunks *= 2) {
+    if (c.layers > 0 && chunks * c.stages > c.layers) break;
+    SearchVariant v;
+    v.options.set("chunks", std::int64_t{chunks});
+    variants.push_back(std::move(v));
+  }
+  if (variants.empty()) {  // not even two chunks per worker fit the layers
+    SearchVariant v;
+    v.options.set("chunks", std::int64_t{2});
+    v.pruned = fmt::format("2 chunks × D = {} > {} layers", 2 * c.stages, c.layers);
+    variants.push_back(std::move(v));
+  }
+  return variants;
+}
+
+}  // namespace
+
+const ScheduleEntry& interleaved_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "interleaved";
+    e.description = "Megatron virtual pipeline, v chunks per worker (chunks)";
+    e.citation = "Narayanan et al., Megatron-LM, SC 2021";
+    // A schedule without the option holds one chunk per worker.
+    e.options = {core::with_unused_text(
+        core::integer_option("chunks", 1, 64, "2", "interleaved: model chunks v per worker"), "1")};
+    e.constraints = {kConstraints.begin(), kConstraints.end()};
+    e.make = &make_interleaved;
+    e.shape = &chunks_shape;
+    e.variants = &search_variants;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

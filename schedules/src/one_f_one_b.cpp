@@ -5,13 +5,12 @@
 
 #include <algorithm>
 
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
+namespace {
 
 sim::Schedule make_1f1b(const ScheduleParams& params) {
-  require_valid("1f1b", params);
   sim::Schedule s = sim::make_linear_schedule("1f1b", params.stages, params.micro_batches);
   const int n = s.micro_batches;
   for (int stage = 0; stage < s.virtual_stages; ++stage) {
@@ -31,6 +30,20 @@ sim::Schedule make_1f1b(const ScheduleParams& params) {
       backward(b++);
   }
   return s;
+}
+
+}  // namespace
+
+const ScheduleEntry& one_f_one_b_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "1f1b";
+    e.description = "PipeDream-Flush: D-s-1 warm-up forwards, one-forward-one-backward";
+    e.citation = "Narayanan et al., PipeDream-2BW/Flush, ICML 2021";
+    e.make = &make_1f1b;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

@@ -10,12 +10,13 @@
 
 #include <algorithm>
 
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "builders.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
 
-sim::Schedule make_async_1f1b(std::string name, int stages, int micro_batches, int iterations) {
+sim::Schedule detail::make_async_1f1b(std::string name, int stages, int micro_batches,
+                                      int iterations) {
   sim::Schedule s = sim::make_linear_schedule(std::move(name), stages, micro_batches * iterations);
   s.micro_batches = micro_batches;
   s.iterations = iterations;
@@ -37,18 +38,37 @@ sim::Schedule make_async_1f1b(std::string name, int stages, int micro_batches, i
   return s;
 }
 
+namespace {
+
 sim::Schedule make_pipedream(const ScheduleParams& params) {
-  require_valid("pipedream", params);
-  const int iterations = async_iterations(params);
-  sim::Schedule s = make_async_1f1b("pipedream", params.stages, params.micro_batches, iterations);
+  const int iterations = static_cast<int>(params.options.integer("iterations"));
+  sim::Schedule s =
+      detail::make_async_1f1b("pipedream", params.stages, params.micro_batches, iterations);
   s.update_gate = sim::UpdateGate::NextBackward;
-  s.drains_each_run = params.epoch_drain;
+  s.drains_each_run = params.options.on("epoch_drain");
   s.weight_versions.resize(static_cast<size_t>(s.workers));
   for (int w = 0; w < s.workers; ++w) {
     s.weight_versions[static_cast<size_t>(w)] =
         std::min(s.workers - w, params.micro_batches * iterations);
   }
   return s;
+}
+
+}  // namespace
+
+const ScheduleEntry& pipedream_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "pipedream";
+    e.description = "asynchronous 1F1B, weight stashing, no flush (steady state)";
+    e.citation = "Narayanan et al., PipeDream, SOSP 2019";
+    e.traits.asynchronous = true;
+    e.options = detail::async_options();
+    e.make = &make_pipedream;
+    e.shape = &detail::listed_iterations;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

@@ -5,178 +5,147 @@
 #include <algorithm>
 #include <array>
 
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
 namespace {
 
-using P = ScheduleParams;
-
-constexpr std::array<std::string_view, 2> kChimeraOptions{"pipelines", "strategy"};
-constexpr std::array<std::string_view, 1> kInterleavedOptions{"chunks"};
-constexpr std::array<std::string_view, 2> kAsyncOptions{"iterations", "epoch_drain"};
-
-constexpr std::array kChimera{
-    Constraint{"stages", [](const P& p) { return p.stages % 2 == 0; },
-               [](const P& p) {
-                 return fmt::format(
-                     "must be even (a down and an up pipeline share the workers), got {}",
-                     p.stages);
-               }},
-    Constraint{"pipelines",
-               [](const P& p) {
-                 const int f2 = chimera_pipelines(p);
-                 return f2 >= 2 && f2 % 2 == 0 && (p.stages / 2) % (f2 / 2) == 0;
-               },
-               [](const P& p) {
-                 const int half = p.stages / 2;
-                 return fmt::format("must be 2f with f dividing D/2 = {} (e.g. 2{}), got {}", half,
-                                    half > 1 ? fmt::format(", {}", p.stages) : "",
-                                    chimera_pipelines(p));
-               }},
-    Constraint{"micro_batches", [](const P& p) { return p.micro_batches % p.stages == 0; },
-               [](const P& p) {
-                 return fmt::format("must be a multiple of D = {} (N = kD), got {}", p.stages,
-                                    p.micro_batches);
-               }},
-    Constraint{"strategy",
-               [](const P& p) {
-                 const std::string s = chimera_strategy(p);
-                 return s == "direct" || s == "doubling" || s == "halving";
-               },
-               [](const P& p) {
-                 return fmt::format("must be direct, doubling or halving, got '{}'",
-                                    chimera_strategy(p));
-               }},
-    Constraint{"strategy",
-               [](const P& p) {
-                 return chimera_strategy(p) == "direct" ||
-                        ((p.micro_batches / p.stages) % 2 == 0 && chimera_pipelines(p) == 2);
-               },
-               [](const P& p) {
-                 return fmt::format(
-                     "{} needs N = kD with k even and 2 pipelines, got k = {}, {} pipelines",
-                     chimera_strategy(p), p.micro_batches / p.stages, chimera_pipelines(p));
-               }},
-};
-
-constexpr std::array kInterleaved{
-    Constraint{"chunks",
-               [](const P& p) {
-                 const int v = interleaved_chunks(p);
-                 return v >= 1 && v <= 64;
-               },
-               [](const P& p) {
-                 return fmt::format("must be in [1, 64], got {}", interleaved_chunks(p));
-               }},
-    Constraint{"micro_batches", [](const P& p) { return p.micro_batches % p.stages == 0; },
-               [](const P& p) {
-                 return fmt::format(
-                     "must be a multiple of D = {} (Megatron groups micro-batches by D), got {}",
-                     p.stages, p.micro_batches);
-               }},
-};
-
-constexpr std::array kAsync{
-    Constraint{"iterations",
-               [](const P& p) {
-                 const int i = async_iterations(p);
-                 return i >= 3 && i <= 256;
-               },
-               [](const P& p) {
-                 return fmt::format("must be in [3, 256] for an asynchronous schedule, got {}",
-                                    p.iterations);
-               }},
-};
-
-constexpr std::array kDualPipe{
-    Constraint{"stages", [](const P& p) { return p.stages % 2 == 0; },
-               [](const P& p) { return fmt::format("must be even, got {}", p.stages); }},
-    Constraint{
-        "micro_batches",
-        [](const P& p) { return p.micro_batches % 2 == 0 && p.micro_batches >= 2 * p.stages; },
-        [](const P& p) {
-          return fmt::format("must be even and at least 2D = {} (half enter from each end), got {}",
-                             2 * p.stages, p.micro_batches);
-        }},
-};
-
-constexpr std::array kDualPipeV{
-    Constraint{"micro_batches", [](const P& p) { return p.micro_batches >= 2 * p.stages; },
-               [](const P& p) {
-                 return fmt::format("must be at least 2D = {}, got {}", 2 * p.stages,
-                                    p.micro_batches);
-               }},
-};
-
-constexpr std::span<const std::string_view> kNoOptions;
-constexpr std::span<const Constraint> kNoConstraints;
-
+// The shipped catalogue, in the order `pipesim list schedules` shows it: one line per scheme,
+// each entry defined beside its generator in schedules/src/<name>.cpp.
 constexpr std::array kCatalogue{
-    ScheduleEntry{"gpipe", "all forwards, then all backwards; flush every iteration",
-                  "Huang et al., GPipe, NeurIPS 2019", &make_gpipe, kNoOptions, kNoConstraints},
-    ScheduleEntry{"1f1b", "PipeDream-Flush: D-s-1 warm-up forwards, one-forward-one-backward",
-                  "Narayanan et al., PipeDream-2BW/Flush, ICML 2021", &make_1f1b, kNoOptions,
-                  kNoConstraints},
-    ScheduleEntry{"dapple", "early-backward 1F1B (same op order as 1f1b), flush every iteration",
-                  "Fan et al., DAPPLE, PPoPP 2021", &make_dapple, kNoOptions, kNoConstraints},
-    ScheduleEntry{"pipedream", "asynchronous 1F1B, weight stashing, no flush (steady state)",
-                  "Narayanan et al., PipeDream, SOSP 2019", &make_pipedream, kAsyncOptions, kAsync},
-    ScheduleEntry{"pipedream-2bw", "asynchronous 1F1B, double-buffered weights, no flush",
-                  "Narayanan et al., PipeDream-2BW, ICML 2021", &make_pipedream_2bw, kAsyncOptions,
-                  kAsync},
-    ScheduleEntry{"gems", "two mirrored replicas, at most two micro-batches in flight",
-                  "Jain et al., GEMS, SC 2020", &make_gems, kNoOptions, kNoConstraints},
-    ScheduleEntry{"chimera",
-                  "bidirectional: 2f pipelines (--pipelines), --strategy direct|doubling|halving",
-                  "Li & Hoefler, Chimera, SC 2021", &make_chimera, kChimeraOptions, kChimera},
-    ScheduleEntry{"interleaved", "Megatron virtual pipeline, v chunks per worker (--chunks)",
-                  "Narayanan et al., Megatron-LM, SC 2021", &make_interleaved, kInterleavedOptions,
-                  kInterleaved},
-    ScheduleEntry{"zb-h1", "zero bubble, 1F1B memory, backward split into I and W",
-                  "Qi et al., Zero Bubble PP, ICLR 2024", &make_zb_h1, kNoOptions, kNoConstraints},
-    ScheduleEntry{"zb-h2", "zero bubble, 2D-1 activations, W deferred to the tail",
-                  "Qi et al., Zero Bubble PP, ICLR 2024", &make_zb_h2, kNoOptions, kNoConstraints},
-    ScheduleEntry{"zb-v", "zero bubble V-shape, 2 chunks per worker, 1F1B memory",
-                  "Qi et al., Controllable Memory PP, NeurIPS 2024", &make_zb_v, kNoOptions,
-                  kNoConstraints},
-    ScheduleEntry{"dualpipe", "bidirectional, split backward, micro-batches from both ends",
-                  "DeepSeek-AI, DeepSeek-V3 report 2024", &make_dualpipe, kNoOptions, kDualPipe},
-    ScheduleEntry{"dualpipev", "DualPipe folded into a V shape on D workers",
-                  "DeepSeek-AI, github.com/deepseek-ai/DualPipe", &make_dualpipev, kNoOptions,
-                  kDualPipeV},
+    &gpipe_entry, &one_f_one_b_entry, &dapple_entry,      &pipedream_entry, &pipedream_2bw_entry,
+    &gems_entry,  &chimera_entry,     &interleaved_entry, &zb_h1_entry,     &zb_h2_entry,
+    &zb_v_entry,  &dualpipe_entry,    &dualpipev_entry,
 };
 
-ParamError unknown(std::string_view name) {
-  std::string known;
-  for (const ScheduleEntry& e : kCatalogue) {
-    known += fmt::format("{}{}", known.empty() ? "" : ", ", e.name);
-  }
-  return {"command line", option_field("schedule"),
-          fmt::format("unknown schedule '{}' (known: {})", name, known)};
+// Schemes registered from outside the catalogue, in registration order. Filled by static
+// Registration objects before main() and only read after.
+std::vector<const ScheduleEntry& (*)()>& registrations() {
+  static std::vector<const ScheduleEntry& (*)()> list;
+  return list;
 }
 
-std::optional<ParamError> first_broken(const ScheduleEntry& e, std::span<const Constraint> rules,
-                                       const ScheduleParams& params) {
-  for (const Constraint& c : rules) {
-    if (!c.holds(params)) {
-      return ParamError{fmt::format("schedule {}", e.name), option_field(c.option),
-                        c.problem(params)};
+// Built on first use, after every static registration.
+const std::vector<const ScheduleEntry*>& entries() {
+  static const std::vector<const ScheduleEntry*> all = [] {
+    std::vector<const ScheduleEntry*> out;
+    for (const auto entry : kCatalogue)
+      out.push_back(&entry());
+    for (const auto entry : registrations())
+      out.push_back(&entry());
+    return out;
+  }();
+  return all;
+}
+
+std::string known_names() {
+  std::string known;
+  for (const ScheduleEntry* e : entries())
+    known += fmt::format("{}{}", known.empty() ? "" : ", ", e->name);
+  return known;
+}
+
+const ScheduleEntry& require_entry(std::string_view name) {
+  const ScheduleEntry* e = find_schedule(name);
+  if (e == nullptr) {
+    throw core::ConfigError::option(
+        "schedule", fmt::format("unknown schedule '{}' (known: {})", name, known_names()));
+  }
+  return *e;
+}
+
+const core::OptionSpec* declared(const ScheduleEntry& e, std::string_view option) {
+  for (const core::OptionSpec& o : e.options) {
+    if (o.name == option) return &o;
+  }
+  return nullptr;
+}
+
+// "chimera" or "zb-v, dualpipev": the schemes that take `option`.
+std::string accepted_by(std::string_view option) {
+  std::string names;
+  for (const ScheduleEntry* e : entries()) {
+    if (declared(*e, option) != nullptr)
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", e->name);
+  }
+  return names;
+}
+
+std::string context(const ScheduleEntry& e) {
+  return fmt::format("schedule {}", e.name);
+}
+
+// stages and micro_batches in range: every scheme's first rules (the scheme's own divide by D
+// and compare with N).
+core::Check basic_ranges(const ScheduleEntry& e, const ScheduleParams& p) {
+  if (p.stages < 1 || p.stages > kMaxStages) {
+    return core::ConfigError::option(
+        "stages", fmt::format("must be in [1, {}], got {}", kMaxStages, p.stages), context(e));
+  }
+  if (p.micro_batches < 1 || p.micro_batches > kMaxMicroBatches) {
+    return core::ConfigError::option(
+        "micro_batches",
+        fmt::format("must be in [1, {}], got {}", kMaxMicroBatches, p.micro_batches), context(e));
+  }
+  return {};
+}
+
+// The scheme's defaults filled in; a problem for an option it does not take or a bad value.
+core::Check resolved(const ScheduleEntry& e, const ScheduleParams& given, ScheduleParams& out) {
+  out.stages = given.stages;
+  out.micro_batches = given.micro_batches;
+  out.options = {};
+  for (const auto& [name, value] : given.options.items()) {
+    const core::OptionSpec* spec = declared(e, name);
+    if (spec == nullptr) {
+      return core::ConfigError::option(
+          name, fmt::format("does not apply to schedule {} (only to {})", e.name,
+                            accepted_by(name).empty() ? "none" : accepted_by(name)));
+    }
+    try {
+      out.options.set(name, spec->check(value));
+    } catch (const core::ConfigError& error) {
+      return error;
     }
   }
-  return std::nullopt;
+  for (const core::OptionSpec& spec : e.options) {
+    if (!out.options.contains(spec.name)) out.options.set(spec.name, spec.parse(spec.default_text));
+  }
+  return {};
+}
+
+core::Check broken_rule(const ScheduleEntry& e, const ScheduleParams& p) {
+  for (const Constraint& c : e.constraints) {
+    if (!c.holds(p)) return core::ConfigError::option(c.option, c.problem(p), context(e));
+  }
+  return {};
+}
+
+// Checks `given` for scheme `e`, leaving the resolved params in `out` when they pass.
+core::Check checked(const ScheduleEntry& e, const ScheduleParams& given, ScheduleParams& out) {
+  if (core::Check c = resolved(e, given, out); !c.ok()) return c;
+  if (core::Check c = basic_ranges(e, out); !c.ok()) return c;
+  return broken_rule(e, out);
+}
+
+int shape_field(const core::OptionValues& shape, std::string_view name) {
+  const core::OptionValue* v = shape.find(name);
+  return v != nullptr ? static_cast<int>(std::get<std::int64_t>(*v)) : 1;
 }
 
 }  // namespace
 
-std::span<const ScheduleEntry> all_schedules() {
-  return kCatalogue;
+Registration::Registration(const ScheduleEntry& (*entry)()) {
+  registrations().push_back(entry);
+}
+
+Catalogue all_schedules() {
+  return Catalogue(std::span<const ScheduleEntry* const>(entries()), EntryOf{});
 }
 
 const ScheduleEntry* find_schedule(std::string_view name) {
-  for (const ScheduleEntry& e : kCatalogue) {
-    if (e.name == name) return &e;
+  for (const ScheduleEntry* e : entries()) {
+    if (e->name == name) return e;
   }
   return nullptr;
 }
@@ -184,26 +153,94 @@ const ScheduleEntry* find_schedule(std::string_view name) {
 bool accepts(std::string_view name, std::string_view option) {
   const ScheduleEntry* e = find_schedule(name);
   if (e == nullptr) return false;
-  return option == "stages" || option == "micro_batches" ||
-         std::find(e->options.begin(), e->options.end(), option) != e->options.end();
+  return option == "stages" || option == "micro_batches" || declared(*e, option) != nullptr;
 }
 
-std::optional<ParamError> check_params(std::string_view name, const ScheduleParams& params) {
+const core::OptionSpec* scheme_option(std::string_view option) {
+  for (const ScheduleEntry* e : entries()) {
+    if (const core::OptionSpec* o = declared(*e, option)) return o;
+  }
+  return nullptr;
+}
+
+std::vector<const core::OptionSpec*> scheme_options() {
+  // The shipped schemes' options in the order tables have always shown them; options of other
+  // schemes follow in catalogue order of first declaration.
+  constexpr std::array<std::string_view, 5> kShippedOrder{"pipelines", "chunks", "strategy",
+                                                          "iterations", "epoch_drain"};
+  std::vector<const core::OptionSpec*> out;
+  for (const std::string_view name : kShippedOrder) {
+    if (const core::OptionSpec* o = scheme_option(name)) out.push_back(o);
+  }
+  for (const ScheduleEntry* e : entries()) {
+    for (const core::OptionSpec& o : e->options) {
+      if (std::none_of(out.begin(), out.end(), [&](const auto* k) { return k->name == o.name; }))
+        out.push_back(&o);
+    }
+  }
+  return out;
+}
+
+ScheduleParams resolve(std::string_view name, const ScheduleParams& params) {
+  const ScheduleEntry& e = require_entry(name);
+  ScheduleParams out;
+  resolved(e, params, out).require();
+  return out;
+}
+
+core::Check check_params(std::string_view name, const ScheduleParams& params) {
   const ScheduleEntry* e = find_schedule(name);
-  if (e == nullptr) return unknown(name);
-  // The basic ranges first: the scheme's rules divide by D and compare with N.
-  if (auto broken = first_broken(*e, basic_constraints(), params)) return broken;
-  return first_broken(*e, e->constraints, params);
+  if (e == nullptr) {
+    try {
+      require_entry(name);
+    } catch (const core::ConfigError& error) {
+      return error;
+    }
+  }
+  ScheduleParams out;
+  return checked(*e, params, out);
 }
 
-void require_valid(std::string_view name, const ScheduleParams& params) {
-  if (const auto broken = check_params(name, params)) throw broken->error();
+Shape shape_of(std::string_view name, const ScheduleParams& params) {
+  const ScheduleEntry& e = require_entry(name);
+  if (e.shape == nullptr) return {};
+  const core::OptionValues shape = e.shape(resolve(name, params));
+  return {shape_field(shape, "chunks"), shape_field(shape, "pipelines"),
+          shape_field(shape, "iterations")};
+}
+
+core::OptionValues shape_of(const sim::Schedule& schedule) {
+  core::OptionValues shape;
+  shape.set("chunks",
+            std::int64_t{schedule.workers > 0 ? schedule.virtual_stages / schedule.workers : 1});
+  shape.set("pipelines", std::int64_t{schedule.pipelines});
+  shape.set("iterations", std::int64_t{schedule.iterations});
+  return shape;
+}
+
+double estimate_tasks(std::string_view name, const ScheduleParams& params) {
+  const ScheduleEntry* e = find_schedule(name);
+  Shape shape;
+  bool split = false;
+  if (e != nullptr && check_params(name, params).ok()) {
+    shape = shape_of(name, params);
+    split = e->traits.split_backward;
+  }
+  const double d = std::max(params.stages, 1);
+  const double micro = static_cast<double>(std::max(params.micro_batches, 1)) * shape.iterations;
+  const double stages = d * shape.chunks;
+  const double kinds = split ? 3.0 : 2.0;
+  // Compute ops, at most one transfer after each, and a few per stage and worker at the ends.
+  return micro * stages * kinds * 2.0 + 2.0 * (stages + d);
 }
 
 sim::Schedule make_schedule(std::string_view name, const ScheduleParams& params) {
-  const ScheduleEntry* entry = find_schedule(name);
-  if (entry == nullptr) throw unknown(name).error();
-  return entry->make(params);
+  const ScheduleEntry& e = require_entry(name);
+  ScheduleParams p;
+  checked(e, params, p).require();
+  sim::Schedule s = e.make(p);
+  s.name = e.name;
+  return s;
 }
 
 }  // namespace pipesim::schedules

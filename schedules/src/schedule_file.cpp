@@ -8,7 +8,7 @@
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/text_file.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/lowering.hpp"
 
 namespace pipesim::schedules {

@@ -8,13 +8,12 @@
 #include <algorithm>
 
 #include "builders.hpp"
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
+namespace {
 
 sim::Schedule make_zb_h1(const ScheduleParams& params) {
-  require_valid("zb-h1", params);
   sim::Schedule s = sim::make_linear_schedule("zb-h1", params.stages, params.micro_batches);
   s.split_backward = true;
   const int n = s.micro_batches;
@@ -33,6 +32,21 @@ sim::Schedule make_zb_h1(const ScheduleParams& params) {
       ops.push_back(detail::bwd_weight(0, st, b));
   }
   return s;
+}
+
+}  // namespace
+
+const ScheduleEntry& zb_h1_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "zb-h1";
+    e.description = "zero bubble, 1F1B memory, backward split into I and W";
+    e.citation = "Qi et al., Zero Bubble PP, ICLR 2024";
+    e.traits.split_backward = true;
+    e.make = &make_zb_h1;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

@@ -10,13 +10,12 @@
 #include <algorithm>
 
 #include "builders.hpp"
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
+#include "entries.hpp"
 
 namespace pipesim::schedules {
+namespace {
 
 sim::Schedule make_zb_v(const ScheduleParams& params) {
-  require_valid("zb-v", params);
   sim::Schedule s = sim::make_linear_schedule("zb-v", params.stages, params.micro_batches);
   const int p = s.workers, n = s.micro_batches, padded = std::max(2 * p - 1, n);
   s.virtual_stages = 2 * p;
@@ -71,6 +70,22 @@ sim::Schedule make_zb_v(const ScheduleParams& params) {
       emit(detail::bwd_weight(0, s0, w0++, 0));
   }
   return s;
+}
+
+}  // namespace
+
+const ScheduleEntry& zb_v_entry() {
+  static const ScheduleEntry entry = [] {
+    ScheduleEntry e;
+    e.name = "zb-v";
+    e.description = "zero bubble V-shape, 2 chunks per worker, 1F1B memory";
+    e.citation = "Qi et al., Controllable Memory PP, NeurIPS 2024";
+    e.traits.split_backward = true;
+    e.make = &make_zb_v;
+    e.shape = &detail::two_chunks;
+    return e;
+  }();
+  return entry;
 }
 
 }  // namespace pipesim::schedules

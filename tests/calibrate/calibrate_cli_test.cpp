@@ -342,7 +342,7 @@ TEST(CalibrateCli, BaseIsRequiredWhenTheSamplesNameNoGpu) {
       invoke({"calibrate", "--from-samples", kSamples, "-o", (dir / "out.yaml").string()});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_EQ(r.err.rfind("pipesim: error: command line: base: required: the samples " + kSamples +
+  EXPECT_EQ(r.err.rfind("pipesim: error: command line: --base: required: the samples " + kSamples +
                             " do not name the GPU they were measured on (gpu: synthetic (not "
                             "measured))",
                         0),
@@ -369,7 +369,7 @@ TEST(CalibrateCli, BaseIsInferredFromTheMeasuredGpu) {
   const CliResult unknown = invoke(
       {"calibrate", "--from-samples", samples_from(dir, "NVIDIA L4").string(), "--format", "json"});
   EXPECT_EQ(unknown.code, 2);
-  EXPECT_NE(unknown.err.find("command line: base: required: no shipped profile is for 'NVIDIA "
+  EXPECT_NE(unknown.err.find("command line: --base: required: no shipped profile is for 'NVIDIA "
                              "L4', the GPU of the samples (shipped: a100-dgx (NVIDIA "
                              "A100-SXM4-80GB), "),
             std::string::npos)

@@ -138,7 +138,7 @@ TEST(PlotCommand, MemoryWithoutATimelineIsOneLineExit2) {
   const auto r = invoke_cli({"plot", json, "--kind", "memory", "-o", dir.file("mem.svg")});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find("run.json: memory_timeline: per_worker[0] has none; run `pipesim simulate"),
+  EXPECT_NE(r.err.find("run.json: memory_timeline: per_worker[0] has none; simulate in real-cost mode"),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("mem.svg")));

@@ -121,7 +121,7 @@ TEST_F(ShippedFiles, ThisProcessHonoursTheEnvironmentVariable) {
   EXPECT_EQ(pipesim::core::resolve_shipped_yaml("m", "models", "model", "model"),
             (data / "models/m.yaml").string());
   EXPECT_EQ(resolve_error("nope"),
-            "command line: model: unknown model 'nope' (shipped: m; or a path to a YAML file)");
+            "model: unknown model 'nope' (shipped: m; or a path to a YAML file)");
 }
 
 TEST_F(ShippedFiles, AMissingFolderInTheDataDirIsNamed) {

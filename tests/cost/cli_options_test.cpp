@@ -58,12 +58,12 @@ TEST(CliOptions, PrecisionAndSequenceOverridesChangeTheRun) {
 
 TEST(CliOptions, ImpossibleCombinationsAreOneLineErrors) {
   for (const auto& [args, field] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"-T", "1", "--sequence-parallel", "on"}, "sequence_parallel"},
-           {{"-T", "16"}, "tensor_parallel"},
+           {{"-T", "1", "--sequence-parallel", "on"}, "--sequence-parallel"},
+           {{"-T", "16"}, "--tensor-parallel"},
            {{"--precision", "fp8"}, "gpu.peak_flops.fp8"},  // an A100 has no fp8 peak
            {{"--precision", "fp64"}, "--precision"},
            {{"--attention", "sparse"}, "--attention"},
-           {{"--sequence", "4096"}, "sequence"},  // 2048 learned positions
+           {{"--sequence", "4096"}, "--sequence"},  // 2048 learned positions
        }) {
     std::vector<std::string> a{"simulate", "--model", "gpt3-175b", "--hardware", "a100-dgx"};
     a.insert(a.end(), args.begin(), args.end());

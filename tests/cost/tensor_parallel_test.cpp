@@ -128,10 +128,8 @@ TEST(TensorParallel, InvalidCombinationsAreClearErrors) {
     try {
       TrainingCostModel(models::load_model(model), hw, s, setup);
     } catch (const core::ConfigError& e) {
-      // "command line: <field>: <problem>": the field.
-      const std::string what = e.what();
-      const size_t from = what.find(": ") + 2;
-      return what.substr(from, what.find(':', from) - from);
+      EXPECT_TRUE(e.is_option()) << e.what();
+      return e.field();
     }
     return std::string("accepted");
   };

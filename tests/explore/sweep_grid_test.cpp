@@ -1,6 +1,7 @@
 // The sweep grid: row order fixed by the option table, command line over file, defaults.
 
 #include "pipesim/explore/sweep_grid.hpp"
+#include "pipesim/explore/wording.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +17,7 @@ using scenario::Point;
 size_t index_of(const std::string& name) {
   const auto& options = scenario::options();
   for (size_t i = 0; i < options.size(); ++i) {
-    if (options[i].name == name) return i;
+    if (options[i].name() == name) return i;
   }
   ADD_FAILURE() << "no option " << name;
   return 0;
@@ -44,7 +45,7 @@ TEST(SweepGrid, OptionsNotGivenTakeTheirDefault) {
   const Point p = grid.point(0);
   const auto& options = scenario::options();
   for (size_t i = 0; i < options.size(); ++i)
-    EXPECT_EQ(p[i], options[i].default_value);
+    EXPECT_EQ(p[i], options[i].spec.default_text);
 }
 
 TEST(SweepGrid, CommandLineWinsOverTheFile) {
@@ -61,17 +62,17 @@ TEST(SweepGrid, EveryValueIsCheckedBeforeAnythingRuns) {
     make_grid({{"stages", "4,0"}}, "");
     FAIL();
   } catch (const core::ConfigError& e) {
-    // The library names the option; a front end passes its own spelling (the CLI's flags).
-    EXPECT_EQ(std::string(e.what()), "command line: stages: must be in [1, 4096], got 0");
+    // The library names the option; each front end spells it its own way.
+    EXPECT_TRUE(e.is_option());
+    EXPECT_EQ(std::string(e.what()), "stages: must be in [1, 4096], got 0");
+    EXPECT_EQ(cli_wording(e), "command line: --stages: must be in [1, 4096], got 0");
+    EXPECT_EQ(python_wording(e, "sweep()"), "sweep(): stages=: must be in [1, 4096], got 0");
   }
-  GivenSource cli;
-  cli.field = [](const std::string& name) { return "--" + name; };
   try {
-    make_grid({{"stages", "4,x"}}, "", cli);
+    make_grid({{"stages", "4,x"}}, "");
     FAIL();
   } catch (const core::ConfigError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "command line: --stages: expected an integer in [1, 4096], got 'x'");
+    EXPECT_EQ(cli_wording(e), "command line: --stages: expected an integer in [1, 4096], got 'x'");
   }
 }
 
@@ -92,7 +93,7 @@ namespace {
 TEST(SweepGrid, ParsedValuesGiveWhatTheTextsGive) {
   std::vector<std::vector<std::string>> values;
   for (const scenario::Option& o : scenario::options())
-    values.push_back({o.default_value});
+    values.push_back({o.spec.default_text});
   values[index_of("stages")] = {"4", "9"};
   values[index_of("micro_batches")] = {"8", "x"};
   values[index_of("t_comm")] = {"0", "0.25"};
@@ -106,12 +107,12 @@ TEST(SweepGrid, ParsedValuesGiveWhatTheTextsGive) {
     try {
       for (size_t o = 0; o < options.size(); ++o)
         options[o].apply(parsed, p[o]);
-    } catch (const scenario::OptionError& e) {
+    } catch (const core::ConfigError& e) {
       parse_error = e.what();
     }
     try {
       grid.apply(bound, i);
-    } catch (const scenario::OptionError& e) {
+    } catch (const core::ConfigError& e) {
       bind_error = e.what();
     }
     EXPECT_EQ(bind_error, parse_error) << i;

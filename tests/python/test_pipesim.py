@@ -13,6 +13,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import tempfile
 import unittest
@@ -51,6 +52,13 @@ def cli_error(*args):
     line = done.stderr.rstrip("\n")
     assert line.startswith("pipesim: error: ") and "\n" not in line, line
     return line[len("pipesim: error: "):]
+
+
+def in_python_words(message, call):
+    """A CLI error line as the module words it: an option is a keyword (`--micro-batches` →
+    `micro_batches=`), and the command line is the call that was given it."""
+    message = message.replace("command line: ", call + ": ")
+    return re.sub(r"--([a-z0-9-]+)", lambda m: m.group(1).replace("-", "_") + "=", message)
 
 
 def cli_json(options, *extra):
@@ -142,7 +150,10 @@ class SweepTest(unittest.TestCase):
         options = dict(schedule="gpipe,1f1b,chimera", stages="3,4", micro_batches="4:8:x2",
                        t_comm="0,0.5")
         rows = pipesim.sweep(jobs=2, **options)
-        self.assertEqual(rows, cli_rows(options, "--jobs", "2"))
+        expected = cli_rows(options, "--jobs", "2")
+        for row in expected:
+            row["status"] = in_python_words(row["status"], "sweep()")
+        self.assertEqual(rows, expected)
         self.assertEqual(len(rows), 3 * 2 * 2 * 2)
         self.assertTrue(any(r["status"].startswith("invalid: ") for r in rows))
         self.assertEqual(list(rows[0]), next(csv.reader(io.StringIO(
@@ -206,7 +217,9 @@ class ErrorTest(unittest.TestCase):
     def assert_cli_message(self, call, options, *cli_command):
         with self.assertRaises(ValueError) as caught:
             call(**options)
-        self.assertEqual(str(caught.exception), cli_error(*cli_command, *cli_args(options)))
+        expected = in_python_words(cli_error(*cli_command, *cli_args(options)),
+                                   call.__name__ + "()")
+        self.assertEqual(str(caught.exception), expected)
 
     def test_simulate_errors_carry_cli_message(self):
         for options in [dict(stages=0), dict(stages="four"), dict(schedule="no-such-schedule"),
@@ -226,9 +239,12 @@ class ErrorTest(unittest.TestCase):
         # As in the CLI: a configuration that cannot run is a row with its reason, not an error.
         options = dict(schedule="1f1b,no-such-schedule", stages="4")
         rows = pipesim.sweep(**options)
-        self.assertEqual(rows, cli_rows(options))
+        expected = cli_rows(options)
+        for row in expected:
+            row["status"] = in_python_words(row["status"], "sweep()")
+        self.assertEqual(rows, expected)
         self.assertEqual(rows[0]["status"], "ok")
-        self.assertTrue(rows[1]["status"].startswith("invalid: "))
+        self.assertTrue(rows[1]["status"].startswith("invalid: sweep(): schedule=: "), rows[1])
 
     def test_python_usage_errors(self):
         with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'stage'"):
@@ -237,8 +253,18 @@ class ErrorTest(unittest.TestCase):
             pipesim.simulate(stages=[4, 8])  # lists are for sweep()
         with self.assertRaisesRegex(ValueError, r"jobs: must be in \[0, 256\], got -1"):
             pipesim.sweep(jobs=-1)
-        with self.assertRaisesRegex(ValueError, "overlap-p2p.*got 'true'"):
-            pipesim.simulate(overlap_p2p=True)  # a bool is "true"/"false"; this option is on|off
+        with self.assertRaisesRegex(ValueError, r"overlap_p2p=: must be one of on\|off, got 'yes'"):
+            pipesim.simulate(overlap_p2p="yes")
+        with self.assertRaisesRegex(ValueError, "stages=: expected an integer"):
+            pipesim.simulate(stages=4.5)
+
+    def test_switches_take_bools(self):
+        # An on|off option takes True/False as well as its words.
+        off = dict(schedule="1f1b", stages=4, micro_batches=8, model="gpt2-1.3b",
+                   hardware="p100-daint")
+        self.assertEqual(pipesim.simulate(**off, overlap_p2p=False),
+                         pipesim.simulate(**off, overlap_p2p="off"))
+        self.assertEqual(pipesim.simulate(**off, overlap_p2p=True), pipesim.simulate(**off))
 
 
 if __name__ == "__main__":

@@ -36,7 +36,9 @@ Scenario unit(const std::string& schedule, int d, int n, double tf, double tb, d
   s.schedule = schedule;
   s.params.stages = d;
   s.params.micro_batches = n;
-  s.params.iterations = 12;
+  if (schedules::accepts(schedule, "iterations")) {
+    s.params.options.set("iterations", std::int64_t{12});
+  }
   s.unit.forward = tf;
   s.unit.backward = tb;
   s.unit.all_reduce = tar;
@@ -137,16 +139,16 @@ TEST(AsyncSync, EpochDrainReportsTheWholeRunPerUpdate) {
   for (const char* name : {"pipedream", "pipedream-2bw"}) {
     for (const Point& p : kPoints) {  // t_AR = 0: the closed form is the compute alone
       Scenario s = unit(name, p.d, p.n, p.tf, p.tb, 0);
-      s.params.epoch_drain = true;
+      s.params.options.set("epoch_drain", true);
       const Result r = simulate(s);
-      const int iterations = s.params.iterations;
+      const auto iterations = static_cast<int>(s.params.options.integer("iterations"));
       const double run = (iterations * p.n + p.d - 1) * (p.tf + p.tb);
       EXPECT_NEAR(r.metrics.total_time, run, 1e-9) << name;
       EXPECT_NEAR(r.metrics.iteration_time, run / iterations, 1e-9) << name;
       EXPECT_NEAR(r.metrics.bubble_ratio, 1.0 - iterations * p.n / (iterations * p.n + p.d - 1.0),
                   1e-12)
           << name;
-      s.params.epoch_drain = false;
+      s.params.options.set("epoch_drain", false);
       EXPECT_LT(simulate(s).metrics.iteration_time, r.metrics.iteration_time) << name;
     }
   }
@@ -157,7 +159,7 @@ Scenario real(int w) {
   s.schedule = "pipedream";
   s.params.stages = 8;
   s.params.micro_batches = 1;
-  s.params.iterations = 16;
+  s.params.options.set("iterations", std::int64_t{16});
   s.perf.model = "gpt2-1.3b";
   s.perf.hardware = "p100-daint";
   s.perf.setup.micro_batch_size = 2;
@@ -165,12 +167,13 @@ Scenario real(int w) {
   return s;
 }
 
-// `s` is refused with an OptionError whose message contains every one of `words`.
+// `s` is refused with an option error whose message contains every one of `words`.
 void expect_refused(const Scenario& s, std::initializer_list<const char*> words) {
   try {
     (void)simulate(s);
     ADD_FAILURE() << "accepted";
-  } catch (const OptionError& e) {
+  } catch (const core::ConfigError& e) {
+    EXPECT_TRUE(e.is_option()) << e.what();
     for (const char* w : words)
       EXPECT_NE(std::string(e.what()).find(w), std::string::npos) << e.what();
   }
@@ -198,7 +201,7 @@ TEST(AsyncSync, BlockingSyncIsSlowerPerUpdateAndOnlyForAsynchronousSchedules) {
   }
   Scenario flushing = real(2);
   flushing.schedule = "1f1b";
-  flushing.params.iterations = 0;
+  flushing.params.options = {};
   flushing.perf.grad_sync = sim::GradSync::Blocking;
   expect_refused(flushing, {"grad_sync", "asynchronous"});
 }

@@ -28,7 +28,7 @@ Scenario chimera(int d, int n, int b, int w, const std::string& hw = "p100-daint
 }
 
 Scenario with_strategy(Scenario s, const std::string& strategy) {
-  s.params.strategy = strategy;
+  s.params.options.set("strategy", strategy);
   return s;
 }
 
@@ -142,7 +142,7 @@ TEST(ChimeraEagerOpt, IsNotAlwaysBelowFlush) {
 
 TEST(ChimeraPipelines, EachWorkerHoldsTwoFStageCopies) {
   Scenario two = chimera(8, 8, 1, 4), four = two;
-  four.params.pipelines = 4;
+  four.params.options.set("pipelines", std::int64_t{4});
   const Result a = simulate(two), b = simulate(four);
   for (size_t w = 0; w < 8; ++w) {
     const auto& x = a.perf->memory[w].static_memory;
@@ -168,7 +168,7 @@ int best_pipelines(const std::string& hw) {
   double best_throughput = 0.0;
   for (int p : {2, 4, 8}) {
     Scenario s = chimera(8, 16, 1, 4, hw);
-    s.params.pipelines = p;
+    s.params.options.set("pipelines", std::int64_t{p});
     const double x = simulate(s).perf->throughput;
     if (x > best_throughput) {
       best_throughput = x;

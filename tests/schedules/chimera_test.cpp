@@ -15,12 +15,13 @@ namespace {
 
 using schedules::ScheduleParams;
 
+// Chimera's parameters; 0 pipelines and an empty strategy leave the scheme's defaults.
 ScheduleParams chimera(int d, int n, int pipelines = 0, std::string strategy = "") {
   ScheduleParams p;
   p.stages = d;
   p.micro_batches = n;
-  p.pipelines = pipelines;
-  p.strategy = std::move(strategy);
+  if (pipelines > 0) p.options.set("pipelines", std::int64_t{pipelines});
+  if (!strategy.empty()) p.options.set("strategy", std::move(strategy));
   return p;
 }
 
@@ -169,31 +170,32 @@ TEST(Chimera, AllReduceOfAStageStartsRightAfterItsLastBackward) {
 
 struct BadChimera {
   ScheduleParams params;
-  std::string flag;
+  std::string option;
 };
 
 class ChimeraRejects : public ::testing::TestWithParam<BadChimera> {};
 
-TEST_P(ChimeraRejects, NamesTheFlagInOneLine) {
+TEST_P(ChimeraRejects, NamesTheOptionInOneLine) {
   try {
     schedules::make_schedule("chimera", GetParam().params);
     FAIL() << "accepted";
   } catch (const core::ConfigError& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find(GetParam().flag), std::string::npos) << what;
+    EXPECT_TRUE(e.is_option()) << what;
+    EXPECT_EQ(e.field(), GetParam().option) << what;
     EXPECT_EQ(what.find('\n'), std::string::npos) << what;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, ChimeraRejects,
-                         ::testing::Values(BadChimera{chimera(5, 5), "--stages"},
-                                           BadChimera{chimera(4, 4, 3), "--pipelines"},
-                                           BadChimera{chimera(4, 4, 8), "--pipelines"},
-                                           BadChimera{chimera(12, 12, 8), "--pipelines"},
-                                           BadChimera{chimera(4, 6), "--micro-batches"},
-                                           BadChimera{chimera(4, 4, 2, "tripling"), "--strategy"},
-                                           BadChimera{chimera(4, 12, 2, "doubling"), "--strategy"},
-                                           BadChimera{chimera(8, 16, 4, "halving"), "--strategy"}));
+                         ::testing::Values(BadChimera{chimera(5, 5), "stages"},
+                                           BadChimera{chimera(4, 4, 3), "pipelines"},
+                                           BadChimera{chimera(4, 4, 8), "pipelines"},
+                                           BadChimera{chimera(12, 12, 8), "pipelines"},
+                                           BadChimera{chimera(4, 6), "micro_batches"},
+                                           BadChimera{chimera(4, 4, 2, "tripling"), "strategy"},
+                                           BadChimera{chimera(4, 12, 2, "doubling"), "strategy"},
+                                           BadChimera{chimera(8, 16, 4, "halving"), "strategy"}));
 
 }  // namespace
 }  // namespace pipesim

@@ -45,10 +45,10 @@ TEST(PytorchCsv, EveryGeneratorRoundTrips) {
   for (const auto& e : schedules::all_schedules())
     cases.push_back({e.name.data(), params(4, 8)});
   schedules::ScheduleParams wide = params(8, 16);
-  wide.pipelines = 4;
+  wide.options.set("pipelines", std::int64_t{4});
   cases.push_back({"chimera", wide});
   schedules::ScheduleParams chunks = params(4, 8);
-  chunks.chunks = 3;
+  chunks.options.set("chunks", std::int64_t{3});
   cases.push_back({"interleaved", chunks});
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -94,7 +94,7 @@ worker 3: F2 F3 F0 B0 F1 B1 B2 B3
 
 TEST(TextFormat, StageSuffixSelectsAChunk) {
   schedules::ScheduleParams p = params(2, 2);
-  p.chunks = 2;
+  p.options.set("chunks", std::int64_t{2});
   const sim::Schedule s = schedules::make_schedule("interleaved", p);
   std::string text = "workers 2\nstages 4\nmicro-batches 2\n";
   for (int w = 0; w < 2; ++w) {

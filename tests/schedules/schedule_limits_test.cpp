@@ -8,7 +8,6 @@
 
 #include "pipesim/core/budget.hpp"
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/schedules/estimate.hpp"
 #include "pipesim/schedules/registry.hpp"
 #include "pipesim/schedules/schedule_file.hpp"
 #include "pipesim/sim/lowering.hpp"

@@ -65,10 +65,10 @@ TEST(GraphExport, LabelsNameChunksAndPipelinesWhenThereAreSeveral) {
   schedules::ScheduleParams p;
   p.stages = 4;
   p.micro_batches = 8;
-  p.chunks = 2;
+  p.options.set("chunks", std::int64_t{2});
   const scenario::Result inter = testing::run_unit("interleaved", p, {1, 2, 0, 0});
   EXPECT_NE(sim::to_dot(inter.graph, "i").find("\"F0 s5 c1 w1\""), std::string::npos);
-  p.chunks = 1;
+  p.options = {};
   const scenario::Result chim = testing::run_unit("chimera", p, {1, 2, 0, 0});
   // Micro-batch 2 runs on the up pipeline (1), whose stage 0 is on worker 3.
   EXPECT_NE(sim::to_dot(chim.graph, "c").find("\"F2 s0 p1 w3\""), std::string::npos);

@@ -31,7 +31,7 @@ TEST(SimulatorInvariants, HoldForRandomParameters) {
       const sim::UnitCosts c = testing::draw_costs(rng);
       SCOPED_TRACE(::testing::Message()
                    << entry.name << " D=" << p.stages << " N=" << p.micro_batches
-                   << " pipelines=" << p.pipelines << " chunks=" << p.chunks << " " << p.strategy);
+                   << " " << testing::describe_params(p));
       const testing::UnitRun r = testing::run_unit(std::string(entry.name), p, c);
       testing::expect_engine_invariants(r, sim::UnitCostModel(c));
       if (::testing::Test::HasFatalFailure()) return;

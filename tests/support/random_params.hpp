@@ -2,7 +2,10 @@
 // Random valid inputs for property tests: schedule parameters every registered scheme accepts,
 // and unit costs on a grid exact in binary.
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
+#include <string>
 #include <random>
 #include <string_view>
 #include <vector>
@@ -12,36 +15,50 @@
 
 namespace pipesim::testing {
 
-// Random parameters the scheme accepts: each generator's constraints (docs/architecture.md §3)
-// applied to a random draw.
+// Random parameters the scheme accepts, drawn from its registry entry alone: D and N (N often
+// a multiple of D, as several schemes require), and a value of each of its own options within a
+// few steps of the declared lower bound; points its constraints reject are drawn again.
 inline schedules::ScheduleParams draw_valid(std::string_view name, std::mt19937& rng) {
+  const schedules::ScheduleEntry* entry = schedules::find_schedule(name);
   std::uniform_int_distribution<int> stages(1, 24), micro(1, 48), small(1, 4);
-  schedules::ScheduleParams p;
-  p.stages = stages(rng);
-  p.micro_batches = micro(rng);
-  if (name == "chimera") {
-    p.stages = 2 * std::max(1, p.stages / 2);
-    std::vector<int> fs;
-    for (int f = 1; f <= p.stages / 2; ++f) {
-      if ((p.stages / 2) % f == 0) fs.push_back(f);
+  for (int attempt = 0; attempt < 100000; ++attempt) {
+    schedules::ScheduleParams p;
+    p.stages = stages(rng);
+    p.micro_batches = rng() % 2 == 0 ? small(rng) * p.stages : micro(rng);
+    for (const core::OptionSpec& o : entry->options) {
+      switch (o.kind) {
+        case core::ValueKind::Integer: {
+          const auto lo = static_cast<std::int64_t>(o.lo);
+          const auto hi = std::min(static_cast<std::int64_t>(o.hi), lo + 7);
+          p.options.set(o.name, lo + static_cast<std::int64_t>(rng() % (hi - lo + 1)));
+          break;
+        }
+        case core::ValueKind::Real:
+          p.options.set(o.name, o.lo + (o.hi - o.lo) * static_cast<double>(rng() % 8) / 8.0);
+          break;
+        case core::ValueKind::Switch:
+          p.options.set(o.name, rng() % 4 == 0);
+          break;
+        case core::ValueKind::Choice:
+          p.options.set(o.name, o.choices[rng() % o.choices.size()]);
+          break;
+        case core::ValueKind::Text:
+          break;
+      }
     }
-    p.pipelines = 2 * fs[static_cast<size_t>(rng() % fs.size())];
-    const int k = small(rng);
-    p.micro_batches = k * p.stages;
-    const char* strategies[] = {"direct", "doubling", "halving"};
-    p.strategy = p.pipelines == 2 && k % 2 == 0 ? strategies[rng() % 3] : "direct";
-  } else if (name == "interleaved") {
-    p.chunks = small(rng);
-    p.micro_batches = small(rng) * p.stages;
-  } else if (name == "dualpipe") {
-    p.stages = 2 * std::max(1, p.stages / 2);
-    p.micro_batches = 2 * p.stages + 2 * (p.micro_batches % 8);
-  } else if (name == "dualpipev") {
-    p.micro_batches = 2 * p.stages + p.micro_batches % 8;
-  } else if (name == "pipedream" || name == "pipedream-2bw") {
-    p.iterations = 3 + small(rng) % 2;
+    if (schedules::check_params(name, p).ok()) return p;
   }
-  return p;
+  ADD_FAILURE() << "no valid parameters drawn for " << name;
+  return {};
+}
+
+// "D=8 N=16 pipelines=4 strategy=direct": a point for messages.
+inline std::string describe_params(const schedules::ScheduleParams& p) {
+  std::string out = "D=" + std::to_string(p.stages) + " N=" + std::to_string(p.micro_batches);
+  for (const auto& [name, value] : p.options.items()) {
+    out += " " + name + "=" + schedules::scheme_option(name)->format(value);
+  }
+  return out;
 }
 
 // Random unit costs on a grid of quarter slots (exact in binary).

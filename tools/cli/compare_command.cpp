@@ -57,7 +57,7 @@ Action add_compare_command(CLI::App& app) {
       ->capture_default_str()
       ->group("Output");
   return [o] {
-    const auto rows = run_grid(make_grid(o->sweep), job_count(o->sweep));
+    const auto rows = cli::run_grid(make_grid(o->sweep), job_count(o->sweep));
     const RankMetric metric =
         o->rank_by.empty() ? explore::default_rank_metric(rows) : explore::rank_metric(o->rank_by);
     const auto order = explore::rank_rows(rows, metric);

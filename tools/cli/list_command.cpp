@@ -26,7 +26,7 @@ Action add_list_command(CLI::App& app) {
         std::cout << fmt::format("{:<14} {}\n", name, hardware::load_profile(name).description);
       }
     } else {
-      for (const auto& e : schedules::all_schedules()) {
+      for (const schedules::ScheduleEntry& e : schedules::all_schedules()) {
         std::cout << fmt::format("{:<14} {}  [{}]\n", e.name, e.description, e.citation);
       }
     }

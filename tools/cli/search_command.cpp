@@ -27,15 +27,11 @@ namespace {
 using explore::RankMetric;
 using scenario::SweepRow;
 
-bool has_option(const std::string& name) {
-  return scenario::find_option(name) != nullptr;
-}
-
 }  // namespace
 
 Action add_search_command(CLI::App& app, const Distribution& distribution) {
   struct Options {
-    explore::SearchRequest request;
+    std::string model, hardware;
     std::string schedules;
     std::string recompute = "none,selective,full";
     std::string tensor_parallel;   // empty: T = 1, not varied
@@ -51,11 +47,11 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       "Find the best configuration of each schedule for a model on P GPUs and a mini-batch: "
       "every D | P, W = P/D, power-of-two B, N = B̂/(W·B), recomputation and schedule options, "
       "simulated in parallel; ranked, with what limits each winner");
-  cmd->add_option("--model", o->request.model, "Model name, YAML path or Hugging Face config.json")
+  cmd->add_option("--model", o->model, "Model name, YAML path or Hugging Face config.json")
       ->required()
       ->type_name("NAME|PATH")
       ->group("Search");
-  cmd->add_option("--hardware", o->request.hardware, "Hardware profile name or YAML path")
+  cmd->add_option("--hardware", o->hardware, "Hardware profile name or YAML path")
       ->required()
       ->type_name("NAME|PATH")
       ->group("Search");
@@ -95,55 +91,17 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
   cmd->add_flag("--all", o->all, "-o gets every evaluated configuration, not only the winners")
       ->group("Output");
   return [o, distribution] {
-    for (const char* name : {"model", "hardware", "micro_batch_size", "data_parallel"}) {
-      if (!has_option(name)) {
-        throw core::ConfigError("command line", "search",
-                                fmt::format("needs the performance model's {} option, which "
-                                            "this build does not have",
-                                            flag_of(name)));
-      }
-    }
-    explore::SearchRequest request = o->request;
-    request.gpus = scenario::parse_int("gpus", o->gpus, 1, 1 << 20);
-    request.mini_batch = scenario::parse_int("mini_batch", o->mini_batch, 1, 1 << 24);
+    explore::SearchArgs args;
+    args.model = o->model;
+    args.hardware = o->hardware;
+    args.gpus = o->gpus;
+    args.mini_batch = o->mini_batch;
+    if (o->schedule_flags[0]->count() + o->schedule_flags[1]->count() > 0)
+      args.schedules = o->schedules;
+    args.recompute = o->recompute;
+    args.tensor_parallel = o->tensor_parallel;
+    explore::SearchRequest request = explore::make_search_request(args);
     const int jobs = parse_jobs(o->jobs, distribution.default_jobs);
-    const bool given = o->schedule_flags[0]->count() + o->schedule_flags[1]->count() > 0;
-    if (given && o->schedules.empty()) {
-      throw scenario::OptionError("schedule",
-                                  "empty value (leave it out to search every "
-                                  "schedule)");
-    }
-    if (o->schedules.empty()) {
-      for (const auto& entry : schedules::all_schedules()) {
-        request.schedules.emplace_back(entry.name);
-      }
-    } else {
-      request.schedules = explore::expand_values("command line", "--schedule", o->schedules);
-      for (const auto& s : request.schedules) {
-        if (schedules::find_schedule(s) == nullptr) {
-          throw core::ConfigError("command line", "--schedule",
-                                  fmt::format("unknown schedule '{}'", s));
-        }
-      }
-    }
-    if (has_option("recompute")) {
-      request.recompute = explore::expand_values("command line", "--recompute", o->recompute);
-      // Checked up front by the recompute option's own parser: a bad mode is an error, not a
-      // search where every candidate is invalid.
-      for (const auto& mode : request.recompute) {
-        scenario::Scenario scratch;
-        scenario::apply_given(*scenario::find_option("recompute"), scratch, mode);
-      }
-    }
-    if (!o->tensor_parallel.empty()) {
-      const auto& option = *scenario::find_option("tensor_parallel");
-      for (const auto& t :
-           explore::expand_values("command line", "--tensor-parallel", o->tensor_parallel)) {
-        scenario::Scenario scratch;
-        scenario::apply_given(option, scratch, t);  // the option's own range check
-        request.tensor_parallel.push_back(scratch.perf.setup.tensor_parallel);
-      }
-    }
     // The table ranks fitting rows only: an oom row needs no replay unless --all writes it.
     const explore::RowDetail detail =
         o->all ? explore::RowDetail::Full : explore::RowDetail::FittingOnly;

@@ -39,7 +39,7 @@ Action add_simulate_command(CLI::App& app) {
   // Options are kept as text and parsed by scenario::options(), so every bad value gets the
   // same one-line message naming the flag and the allowed range.
   for (const scenario::Option& option : scenario::options()) {
-    o->flags[option.name] = add_scenario_option(*cmd, option, o->values[option.name], false);
+    o->flags[option.name()] = add_scenario_option(*cmd, option, o->values[option.name()], false);
   }
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "csv"}))
@@ -86,11 +86,11 @@ Action add_simulate_command(CLI::App& app) {
     // Given options take their text (an empty one is an error), the others their default.
     std::vector<std::string> given;
     for (const scenario::Option& option : scenario::options()) {
-      if (o->flags.at(option.name)->count() > 0) {
-        given.push_back(option.name);
-        scenario::apply_given(option, o->spec, o->values.at(option.name));
+      if (o->flags.at(option.name())->count() > 0) {
+        given.push_back(option.name());
+        scenario::apply_given(option, o->spec, o->values.at(option.name()));
       } else {
-        option.apply(o->spec, option.default_value);
+        option.apply(o->spec, option.spec.default_text);
       }
     }
     const auto& files = o->files;
@@ -98,9 +98,9 @@ Action add_simulate_command(CLI::App& app) {
       // The file fixes the schedule: options that would shape a generated one are refused.
       for (const std::string& shaping : given) {
         if (scenario::shapes_schedule(shaping)) {
-          throw scenario::OptionError(shaping,
-                                      "does not apply with --schedule-file (the file "
-                                      "fixes the schedule)");
+          throw core::ConfigError::option(shaping,
+                                          "does not apply with --schedule-file (the file "
+                                          "fixes the schedule)");
         }
       }
     }

@@ -22,7 +22,7 @@ namespace pipesim::cli {
 
 void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
   for (const scenario::Option& option : scenario::options()) {
-    args.flags[option.name] = add_scenario_option(cmd, option, args.values[option.name], true);
+    args.flags[option.name()] = add_scenario_option(cmd, option, args.values[option.name()], true);
   }
   cmd.add_option("--file,-f", args.file,
                  "YAML sweep file: option names (without --) to values, lists or ranges; "
@@ -39,24 +39,15 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
 }
 
 explore::SweepGrid make_grid(const SweepArgs& args) {
-  explore::GivenSource source;
-  source.field = flag_of;
   explore::OptionTexts given;  // only the options on the command line, empty texts included
-  // A value without a flag (the Python module sets values directly) was given by its caller.
   for (const auto& [name, text] : args.values) {
-    const auto flag = args.flags.find(name);
-    if (flag == args.flags.end() || flag->second->count() > 0) given[name] = text;
+    if (args.flags.at(name)->count() > 0) given[name] = text;
   }
-  return explore::make_grid(given, args.file, source);
-}
-
-int shared_jobs(int processes) {
-  return std::clamp(explore::default_jobs() / std::max(processes, 1), 1, explore::kMaxJobs);
+  return explore::make_grid(given, args.file);
 }
 
 int parse_jobs(const std::string& text, int all) {
-  const int jobs = scenario::parse_int("jobs", text, 0, explore::kMaxJobs);
-  return jobs > 0 ? jobs : std::clamp(all, 1, explore::kMaxJobs);
+  return explore::job_count(core::parse_int("jobs", text, 0, explore::kMaxJobs), all);
 }
 
 int job_count(const SweepArgs& args, int all) {
@@ -64,11 +55,9 @@ int job_count(const SweepArgs& args, int all) {
 }
 
 std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int jobs) {
-  explore::SpecCache specs;
   ProgressBar bar(std::cerr, grid.size(), ProgressBar::stderr_is_terminal());
-  return explore::evaluate_all(
-      grid.size(), [&](size_t i) { return explore::evaluate(grid, i, specs, describe_error); },
-      jobs, [&](size_t done) { bar.update(done); });
+  return explore::run_grid(grid, jobs, describe_error,
+                           [&](size_t done, size_t) { bar.update(done); });
 }
 
 void stream_grid(const explore::SweepGrid& grid, explore::Shard shard, explore::SweepOutput kind,

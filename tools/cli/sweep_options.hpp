@@ -10,6 +10,7 @@
 
 #include "pipesim/explore/sweep_grid.hpp"
 #include "pipesim/explore/sweep_stream.hpp"
+#include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/scenario/row.hpp"
 
 namespace pipesim::cli {
@@ -27,18 +28,14 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args);
 //! The grid the arguments describe (throws core::ConfigError for bad lists, ranges, values).
 explore::SweepGrid make_grid(const SweepArgs& args);
 
-//! The threads `--jobs 0` means for one of `processes` processes on this machine (the ranks
-//! of an MPI job on one node): its share of the hardware threads, at least 1.
-int shared_jobs(int processes);
-
 //! The job count to use: args.jobs, or `all` when 0.
-int job_count(const SweepArgs& args, int all = shared_jobs(1));
+int job_count(const SweepArgs& args, int all = explore::shared_jobs(1));
 
 //! `--jobs` text → a job count in [1, explore::kMaxJobs] (0 = `all`, clamped to that range).
-int parse_jobs(const std::string& text, int all = shared_jobs(1));
+int parse_jobs(const std::string& text, int all = explore::shared_jobs(1));
 
-//! Evaluates every point of the grid (model and hardware loaded once), with a progress bar
-//! on a terminal's stderr.
+//! Evaluates every point of the grid (explore::run_grid), with a progress bar on a terminal's
+//! stderr.
 std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int jobs);
 
 //! Runs `shard` of the grid with a progress bar, streaming its output (`kind`) to `output`:

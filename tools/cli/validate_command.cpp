@@ -35,24 +35,9 @@ Action add_validate_command(CLI::App& app) {
       ->type_name("PATH")
       ->group("Output");
   return [o] {
-    std::vector<std::string> files = o->files;
-    if (files.empty()) {
-      const auto dir = core::shipped_data_dir() / "validation";
-      for (const std::string& name : core::shipped_names(dir.string()))
-        files.push_back((dir / (name + ".yaml")).string());
-    }
-    // Every file is read before anything is simulated: a typo in the 50th file is reported
-    // at once, not after minutes of work.
-    std::vector<explore::ValidationRun> runs;
-    for (const std::string& file : files)
-      runs.push_back(explore::load_validation_run(file));
-    explore::SpecCache cache;
-    std::vector<explore::PointResult> points;
-    for (const explore::ValidationRun& run : runs) {
-      for (explore::PointResult& p : explore::predict(run, cache))
-        points.push_back(std::move(p));
-    }
-    const explore::ValidationSummary summary = explore::summarize(points);
+    const explore::Validation v = explore::validate(o->files);
+    const auto& points = v.points;
+    const auto& summary = v.summary;
     if (o->format == "json") {
       emit(o->output, explore::validation_json(points, summary));
     } else if (o->format == "csv") {

@@ -1,98 +1,71 @@
 #pragma once
-// Everything an embedding program needs, in one include: `#include <pipesim/pipesim.hpp>` and
-// link pipesim::pipesim (find_package(pipesim)). One block per module, in dependency order
-// (docs/architecture.md §1); each header is listed so that a new public header is a visible
-// edit here. Left out on purpose: pipesim/core/yaml_reader.hpp, the YAML parsers' helper,
-// whose interface is yaml-cpp's own types.
+// pipesim's embedding API: `#include <pipesim/pipesim.hpp>`, link pipesim::pipesim
+// (find_package(pipesim)). A handful of calls over the types they return; every option is named
+// as on the command line without its dashes (`micro_batches`), and a bad one throws
+// pipesim::ConfigError naming it. The CLI and the Python module are thin shells over the same
+// library.
+//
+//   const pipesim::Result r =
+//       pipesim::simulate(pipesim::Options{{"schedule", "1f1b"}, {"stages", "4"}});
+//   r.metrics.iteration_time;          // 33 slots (unit-cost mode: (N + D - 1)(t_F + t_B))
+//
+// Headers below this one are installed because these types reach them; they are not a
+// separate API.
 
-// core/
-#include "pipesim/core/assert.hpp"
-#include "pipesim/core/atomic_write.hpp"
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/core/shipped_files.hpp"
-#include "pipesim/core/units.hpp"
 #include "pipesim/core/version.hpp"
-
-// sim/
-#include "pipesim/sim/cost_model.hpp"
-#include "pipesim/sim/lowering.hpp"
-#include "pipesim/sim/memory.hpp"
-#include "pipesim/sim/metrics.hpp"
-#include "pipesim/sim/network.hpp"
-#include "pipesim/sim/op.hpp"
-#include "pipesim/sim/schedule.hpp"
-#include "pipesim/sim/simulator.hpp"
-#include "pipesim/sim/task_graph.hpp"
-#include "pipesim/sim/time_breakdown.hpp"
-
-// schedules/
-#include "pipesim/schedules/generators.hpp"
-#include "pipesim/schedules/params_check.hpp"
-#include "pipesim/schedules/recompute.hpp"
-#include "pipesim/schedules/registry.hpp"
-#include "pipesim/schedules/schedule_file.hpp"
-
-// models/
-#include "pipesim/models/layer_kernels.hpp"
-#include "pipesim/models/model_spec.hpp"
-#include "pipesim/models/partition.hpp"
-#include "pipesim/models/transformer.hpp"
-
-// hardware/
-#include "pipesim/hardware/collectives.hpp"
-#include "pipesim/hardware/placement.hpp"
-#include "pipesim/hardware/profile.hpp"
-
-// cost/
-#include "pipesim/cost/kernel_time.hpp"
-#include "pipesim/cost/static_memory.hpp"
-#include "pipesim/cost/tensor_parallel.hpp"
-#include "pipesim/cost/training_cost_model.hpp"
-#include "pipesim/cost/training_setup.hpp"
-
-// calibrate/
-#include "pipesim/calibrate/calibration_fit.hpp"
-#include "pipesim/calibrate/compute_parameters.hpp"
-#include "pipesim/calibrate/efficiency_curve.hpp"
-#include "pipesim/calibrate/hockney.hpp"
-#include "pipesim/calibrate/layer_check.hpp"
-#include "pipesim/calibrate/profile_yaml.hpp"
-#include "pipesim/calibrate/report.hpp"
-#include "pipesim/calibrate/samples.hpp"
-
-// scenario/
-#include "pipesim/scenario/names.hpp"
-#include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/row.hpp"
 #include "pipesim/scenario/scenario.hpp"
 
-// report/
-#include "pipesim/report/chrome_trace.hpp"
-#include "pipesim/report/compare_report.hpp"
-#include "pipesim/report/csv.hpp"
-#include "pipesim/report/gnuplot.hpp"
-#include "pipesim/report/plot_data.hpp"
-#include "pipesim/report/ranked_table.hpp"
-#include "pipesim/report/rows_csv.hpp"
-#include "pipesim/report/run_report.hpp"
-#include "pipesim/report/search_report.hpp"
-#include "pipesim/report/svg_timeline.hpp"
-#include "pipesim/report/text_table.hpp"
+namespace pipesim {
 
-// explore/
-#include "pipesim/explore/part_file.hpp"
-#include "pipesim/explore/part_merge.hpp"
-#include "pipesim/explore/ranking.hpp"
-#include "pipesim/explore/reorder_window.hpp"
-#include "pipesim/explore/search.hpp"
-#include "pipesim/explore/search_limits.hpp"
-#include "pipesim/explore/search_space.hpp"
-#include "pipesim/explore/spec_cache.hpp"
-#include "pipesim/explore/sweep_file.hpp"
-#include "pipesim/explore/sweep_grid.hpp"
-#include "pipesim/explore/sweep_journal.hpp"
-#include "pipesim/explore/sweep_runner.hpp"
-#include "pipesim/explore/sweep_shard.hpp"
-#include "pipesim/explore/sweep_stream.hpp"
-#include "pipesim/explore/thread_pool.hpp"
-#include "pipesim/explore/value_range.hpp"
+using core::ConfigError;
+using scenario::Result;
+using scenario::Scenario;
+using scenario::SweepRow;
+
+//! Option name → value as text ("stages" → "8"); for sweep() a list or range ("4,8", "8:64:x2").
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+//! The scenario `options` describe, every other option at its default. Throws ConfigError for
+//! an unknown option, a bad value, or an option that does not apply (pipelines for 1f1b).
+Scenario make_scenario(const Options& options);
+
+//! One run: the schedule generated, replayed and measured (unit-cost mode, or real-cost mode
+//! with a model and hardware). Throws ConfigError for an invalid configuration.
+Result simulate(const Scenario& scenario);
+Result simulate(const Options& options);
+
+//! The cartesian product of the options' lists, run on `jobs` threads (0: one per hardware
+//! thread), one row per configuration in a fixed order; a configuration that cannot run is a
+//! row with its reason.
+std::vector<SweepRow> sweep(const Options& lists, int jobs = 0);
+
+//! `pipesim search`: the configurations of a model on `gpus` GPUs for a mini-batch, every row
+//! (simulated, oom, invalid or pruned) in the documented order.
+struct SearchOptions {
+  std::string model;
+  std::string hardware;
+  int gpus = 0;
+  int mini_batch = 0;
+  std::vector<std::string> schedules;                        //!< empty: every schedule
+  std::vector<std::string> recompute{"none", "selective", "full"};
+  std::vector<int> tensor_parallel;                          //!< empty: T = 1 only
+  int jobs = 0;
+};
+std::vector<SweepRow> search(const SearchOptions& options);
+
+//! The validation suite (published measured runs) re-predicted: `format` text, csv or json.
+//! No files: every shipped run.
+std::string validate(const std::vector<std::string>& files = {}, const std::string& format = "text");
+
+//! What `pipesim simulate --format json` prints for a run; `ops` lists each worker's ops.
+std::string to_json(const Scenario& scenario, const Result& result, bool ops = false);
+//! What `pipesim sweep` writes for rows.
+std::string to_csv(const std::vector<SweepRow>& rows);
+
+}  // namespace pipesim

@@ -3,7 +3,7 @@ if (!exists("outfile")) outfile = "compare.svg"
 datafile = "compare.dat"
 set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,12' background rgb 'white'
 set output outfile
-set title "best iteration_time per micro_batches\nunit-cost mode; pipelines=1; chunks=1; iterations=1; epoch_drain=off; t_forward=1; t_backward=2\ntensor_parallel=1; sequence_parallel=off; tp_comm_overlap=off; distributed_optimizer=off\nattention=standard; best (min) of stages per point"
+set title "best iteration_time per micro_batches\nunit-cost mode; best (min) of stages per point"
 set xlabel "micro-batches per iteration N"
 set ylabel "iteration time (slots)"
 set grid

@@ -21,7 +21,7 @@ struct RankMetric {
   bool higher_is_better = true;
 };
 
-//! A metric column by name; throws scenario::OptionError("rank_by", ...) for a
+//! A metric column by name; throws core::ConfigError::option("rank_by", ...) for a
 //! column that cannot rank (no direction in scenario::metrics(), or unknown).
 RankMetric rank_metric(const std::string& name);
 

@@ -4,6 +4,8 @@
 // loaded once through a SpecCache) and return one row per candidate in enumeration order.
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "pipesim/explore/row_job.hpp"
@@ -12,6 +14,23 @@
 #include "pipesim/explore/sweep_runner.hpp"
 
 namespace pipesim::explore {
+
+//! What a front end was given for a search, as text: every value is checked by the option it
+//! names (errors are core::ConfigError::option: `gpus`, `mini_batch`, `schedule`, `recompute`,
+//! `tensor_parallel`).
+struct SearchArgs {
+  std::string model;
+  std::string hardware;
+  std::string gpus;        //!< P, an integer in [1, 2^20]
+  std::string mini_batch;  //!< B̂, an integer in [1, 2^24]
+  //! Comma list of schedules; nothing given: every registered one (an empty text is an error).
+  std::optional<std::string> schedules;
+  std::string recompute = "none,selective,full";  //!< comma list of modes to try
+  std::string tensor_parallel;  //!< list or range of T; "": T = 1 only, not varied
+};
+
+//! The request `args` describe. Throws core::ConfigError for a bad value.
+SearchRequest make_search_request(const SearchArgs& args);
 
 //! The point of a candidate: its options, every other option at its default.
 scenario::Point to_point(const Candidate& candidate);

@@ -5,13 +5,14 @@
 //   the option left at its default), T dividing P,
 //   every D dividing P / T (W = P / (T·D) pipeline replicas),
 //   every micro-batch size B, a power of two dividing B̂ / W (N = B̂ / (W·B) micro-batches),
-//   every recomputation mode, and each schedule's own options: Chimera's pipelines (2f, f
-//   dividing D/2) and strategies (direct; doubling and halving when N > D), interleaved's
-//   chunks (2, 4, 8 while chunks·D ≤ layers).
+//   every recomputation mode, and the variants of each schedule's own options its registry
+//   entry gives (schedules::ScheduleEntry::variants; e.g. Chimera's pipelines and strategies,
+//   interleaved's chunks).
 // A configuration that cannot run is not simulated but kept, with a status that says why:
-//   D > layers (for interleaved: 2·D > layers), W not dividing B̂, T not dividing P, or weights
-//   alone above the GPU's memory (a lower bound on every worker's peak: the fullest stage holds
-//   at least 1/D of the model, split T ways) → status `pruned` with the reason.
+//   D > layers, a variant its scheme prunes (interleaved: 2·D > layers), W not dividing B̂, T not
+//   dividing P, or weights alone above the GPU's memory (a lower bound on every worker's peak:
+//   the fullest stage holds at least 1/D of the model, split T ways, once per pipeline the
+//   scheme runs) → status `pruned` with the reason.
 // Order: schedules as given, then T as given, D ascending, B ascending, recomputation modes as
 // given, then the schedule's options; so rows come out the same on every run.
 
@@ -48,9 +49,7 @@ struct Candidate {
   bool pruned_for_memory = false;  //!< pruned because weights alone do not fit
 };
 
-//! Every configuration in the documented order. `has_option(name)` says whether this build's
-//! options know an option; a schedule option it does not know is not varied.
-std::vector<Candidate> enumerate_candidates(const SearchRequest& request,
-                                            bool (*has_option)(const std::string& name));
+//! Every configuration in the documented order.
+std::vector<Candidate> enumerate_candidates(const SearchRequest& request);
 
 }  // namespace pipesim::explore

@@ -5,7 +5,6 @@
 // ascending). So `--stages 4,8 --micro-batches 8,16` gives (4,8) (4,16) (8,8) (8,16).
 
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -48,22 +47,12 @@ class SweepGrid {
 //! Option values as given: option name ("micro_batches") → list or range text.
 using OptionTexts = std::map<std::string, std::string>;
 
-//! Where the given values came from, for messages: the source ("command line") and how that
-//! source spells an option (the CLI: `micro_batches` → `--micro-batches`).
-struct GivenSource {
-  std::string source = "command line";
-  std::function<std::string(const std::string& option)> field = [](const std::string& o) {
-    return o;
-  };
-};
-
 //! Builds the grid from given values (`given`, option → text; present = given, so an empty
 //! text is an error, not the default) and an
 //! optional sweep file (`file`, "" for none). Given values win over the file; options in
 //! neither take their default. Every value is checked by its option's parser, so a bad value
-//! fails here with one line naming the option (or file and key) — before anything runs.
-//! Throws core::ConfigError.
-SweepGrid make_grid(const OptionTexts& given, const std::string& file,
-                    const GivenSource& source = {});
+//! fails here with one line naming the option (ConfigError::option, which the front end
+//! spells) or the file and key — before anything runs. Throws core::ConfigError.
+SweepGrid make_grid(const OptionTexts& given, const std::string& file = {});
 
 }  // namespace pipesim::explore

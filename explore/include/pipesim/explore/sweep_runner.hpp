@@ -40,6 +40,12 @@ scenario::SweepRow evaluate(const SweepGrid& grid, size_t index, SpecCache& spec
 
 class RowEvaluator;
 
+//! Every configuration of `grid` on `jobs` threads (model and hardware loaded once), rows by
+//! index; `on_progress(done, total)` (optional) now and then from the calling thread.
+std::vector<scenario::SweepRow> run_grid(
+    const SweepGrid& grid, int jobs, const DescribeError& describe = {},
+    const std::function<void(size_t done, size_t total)>& on_progress = {});
+
 //! Calls make_row(i) for i in [0, n) on `jobs` threads (or with `evaluator`, row_job.hpp) and
 //! returns the rows by index. `on_progress(done)` (optional) is called from the calling thread
 //! now and then.

@@ -26,6 +26,18 @@ inline int default_jobs() {
   return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
+//! The threads "one per hardware thread" means for one of `processes` processes on this
+//! machine (the ranks of an MPI job on one node): its share of the hardware threads, at least 1.
+inline int shared_jobs(int processes) {
+  return std::clamp(default_jobs() / std::max(processes, 1), 1, kMaxJobs);
+}
+
+//! The job count for a request of `requested` jobs: itself, clamped to [1, kMaxJobs], or `all`
+//! when 0.
+inline int job_count(int requested, int all = shared_jobs(1)) {
+  return requested > 0 ? std::min(requested, kMaxJobs) : std::clamp(all, 1, kMaxJobs);
+}
+
 //! Calls body(i) once for each i in [0, n) on min(jobs, n) threads and returns when all are
 //! done. `on_progress(done)` (optional) is called from the calling thread a few times a second
 //! and once at the end. The first exception a body throws stops the remaining work and is

@@ -134,4 +134,13 @@ bool is_speed_metric(ValidationMetric metric);
 
 ValidationSummary summarize(const std::vector<PointResult>& points);
 
+//! Every point of `files` (run files; none: every shipped one, validation/*.yaml) predicted,
+//! and their statistics. Every file is read before anything is simulated, so a typo in the
+//! 50th file is reported at once. Throws core::ConfigError for a file that cannot be read.
+struct Validation {
+  std::vector<PointResult> points;
+  ValidationSummary summary;
+};
+Validation validate(const std::vector<std::string>& files = {});
+
 }  // namespace pipesim::explore

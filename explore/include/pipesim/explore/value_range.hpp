@@ -21,5 +21,8 @@ inline constexpr size_t kMaxValuesPerOption = 100000;
 //! item, a malformed or empty range, a non-positive step or a factor <= 1.
 std::vector<std::string> expand_values(std::string_view source, std::string_view field,
                                        std::string_view text);
+//! The same for a value a front end was given for option `option`: the error is
+//! core::ConfigError::option(option, ...), which the front end spells.
+std::vector<std::string> expand_option_values(std::string_view option, std::string_view text);
 
 }  // namespace pipesim::explore

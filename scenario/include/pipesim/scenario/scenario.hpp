@@ -76,7 +76,7 @@ struct PerfResult {
   double samples_per_iteration = 0;      //!< B̂ = B · N · W
   double throughput = 0;                 //!< samples per second: B̂ / iteration_time
   double tokens_per_second = 0;          //!< throughput · s
-  //! Model FLOPs utilisation: model_flops_per_iteration / (iteration_time · P · peak), P = D·W
+  //! Model FLOPs utilisation: model_flops_per_iteration / (iteration_time · P · peak), P = T·D·W
   //! (Chowdhery et al., PaLM, arXiv 2204.02311, Appendix B).
   double mfu = 0;
   double memory_capacity = 0;             //!< bytes per GPU
@@ -87,6 +87,9 @@ struct PerfResult {
 };
 
 struct Result {
+  //! The scheme's options as the run used them (its defaults filled in); empty for a schedule
+  //! that did not come from the registry (a schedule file).
+  core::OptionValues scheme_options;
   sim::Schedule schedule;
   sim::TaskGraph graph;
   sim::Trace trace;

@@ -1,81 +1,145 @@
 #pragma once
-// The catalogue of schedule generators, side by side with a one-line description, citation, the
-// options each accepts and the constraints its parameters must meet. `pipesim list schedules`
-// and the CLI's schedule option both read it; search and sweeps ask check_params() before
-// simulating a point, and every generator enforces the same constraints (one source of truth).
+// The catalogue of schedules. A scheme is one entry: its name, description and citation, its
+// own options (typed: name, kind, default, range, help), the constraints its parameters must
+// meet, its traits, the shape it runs at, the variants search explores, and its generator.
+// make_schedule() is the one way to generate: it resolves the scheme's defaults, checks every
+// rule, calls the generator and names the result, once. Everything else (the CLI's options and
+// help, `pipesim list schedules`, sweeps, search, the task estimate, Python) reads the entry; no
+// code outside schedules/ compares a schedule's name.
+//
+// A new scheme is one file (its generator and entry) plus one line in the catalogue
+// (schedules/src/registry.cpp); a plug-in or test registers one with a static Registration.
 
+#include <cstdint>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "pipesim/core/config_error.hpp"
+#include "pipesim/core/check.hpp"
+#include "pipesim/core/option_spec.hpp"
 #include "pipesim/sim/schedule.hpp"
 
 namespace pipesim::schedules {
 
-//! What a user can ask of a generator. Zero means "the scheme's default" where one exists.
+//! What a run asks of a generator: D, N and the scheme's own options by name (absent = the
+//! scheme's default). After resolve() every option the scheme declares is set.
 struct ScheduleParams {
-  int stages = 4;         //!< D
+  int stages = 4;         //!< D: pipeline ranks (workers of one replica)
   int micro_batches = 8;  //!< N per iteration
-  int pipelines = 0;      //!< Chimera: 2f pipelines (0 = 2)
-  int chunks = 0;         //!< interleaved: v model chunks per worker (0 = 2)
-  std::string strategy;   //!< Chimera N > D: direct | doubling | halving (empty = direct)
-  int iterations = 0;     //!< asynchronous schedules: iterations to list (0 = scheme default)
-  //! Asynchronous schedules: the pipeline fills and drains around every run of `iterations`
-  //! updates (sim::Schedule::drains_each_run).
-  bool epoch_drain = false;
+  core::OptionValues options;
 };
 
-using Generator = sim::Schedule (*)(const ScheduleParams&);
+//! Upper bounds that keep a run's task count sane (and the integer ids in range).
+inline constexpr int kMaxStages = 4096;
+inline constexpr int kMaxMicroBatches = 1 << 20;
 
-//! One rule on a scheme's parameters. Options are named as ScheduleParams fields ("stages",
-//! "micro_batches", "pipelines", "chunks", "strategy", "iterations", "epoch_drain"), never as CLI
-//! flags.
+//! One rule on a scheme's resolved parameters.
 struct Constraint {
   std::string_view option;                        //!< the option blamed when the rule fails
-  bool (*holds)(const ScheduleParams&);           //!< sees raw params (0 = default)
+  bool (*holds)(const ScheduleParams&);           //!< on resolved params
   std::string (*problem)(const ScheduleParams&);  //!< what is wrong and what is allowed
 };
 
+//! What a scheme is, beyond its options.
+struct SchemeTraits {
+  bool split_backward = false;  //!< backward as I (input) + W (weights): zero-bubble family
+  bool asynchronous = false;    //!< no flush between weight updates: steady-state metrics
+};
+
+//! A variant of a scheme's options that search explores for one (D, N).
+struct SearchVariant {
+  core::OptionValues options;
+  std::string pruned;  //!< why this variant cannot run ("" = simulate it)
+};
+
+//! What search knows when it asks a scheme for its variants.
+struct SearchContext {
+  int stages = 0;
+  int micro_batches = 0;
+  int layers = 0;  //!< transformer layers of the model (0 = unknown)
+};
+
 struct ScheduleEntry {
-  std::string_view name;         //!< the registry name a run asks for
-  std::string_view description;  //!< one line
-  std::string_view citation;     //!< the paper or code it follows
-  Generator make;
-  //! Options beyond stages and micro_batches (which every scheme takes) that shape this scheme.
-  std::span<const std::string_view> options;
-  //! Checked in order after stages and micro_batches are in range; the first failing one is
-  //! reported.
-  std::span<const Constraint> constraints;
+  std::string name;         //!< the registry name a run asks for
+  std::string description;  //!< one line
+  std::string citation;     //!< the paper or code it follows
+  SchemeTraits traits;
+  //! The scheme's own options (beyond stages and micro_batches, which every scheme takes). An
+  //! option name means one thing across schemes: schemes that share one declare the same kind.
+  std::vector<core::OptionSpec> options;
+  //! Checked in order on resolved params after stages and micro_batches are in range; the
+  //! first failing one is reported.
+  std::vector<Constraint> constraints;
+  //! The generator, on resolved, checked params. make_schedule() names the result.
+  sim::Schedule (*make)(const ScheduleParams& params) = nullptr;
+  //! The shape the scheme runs at, as option values, for those that describe it whether or not
+  //! the scheme lets a user set them: `chunks` (model chunks per worker), `pipelines` (model
+  //! copies with their own stage map, each holding a copy of its stages' weights),
+  //! `iterations` (iterations listed). nullptr, or a name left out: 1.
+  core::OptionValues (*shape)(const ScheduleParams& params) = nullptr;
+  //! The option variants search explores for one (D, N); nullptr: only the defaults.
+  std::vector<SearchVariant> (*variants)(const SearchContext& context) = nullptr;
 };
 
-//! A parameter point a scheme rejects: ConfigError(source, field, problem) in words.
-struct ParamError {
-  std::string source;  //!< "schedule <name>", or "command line" for an unknown name
-  std::string field;   //!< the option at fault
-  std::string problem;
-  core::ConfigError error() const { return core::ConfigError(source, field, problem); }
+//! Every registered scheme: the shipped catalogue in order, then the registered ones in
+//! registration order; a range of `const ScheduleEntry&`.
+struct EntryOf {
+  const ScheduleEntry& operator()(const ScheduleEntry* e) const { return *e; }
 };
-
-//! Every registered scheme, in catalogue order.
-std::span<const ScheduleEntry> all_schedules();
+using Catalogue = std::ranges::transform_view<std::span<const ScheduleEntry* const>, EntryOf>;
+Catalogue all_schedules();
 
 //! nullptr when no scheme has that name.
 const ScheduleEntry* find_schedule(std::string_view name);
 
-//! Whether `option` (a ScheduleParams field name) shapes schedule `name`: stages and
-//! micro_batches for every scheme, the others only where listed (e.g. pipelines for chimera,
-//! not for 1f1b). False for an unknown schedule or option.
+//! Registers a scheme from outside the catalogue (a plug-in, a test): a static object in the
+//! scheme's own file. Registrations happen before main(); the catalogue is read-only after.
+class Registration {
+ public:
+  explicit Registration(const ScheduleEntry& (*entry)());
+};
+
+//! Whether schedule `name` takes option `option`: stages and micro_batches for every scheme,
+//! the others only where declared. False for an unknown schedule or option.
 bool accepts(std::string_view name, std::string_view option);
 
-//! The first constraint `params` break for schedule `name` (unknown names included), with the
-//! message make_schedule() would throw; nothing when the point can be generated. Cheap: no
-//! schedule is built.
-std::optional<ParamError> check_params(std::string_view name, const ScheduleParams& params);
+//! The declaration of option `option` by the first scheme that declares it, or nullptr.
+const core::OptionSpec* scheme_option(std::string_view option);
+//! Every scheme option, once, in catalogue order of first declaration.
+std::vector<const core::OptionSpec*> scheme_options();
 
-//! check_params, thrown as core::ConfigError; what every generator calls first.
-void require_valid(std::string_view name, const ScheduleParams& params);
+//! `params` with the scheme's defaults filled in for the options it declares and not given;
+//! throws core::ConfigError for an unknown schedule, an option the scheme does not take, or a
+//! value out of the option's range.
+ScheduleParams resolve(std::string_view name, const ScheduleParams& params);
+
+//! Whether make_schedule(name, params) would generate: the first rule `params` break (unknown
+//! name, an option the scheme does not take, a range, a constraint), as the error make_schedule
+//! would throw. Cheap: no schedule is built.
+core::Check check_params(std::string_view name, const ScheduleParams& params);
+
+//! The shape a run of `name` with `params` has (resolved): chunks, pipelines, iterations.
+//! Requires check_params(name, params).ok().
+struct Shape {
+  int chunks = 1;
+  int pipelines = 1;
+  int iterations = 1;
+};
+Shape shape_of(std::string_view name, const ScheduleParams& params);
+
+//! The shape of a generated schedule, as ScheduleEntry::shape gives it before generating:
+//! `chunks` (virtual stages per worker), `pipelines`, `iterations`.
+core::OptionValues shape_of(const sim::Schedule& schedule);
+
+//! Tasks (compute ops and the transfers between workers) of one run, without generating it:
+//! micro-batches × iterations × D × chunks × compute kinds (2, or 3 with a split backward) × 2
+//! for transfers. An upper estimate, within a factor of 3 of the real count for every
+//! registered scheme (tested). An unknown name or invalid params are estimated as 1F1B's;
+//! never throws.
+double estimate_tasks(std::string_view name, const ScheduleParams& params);
 
 //! Generates `name`; throws core::ConfigError for an unknown name or parameters the scheme does
 //! not accept (naming the option and the allowed values).
