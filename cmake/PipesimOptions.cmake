@@ -39,11 +39,12 @@ function(pipesim_add_library name)
   set_property(GLOBAL APPEND PROPERTY PIPESIM_MODULES pipesim_${name})
 endfunction()
 
-# pipesim_add_test(<name> SOURCES ... DEPS ...): one GoogleTest executable registered with ctest.
+# pipesim_add_test(<name> [PREFIX <p>] SOURCES ... DEPS ...): one GoogleTest executable registered
+# with ctest; PREFIX (e.g. "hardware.") starts every test name, so `ctest -R hardware` selects them.
 function(pipesim_add_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "PREFIX" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main pipesim::options)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_PREFIX "${ARG_PREFIX}"
                        PROPERTIES ENVIRONMENT "PIPESIM_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()

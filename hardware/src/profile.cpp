@@ -1,6 +1,7 @@
 #include "pipesim/hardware/profile.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,10 @@
 namespace pipesim::hardware {
 namespace {
 
-const std::vector<std::string> kDtypes{"fp32", "tf32", "bf16", "fp16", "fp8"};
+// mxfp8 and nvfp4 are Blackwell's block-scaled formats (OCP MX: E4M3/E5M2 elements, one E8M0
+// scale per 32; NVFP4: E2M1 elements, one E4M3 scale per 16): the tensor core applies the scales
+// inside the MMA, so they are GEMM dtypes with their own peak, not a transformation of fp8.
+const std::vector<std::string> kDtypes{"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "nvfp4"};
 const std::vector<std::string> kCollectives{"all_reduce", "all_gather", "reduce_scatter"};
 const std::vector<std::string> kTiers{"intra_node", "inter_node"};
 
@@ -41,7 +45,7 @@ GpuSpec parse_gpu(core::YamlMap y) {
   core::YamlMap peak = y.map("peak_flops");
   for (const std::string& dtype : peak.keys()) {
     if (std::find(kDtypes.begin(), kDtypes.end(), dtype) == kDtypes.end()) {
-      peak.fail(dtype, "unknown dtype (allowed: fp32, tf32, bf16, fp16, fp8)");
+      peak.fail(dtype, fmt::format("unknown dtype (allowed: {})", fmt::join(kDtypes, ", ")));
     }
     g.peak_flops[dtype] = peak.positive(dtype, kMaxFlops);
   }

@@ -5,33 +5,21 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/hardware/profile.hpp"
+#include "profile_text.hpp"
 
 namespace pipesim::hardware {
 namespace {
 
 std::string h200() {
-  const char* root = std::getenv("PIPESIM_SOURCE_DIR");
-  std::ifstream in(std::string(root ? root : ".") + "/hardware/h200-sxm.yaml");
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return test_support::shipped_text("h200-sxm");
 }
 
 // The message for h200-sxm.yaml with `from` replaced by `to` ("accepted" when it loads).
 std::string error_after(const std::string& from, const std::string& to) {
-  std::string text = h200();
-  const auto at = text.find(from);
-  if (at == std::string::npos) return "test bug: '" + from + "' not in the profile";
-  text.replace(at, from.size(), to);
-  try {
-    parse_profile(text, "h.yaml");
-  } catch (const core::ConfigError& e) {
-    return e.what();
-  }
-  return "accepted";
+  return test_support::error_after_edit(h200(), from, to, "h.yaml");
 }
 
 // "(line N)" for the line `below` lines under the one of the shipped profile where `text` starts.
@@ -46,7 +34,8 @@ TEST(ProfileBounds, NonScalarKeysAnywhereAreErrors) {
       error_after("interference: 0.0\n", "interference: 0.0\n? [a, b]\n: 1\n"),
       "h.yaml: key: keys must be plain names, got a list " + line_of("interference: 0.0\n", 1));
   EXPECT_EQ(
-      error_after("  memory_bytes: 141.0e9\n", "  memory_bytes: 141.0e9\n  ? [a, b]\n  : 1\n"),
+      error_after("  memory_bytes: 151397597184\n",
+                  "  memory_bytes: 151397597184\n  ? [a, b]\n  : 1\n"),
       "h.yaml: gpu.key: keys must be plain names, got a list " + line_of("  memory_bytes", 1));
   EXPECT_EQ(error_after("fp8: 1978.9e12}", "fp8: 1978.9e12, [a]: 1}"),
             "h.yaml: gpu.peak_flops.key: keys must be plain names, got a list " +
@@ -61,12 +50,12 @@ TEST(ProfileBounds, DuplicateKeysSecondDocumentsAndFractionsOfBytes) {
   EXPECT_EQ(error_after("interference: 0.0\n", "interference: 0.0\n---\nname: other\n"),
             "h.yaml: document: more than one YAML document ('---' or stray text), expected exactly "
             "one");
-  EXPECT_EQ(error_after("memory_bytes: 141.0e9", "memory_bytes: 0.5"),
+  EXPECT_EQ(error_after("memory_bytes: 151397597184", "memory_bytes: 0.5"),
             "h.yaml: gpu.memory_bytes: must be a whole number in [1048576, 1e+15], got 0.5");
 }
 
 TEST(ProfileBounds, PhysicallyAbsurdValuesNameTheBound) {
-  EXPECT_EQ(error_after("memory_bytes: 141.0e9", "memory_bytes: 1"),
+  EXPECT_EQ(error_after("memory_bytes: 151397597184", "memory_bytes: 1"),
             "h.yaml: gpu.memory_bytes: must be in [1048576, 1e+15], got 1");
   EXPECT_EQ(error_after("beta: 45.0e9", "beta: 1e-9"),
             "h.yaml: links.inter_node.beta: must be in [1000, 1e+14], got 1e-09");

@@ -4,18 +4,18 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 
 #include "pipesim/core/config_error.hpp"
+#include "profile_text.hpp"
 
 namespace pipesim::hardware {
 namespace {
 
 TEST(Profile, EveryShippedProfileLoadsWithSources) {
   const auto names = shipped_profiles();
-  for (const char* expected : {"p100-daint", "v100-dgx1", "a100-dgx", "h100-dgx", "h200-sxm"}) {
+  for (const char* expected : {"p100-daint", "v100-dgx1", "a100-dgx", "a100-roce", "h100-dgx",
+                               "h200-sxm", "b200-dgx", "b300-dgx", "gb200-nvl72", "gb300-nvl72"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   for (const auto& name : names) {
@@ -96,9 +96,7 @@ TEST(Profile, EfficiencyIsPiecewiseLinearInLogSizeAndClamped) {
 }
 
 std::string shipped_text() {
-  const char* root = std::getenv("PIPESIM_SOURCE_DIR");  // set by pipesim_add_test
-  std::ifstream in(std::string(root ? root : ".") + "/hardware/h200-sxm.yaml");
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return test_support::shipped_text("h200-sxm");
 }
 
 std::string replace(std::string text, const std::string& from, const std::string& to) {
@@ -124,12 +122,12 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   EXPECT_NO_THROW(parse_profile(ok, "ok.yaml"));
   expect_error(replace(ok, "  hbm_bandwidth: 4.8e12\n", ""), "gpu.hbm_bandwidth");
   expect_error(replace(ok, "gpus_per_node: 8", "gpus_per_node: eight"), "node.gpus_per_node");
-  expect_error(replace(ok, "memory_bytes: 141.0e9", "memory_bytes: -1"), "gpu.memory_bytes");
+  expect_error(replace(ok, "memory_bytes: 151397597184", "memory_bytes: -1"), "gpu.memory_bytes");
   expect_error(replace(ok, "beta: 45.0e9", "beta: 0"), "links.inter_node.beta");
   expect_error(replace(ok, "interference: 0.0", "interference: 1.5"), "interference");
   expect_error(replace(ok, "interference: 0.0", "interference: 0.0\ninterferance: 0.1"),
                "interferance");
-  expect_error(replace(ok, "{algorithm: ring}", "{algorithm: tree}"),
+  expect_error(replace(ok, "{algorithm: hierarchical}", "{algorithm: tree}"),
                "collectives.all_reduce.algorithm");
   expect_error(replace(ok, "schema_version: 1", "schema_version: 2"), "schema_version");
   expect_error(replace(ok, "name: h200-sxm", "name: H200_SXM"), "name");

@@ -37,7 +37,9 @@ struct Provenance {
 
 struct GpuSpec {
   double memory_bytes = 0.0;
-  std::map<std::string, double> peak_flops;                //!< dtype → dense FLOP/s
+  //! dtype → dense FLOP/s; dtypes fp32, tf32, bf16, fp16, fp8 and Blackwell's block-scaled
+  //! mxfp8 (OCP MX, one E8M0 scale per 32) and nvfp4 (E2M1, one E4M3 scale per 16).
+  std::map<std::string, double> peak_flops;
   std::map<std::string, EfficiencyCurve> gemm_efficiency;  //!< dtype → fraction vs GEMM FLOPs
   double hbm_bandwidth = 0.0;                              //!< bytes/s
   EfficiencyCurve hbm_efficiency;                          //!< fraction vs bytes moved
@@ -70,9 +72,10 @@ struct HardwareProfile {
   std::string description;
   Provenance provenance;
   GpuSpec gpu;
+  //! GPUs sharing the intra-node link tier: the NVLink domain (8 on a DGX, 72 on an NVL72 rack).
   int gpus_per_node = 1;
   //! Extension of schema 1 (optional, default 1): inter-node NICs per node, each serving
-  //! gpus_per_node / nics_per_node GPUs (DGX A100/H100: one per GPU; Piz Daint: one).
+  //! gpus_per_node / nics_per_node GPUs (DGX A100/H100, NVL72: one per GPU; Piz Daint: one).
   int nics_per_node = 1;
   Hockney intra_node, inter_node;
   AllReduceAlgorithm all_reduce = AllReduceAlgorithm::Ring;
@@ -86,10 +89,10 @@ struct HardwareProfile {
   std::string source;           //!< the file it was read from (not written back)
 };
 
-//! Physical bounds every profile value is checked against (a factor of ~100 above the fastest
-//! hardware of 2024): a value outside them is a unit slip (GB for B, TFLOP/s for FLOP/s).
+//! Physical bounds every profile value is checked against (well above the fastest shipped
+//! hardware): a value outside them is a unit slip (GB for B, TFLOP/s for FLOP/s).
 namespace bounds {
-inline constexpr double kMaxFlops = 1e17;      //!< FLOP/s per GPU per dtype (H200 bf16: 9.9e14)
+inline constexpr double kMaxFlops = 1e17;      //!< FLOP/s per GPU per dtype (GB300 nvfp4: 1.5e16)
 inline constexpr double kMaxBandwidth = 1e14;  //!< B/s, HBM and links (H200 HBM: 4.8e12)
 inline constexpr double kMinBandwidth = 1e3;   //!< B/s: below this nothing would ever finish
 inline constexpr double kMinMemory = 1 << 20;  //!< bytes per GPU
