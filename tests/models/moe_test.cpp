@@ -320,6 +320,13 @@ TEST(MoeActivations, LatentAttentionKeepsTheLatentsOnEveryGpu) {
   // Forward FLOPs: the projections' GEMMs and QKᵀ over d_qk = 12, AV over d_v = 8.
   const double gemm = attention - 24 - 16 + 3 * h * f;
   EXPECT_DOUBLE_EQ(flops(layer_forward(m, config(1))), 2 * s * gemm + 2 * s * s * a * (12 + 8));
+  // At t = 2 each GPU runs the down-projections whole (replicated, as Megatron-Core does) and
+  // half of the rest; FlashAttention's causal core is half of 2·s²·a·(d_qk + d_v), over t.
+  const double down = h * 24 + h * 20, split_gemm = gemm - down;
+  LayerConfig flash = config(1, 2);
+  flash.attention = Attention::Flash;
+  EXPECT_DOUBLE_EQ(flops(layer_forward(m, flash)),
+                   2 * s * down + 2 * s * split_gemm / 2 + 0.5 * 2 * s * s * a * (12 + 8) / 2);
   // Per GPU at t = 2 the down-projections and norms stay whole.
   EXPECT_DOUBLE_EQ(
       layer_params_per_gpu(m, 2),
