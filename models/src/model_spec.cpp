@@ -10,6 +10,7 @@
 #include "pipesim/core/text_file.hpp"
 #include "pipesim/core/yaml_reader.hpp"
 #include "pipesim/models/hf_config.hpp"
+#include "pipesim/models/transformer.hpp"
 
 namespace pipesim::models {
 namespace {
@@ -22,6 +23,79 @@ constexpr long kMaxHidden = 1L << 18;
 constexpr long kMaxFfn = 1L << 20;
 constexpr long kMaxSequence = 1L << 23;
 constexpr long kMaxDim = 1L << 24;  // vocabulary
+constexpr long kMaxExperts = 1L << 16;
+constexpr long kMaxMtp = 64;
+
+// The `moe` mapping (models/README.md, "Mixture of experts"); `layers` bounds the layer pattern.
+MoeSpec parse_moe(core::YamlMap y, int layers) {
+  MoeSpec moe;
+  moe.experts = static_cast<int>(y.integer("experts", 1, kMaxExperts));
+  moe.top_k = static_cast<int>(y.integer("top_k", 1, kMaxExperts));
+  if (moe.top_k > moe.experts) {
+    y.fail("top_k", fmt::format("must be at most experts = {} (the routed experts a token can be "
+                                "sent to), got {}",
+                                moe.experts, moe.top_k));
+  }
+  moe.ffn_hidden = static_cast<int>(y.integer("ffn_hidden", 1, kMaxFfn));
+  if (y.has("shared_experts")) {
+    moe.shared_experts = static_cast<int>(y.integer("shared_experts", 0, kMaxExperts));
+  }
+  for (const char* key : {"shared_ffn_hidden", "shared_expert_gate"}) {
+    if (moe.shared_experts == 0 && y.has(key)) {
+      y.fail(key, "needs shared_experts >= 1 (there is no shared expert)");
+    }
+  }
+  moe.shared_ffn_hidden = y.has("shared_ffn_hidden")
+                              ? static_cast<int>(y.integer("shared_ffn_hidden", 1, kMaxFfn))
+                              : (moe.shared_experts > 0 ? moe.ffn_hidden : 0);
+  if (y.has("shared_expert_gate")) moe.shared_expert_gate = y.boolean("shared_expert_gate");
+  if (y.has("first_dense_layers")) {
+    moe.first_dense_layers = static_cast<int>(y.integer("first_dense_layers", 0, layers - 1));
+  }
+  if (y.has("layer_frequency")) {
+    moe.layer_frequency = static_cast<int>(y.integer("layer_frequency", 1, layers));
+  }
+  if (y.has("layer_phase")) {
+    moe.layer_phase = static_cast<int>(y.integer("layer_phase", 0, moe.layer_frequency - 1));
+  }
+  if (y.has("capacity_factor")) moe.capacity_factor = y.positive("capacity_factor", 1000.0);
+  if (y.has("expert_bias")) moe.expert_bias = y.boolean("expert_bias");
+  y.finish();
+  ModelSpec shape;
+  shape.layers = layers;
+  shape.moe = moe;
+  if (moe_layer_count(shape) == 0) {
+    y.fail(y.has("layer_frequency") ? "layer_frequency" : "first_dense_layers",
+           fmt::format("leaves no mixture-of-experts layer among the {} layers", layers));
+  }
+  return moe;
+}
+
+// The `mla` mapping; `heads` bounds the latent ranks (a latent as wide as what it projects to
+// compresses nothing: a typo).
+MlaSpec parse_mla(core::YamlMap y, int heads) {
+  MlaSpec mla;
+  if (y.has("q_lora_rank"))
+    mla.q_lora_rank = static_cast<int>(y.integer("q_lora_rank", 0, kMaxHidden));
+  mla.kv_lora_rank = static_cast<int>(y.integer("kv_lora_rank", 1, kMaxHidden));
+  mla.qk_nope_head_dim = static_cast<int>(y.integer("qk_nope_head_dim", 1, kMaxHidden));
+  mla.qk_rope_head_dim = static_cast<int>(y.integer("qk_rope_head_dim", 0, kMaxHidden));
+  mla.v_head_dim = static_cast<int>(y.integer("v_head_dim", 1, kMaxHidden));
+  y.finish();
+  const long q = static_cast<long>(heads) * (mla.qk_nope_head_dim + mla.qk_rope_head_dim);
+  const long kv = static_cast<long>(heads) * (mla.qk_nope_head_dim + mla.v_head_dim);
+  if (mla.q_lora_rank >= q) {
+    y.fail("q_lora_rank", fmt::format("must be below heads · (qk_nope_head_dim + qk_rope_head_dim) "
+                                      "= {} (the queries it is projected to), got {}",
+                                      q, mla.q_lora_rank));
+  }
+  if (mla.kv_lora_rank >= kv) {
+    y.fail("kv_lora_rank", fmt::format("must be below heads · (qk_nope_head_dim + v_head_dim) = {} "
+                                       "(the keys and values it is projected to), got {}",
+                                       kv, mla.kv_lora_rank));
+  }
+  return mla;
+}
 
 }  // namespace
 
@@ -69,10 +143,24 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   m.layers = static_cast<int>(y.integer("layers", 1, kMaxLayers));
   m.hidden = static_cast<int>(y.integer("hidden", 1, kMaxHidden));
   m.heads = static_cast<int>(y.integer("heads", 1, m.hidden));
-  if (m.hidden % m.heads != 0) {
-    y.fail("heads", fmt::format("must divide hidden = {}, got {}", m.hidden, m.heads));
+  const bool mla = y.has("mla");
+  if (y.has("head_dim")) {
+    if (mla) {
+      y.fail("head_dim",
+             "must not be given with mla (latent attention takes its head dimensions "
+             "from mla.qk_nope_head_dim, mla.qk_rope_head_dim and mla.v_head_dim)");
+    }
+    m.explicit_head_dim = static_cast<int>(y.integer("head_dim", 1, kMaxHidden));
+  } else if (!mla && m.hidden % m.heads != 0) {
+    y.fail("heads",
+           fmt::format("must divide hidden = {} (or give head_dim), got {}", m.hidden, m.heads));
   }
   m.kv_heads = y.has("kv_heads") ? static_cast<int>(y.integer("kv_heads", 1, m.heads)) : m.heads;
+  if (mla && m.kv_heads != m.heads) {
+    y.fail("kv_heads", fmt::format("must equal heads = {} with mla (every head has its own keys "
+                                   "and values, projected from the shared latent), got {}",
+                                   m.heads, m.kv_heads));
+  }
   if (m.heads % m.kv_heads != 0) {
     y.fail("kv_heads", fmt::format("must divide heads = {}, got {}", m.heads, m.kv_heads));
   }
@@ -97,6 +185,21 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   if (y.has("extra_parameters")) {
     m.extra_parameters = static_cast<double>(y.integer("extra_parameters", 0, 1L << 50));
   }
+  if (y.has("qk_norm")) m.qk_norm = y.boolean("qk_norm");
+  if (y.has("moe")) m.moe = parse_moe(y.map("moe"), m.layers);
+  if (mla) {
+    const std::pair<const char*, bool> unmodelled[] = {
+        {"bias", m.bias}, {"qkv_bias", m.qkv_bias}, {"qk_norm", m.qk_norm}};
+    for (const auto& [key, set] : unmodelled) {
+      if (set) {
+        y.fail(key,
+               "must be false with mla (biases and query/key norms of the latent "
+               "projections are not modelled; bias defaults to true)");
+      }
+    }
+    m.mla = parse_mla(y.map("mla"), m.heads);
+  }
+  if (y.has("mtp_layers")) m.mtp_layers = static_cast<int>(y.integer("mtp_layers", 0, kMaxMtp));
   y.finish();
   return m;
 }

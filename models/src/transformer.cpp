@@ -1,5 +1,11 @@
 #include "pipesim/models/transformer.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pipesim/core/config_error.hpp"
+
 namespace pipesim::models {
 namespace {
 
@@ -33,13 +39,107 @@ double sp_share(const LayerConfig& c) {
   return c.sequence_parallel ? 1.0 / c.tensor_parallel : 1.0;
 }
 
-}  // namespace
-
-double activation_element_bytes(Precision p) {
-  return p == Precision::FP32 ? 4.0 : 2.0;
+// The functions without a layer kind describe the one layer every layer of a dense model is; the
+// cost model prices the model through them, so refusing here is what makes it refuse models
+// whose layers differ until it prices each kind.
+void require_uniform_dense(const ModelSpec& m) {
+  const std::string where = m.source.empty() ? m.name : m.source;
+  if (m.is_moe()) {
+    throw core::ConfigError(
+        where, "moe",
+        fmt::format("model {} has {} mixture-of-experts layers, which the cost model does not "
+                    "price yet (models/ counts their parameters, FLOPs and kernels per layer kind)",
+                    m.name, moe_layer_count(m)));
+  }
+  if (m.mtp_layers > 0) {
+    throw core::ConfigError(
+        where, "mtp_layers",
+        fmt::format("model {} has {} multi-token prediction modules, which the cost model does "
+                    "not price yet",
+                    m.name, m.mtp_layers));
+  }
 }
 
-LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c) {
+double norm_params(const ModelSpec& m, double width) {
+  return m.norm == Norm::LayerNorm ? 2.0 * width : width;
+}
+
+// Parameters of one block as one GPU of a t-way group holds them: `split` is divided over the
+// group (GEMM weights, column-parallel biases), `whole` is on every GPU (row-parallel biases,
+// norms, replicated projections) [S19].
+struct Parts {
+  double split = 0.0, whole = 0.0;
+  double per_gpu(double t) const { return split / t + whole; }
+};
+
+// Q, K, V and the output projection (or the latent projections [DS2]); Megatron-Core runs the
+// latent down-projections and their norms replicated on every tensor-parallel GPU.
+Parts attention_parts(const ModelSpec& m) {
+  const double h = d(m.hidden), a = d(m.heads);
+  Parts p;
+  if (m.is_mla()) {
+    const double ql = m.mla.q_lora_rank, kvl = m.mla.kv_lora_rank, rope = m.mla.qk_rope_head_dim;
+    const double qk = d(m.mla.qk_nope_head_dim) + rope, v = m.mla.v_head_dim;
+    if (ql > 0) {
+      p.whole += h * ql + norm_params(m, ql);
+      p.split += ql * a * qk;
+    } else {
+      p.split += h * a * qk;
+    }
+    p.whole += h * (kvl + rope) + norm_params(m, kvl);
+    p.split += kvl * a * (d(m.mla.qk_nope_head_dim) + v) + a * v * h;
+    return p;
+  }
+  const double q = d(m.q_hidden()), kv = d(m.kv_hidden());
+  p.split = 2 * h * q + 2 * h * kv;
+  if (m.bias) {
+    p.split += q + 2 * kv;  // column parallel
+    p.whole += h;           // row parallel
+  } else if (m.qkv_bias) {
+    p.split += q + 2 * kv;  // Qwen2: Q, K, V biases only (column parallel)
+  }
+  if (m.qk_norm) p.whole += 2 * norm_params(m, d(m.head_dim()));
+  return p;
+}
+
+// An FFN of inner size f: (2 or 3)·h·f weights, biases column-parallel except fc2's.
+Parts ffn_parts(const ModelSpec& m, double f) {
+  const double h = d(m.hidden);
+  Parts p;
+  p.split = (m.gated_mlp ? 3.0 : 2.0) * h * f;
+  if (m.bias) {
+    p.split += m.gated_mlp ? 2 * f : f;
+    p.whole += h;
+  }
+  return p;
+}
+
+double shared_ffn(const ModelSpec& m) {
+  return d(m.moe.shared_experts) * d(m.moe.shared_ffn_hidden);
+}
+
+// The router [MC]: E·h weights, E biases when linear layers have biases (gpt-oss), E expert
+// biases for aux-loss-free balancing [DS3]; replicated on every GPU.
+double router_params(const ModelSpec& m) {
+  const double experts = m.moe.experts;
+  return experts * d(m.hidden) + (m.bias ? experts : 0.0) + (m.moe.expert_bias ? experts : 0.0);
+}
+
+double attention_matmul_params(const ModelSpec& m) {
+  const double h = d(m.hidden);
+  if (!m.is_mla()) return 2 * h * d(m.q_hidden()) + 2 * h * d(m.kv_hidden());
+  const double a = d(m.heads), ql = m.mla.q_lora_rank, kvl = m.mla.kv_lora_rank;
+  const double rope = m.mla.qk_rope_head_dim, nope = m.mla.qk_nope_head_dim, v = m.mla.v_head_dim;
+  const double q = ql > 0 ? h * ql + ql * a * (nope + rope) : h * a * (nope + rope);
+  return q + h * (kvl + rope) + kvl * a * (nope + v) + a * v * h;
+}
+
+double mlp_matmul_params(const ModelSpec& m, double f) {
+  return (m.gated_mlp ? 3.0 : 2.0) * d(m.hidden) * f;
+}
+
+// The layer's shape without a kind: attention variant, dense FFN.
+LayerShape base_shape(const ModelSpec& m, const LayerConfig& c) {
   LayerShape s;
   s.batch = c.micro_batch_size;
   s.seq = m.sequence;
@@ -55,6 +155,102 @@ LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c) {
   s.sequence_parallel = c.sequence_parallel;
   s.flash = c.attention == Attention::Flash;
   s.causal = m.causal;
+  s.head_dim = m.explicit_head_dim;
+  s.qk_norm = m.qk_norm;
+  s.q_lora_rank = m.mla.q_lora_rank;
+  s.kv_lora_rank = m.mla.kv_lora_rank;
+  s.qk_nope_head_dim = m.mla.qk_nope_head_dim;
+  s.qk_rope_head_dim = m.mla.qk_rope_head_dim;
+  s.v_head_dim = m.mla.v_head_dim;
+  return s;
+}
+
+// Every layer of the model's main stack, counted by kind.
+int dense_layer_count(const ModelSpec& m) {
+  return m.layers - moe_layer_count(m);
+}
+
+}  // namespace
+
+void validate_expert_layout(const ModelSpec& m, const LayerConfig& c) {
+  const auto fail = [](const char* field, const std::string& problem) {
+    throw core::ConfigError("command line", field, problem);
+  };
+  if (!m.is_moe()) {
+    if (c.expert_parallel != 1 || c.expert_tensor_parallel != 0 || c.expert_imbalance != 1.0) {
+      fail(c.expert_parallel != 1          ? "expert_parallel"
+           : c.expert_tensor_parallel != 0 ? "expert_tensor_parallel"
+                                           : "expert_imbalance",
+           fmt::format("applies to mixture-of-experts models; model {} is dense", m.name));
+    }
+    return;
+  }
+  const int experts = m.moe.experts, e = c.expert_parallel;
+  if (e < 1 || e > experts || experts % e != 0) {
+    fail("expert_parallel",
+         fmt::format("must divide the {} experts of model {}, got {}", experts, m.name, e));
+  }
+  const int et = c.expert_tensor_parallel > 0 ? c.expert_tensor_parallel : c.tensor_parallel;
+  if (c.expert_tensor_parallel < 0 || m.moe.ffn_hidden % et != 0) {
+    fail("expert_tensor_parallel",
+         fmt::format("must divide the expert FFN size {} of model {}, got {}", m.moe.ffn_hidden,
+                     m.name, c.expert_tensor_parallel));
+  }
+  const double shared = shared_ffn(m);
+  if (shared > 0 && static_cast<long>(shared) % c.tensor_parallel != 0) {
+    fail("tensor_parallel", fmt::format("{} must divide the shared experts' FFN size {} of model "
+                                        "{}",
+                                        c.tensor_parallel, static_cast<long>(shared), m.name));
+  }
+  // The busiest GPU gets at most min(k, E/e) of each token's k copies: e·min(k, E/e)/k times
+  // the balanced k/e.
+  const double most = d(e) * d(std::min(m.moe.top_k, experts / e)) / d(m.moe.top_k);
+  if (!(c.expert_imbalance >= 1.0 && c.expert_imbalance <= most)) {
+    fail("expert_imbalance",
+         fmt::format("must be in [1, {}] (1: balanced; at most every token's copies on one GPU) "
+                     "for model {} with expert_parallel = {}, got {}",
+                     most, m.name, e, c.expert_imbalance));
+  }
+}
+
+LayerKind layer_kind(const ModelSpec& m, int layer) {
+  if (!m.is_moe() || layer < m.moe.first_dense_layers) return LayerKind::Dense;
+  return layer % m.moe.layer_frequency == m.moe.layer_phase ? LayerKind::Moe : LayerKind::Dense;
+}
+
+int moe_layer_count(const ModelSpec& m) {
+  if (!m.is_moe()) return 0;
+  // The layers i in [first_dense_layers, layers) with i % k == phase: from the first such i,
+  // one every k.
+  const long k = m.moe.layer_frequency, from = m.moe.first_dense_layers;
+  const long first = from + ((m.moe.layer_phase - from) % k + k) % k;
+  return first >= m.layers ? 0 : static_cast<int>((m.layers - 1 - first) / k + 1);
+}
+
+double activation_element_bytes(Precision p) {
+  return p == Precision::FP32 ? 4.0 : 2.0;
+}
+
+LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c) {
+  require_uniform_dense(m);
+  return base_shape(m, c);
+}
+
+LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c, LayerKind kind) {
+  LayerShape s = base_shape(m, c);
+  if (kind == LayerKind::Moe && m.is_moe()) {
+    s.experts = m.moe.experts;
+    s.top_k = m.moe.top_k;
+    s.expert_ffn = m.moe.ffn_hidden;
+    s.shared_ffn = static_cast<std::int64_t>(shared_ffn(m));
+    s.shared_gate = m.moe.shared_expert_gate;
+    s.expert_parallel = c.expert_parallel;
+    s.expert_tensor_parallel = c.expert_tensor_parallel;
+    // Tokens beyond capacity·average are dropped [MC].
+    s.expert_load = m.moe.capacity_factor > 0.0
+                        ? std::min(c.expert_imbalance, m.moe.capacity_factor)
+                        : c.expert_imbalance;
+  }
   return s;
 }
 
@@ -74,8 +270,19 @@ core::Bytes kernel_memory_bytes(const KernelList& ks) {
 }
 
 double layer_matmul_params(const ModelSpec& m) {
-  const double h = d(m.hidden), f = d(m.ffn_hidden);
-  return 2 * h * h + 2 * h * d(m.kv_hidden()) + (m.gated_mlp ? 3.0 : 2.0) * h * f;
+  require_uniform_dense(m);
+  return layer_matmul_params(m, LayerKind::Dense);
+}
+
+double layer_matmul_params(const ModelSpec& m, LayerKind kind) {
+  const double attention = attention_matmul_params(m);
+  if (kind == LayerKind::Dense || !m.is_moe()) {
+    return attention + mlp_matmul_params(m, d(m.ffn_hidden));
+  }
+  const double gate = m.moe.shared_expert_gate ? d(m.hidden) : 0.0;
+  return attention + d(m.moe.experts) * d(m.hidden) +
+         d(m.moe.top_k) * mlp_matmul_params(m, d(m.moe.ffn_hidden)) +
+         mlp_matmul_params(m, shared_ffn(m)) + gate;
 }
 
 double layer_params(const ModelSpec& m) {
@@ -83,18 +290,54 @@ double layer_params(const ModelSpec& m) {
 }
 
 double layer_params_per_gpu(const ModelSpec& m, int t) {
+  require_uniform_dense(m);
+  LayerConfig c;
+  c.tensor_parallel = t;
+  return layer_params_per_gpu(m, c, LayerKind::Dense).total();
+}
+
+LayerParameters layer_parameters(const ModelSpec& m, LayerKind kind) {
   // [N21]: 12h² + 13h for a GPT layer = QKV 3h²+3h, projection h²+h, MLP 8h²+5h, two
   // LayerNorms 4h. Generalised to grouped-query attention, gated MLPs, bias-free layers and
-  // RMSNorm (Touvron et al., "Llama 2", arXiv 2307.09288, §2.2); split over t as [S19].
-  const double h = d(m.hidden), f = d(m.ffn_hidden), kv = d(m.kv_hidden()), tp = t;
-  double p = layer_matmul_params(m) / tp;
-  if (m.bias) {
-    p += (h + 2 * kv + (m.gated_mlp ? 2 * f : f)) / tp + 2 * h;  // column / row parallel
-  } else if (m.qkv_bias) {
-    p += (h + 2 * kv) / tp;  // Qwen2: Q, K, V biases only (column parallel)
+  // RMSNorm (Touvron et al., "Llama 2", arXiv 2307.09288, §2.2), explicit head dimensions and
+  // query/key norms (Qwen3), latent attention [DS2] and experts [MC].
+  LayerParameters p;
+  p.attention = attention_parts(m).per_gpu(1);
+  p.norms = 2 * norm_params(m, d(m.hidden));
+  if (kind == LayerKind::Dense || !m.is_moe()) {
+    p.mlp = ffn_parts(m, d(m.ffn_hidden)).per_gpu(1);
+    return p;
   }
-  p += 2 * (m.norm == Norm::LayerNorm ? 2 * h : h);
+  p.router = router_params(m);
+  if (m.moe.shared_experts > 0) {
+    p.shared =
+        ffn_parts(m, shared_ffn(m)).per_gpu(1) + (m.moe.shared_expert_gate ? d(m.hidden) : 0.0);
+  }
+  p.expert = ffn_parts(m, d(m.moe.ffn_hidden)).per_gpu(1);
+  p.experts = m.moe.experts;
+  p.top_k = m.moe.top_k;
   return p;
+}
+
+GpuLayerParameters layer_params_per_gpu(const ModelSpec& m, const LayerConfig& c, LayerKind kind) {
+  const double t = c.tensor_parallel;
+  GpuLayerParameters g;
+  const Parts attention = attention_parts(m);
+  const double norms = 2 * norm_params(m, d(m.hidden));
+  if (kind == LayerKind::Dense || !m.is_moe()) {
+    const Parts mlp = ffn_parts(m, d(m.ffn_hidden));
+    g.dense = (attention.split + mlp.split) / t + attention.whole + mlp.whole + norms;
+    return g;
+  }
+  Parts shared;
+  if (m.moe.shared_experts > 0) shared = ffn_parts(m, shared_ffn(m));
+  const double gate = m.moe.shared_expert_gate ? d(m.hidden) : 0.0;
+  g.dense = (attention.split + shared.split) / t + attention.whole + shared.whole + norms +
+            router_params(m) + gate;
+  const int et = c.expert_tensor_parallel > 0 ? c.expert_tensor_parallel : c.tensor_parallel;
+  const double local = d(m.moe.experts) / d(c.expert_parallel);
+  g.expert = local * ffn_parts(m, d(m.moe.ffn_hidden)).per_gpu(et);
+  return g;
 }
 
 double embedding_params(const ModelSpec& m) {
@@ -116,7 +359,53 @@ double head_params_per_gpu(const ModelSpec& m, int t) {
 }
 
 double model_params(const ModelSpec& m) {
-  return d(m.layers) * layer_params(m) + embedding_params(m) + head_params(m);
+  const double layers = d(dense_layer_count(m)) * layer_parameters(m, LayerKind::Dense).total() +
+                        d(moe_layer_count(m)) * layer_parameters(m, LayerKind::Moe).total();
+  return layers + embedding_params(m) + head_params(m);
+}
+
+double active_params(const ModelSpec& m) {
+  const double layers = d(dense_layer_count(m)) * layer_parameters(m, LayerKind::Dense).active() +
+                        d(moe_layer_count(m)) * layer_parameters(m, LayerKind::Moe).active();
+  return layers + embedding_params(m) + head_params(m);
+}
+
+double mtp_params(const ModelSpec& m) {
+  const double h = d(m.hidden);
+  double p = 0.0;
+  for (int j = 0; j < m.mtp_layers; ++j) {
+    // [DS3 §2.2]: RMSNorm of the hidden state and of the embedding, M ∈ R^{h×2h}, the layer,
+    // the shared head's norm.
+    p += 3 * norm_params(m, h) + 2 * h * h +
+         layer_parameters(m, layer_kind(m, m.layers + j)).total();
+  }
+  return p;
+}
+
+double forward_flops_per_token(const ModelSpec& m) {
+  // Attention reads all s keys per query: QKᵀ 2·s·a·d_qk, AV 2·s·a·d_v.
+  const double a = d(m.heads), s = d(m.sequence);
+  const double dims = m.is_mla()
+                          ? d(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) + d(m.mla.v_head_dim)
+                          : 2.0 * d(m.head_dim());
+  const double core = 2 * s * a * dims;
+  const double layers =
+      d(dense_layer_count(m)) * (2 * layer_matmul_params(m, LayerKind::Dense) + core) +
+      d(moe_layer_count(m)) * (2 * layer_matmul_params(m, LayerKind::Moe) + core);
+  return layers + 2 * d(m.hidden) * d(m.vocabulary);
+}
+
+double mtp_forward_flops_per_token(const ModelSpec& m) {
+  const double h = d(m.hidden), a = d(m.heads), s = d(m.sequence);
+  const double dims = m.is_mla()
+                          ? d(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) + d(m.mla.v_head_dim)
+                          : 2.0 * d(m.head_dim());
+  double f = 0.0;
+  for (int j = 0; j < m.mtp_layers; ++j) {
+    f += 2 * (2 * h * h) + 2 * layer_matmul_params(m, layer_kind(m, m.layers + j)) +
+         2 * s * a * dims + 2 * h * d(m.vocabulary);
+  }
+  return f;
 }
 
 KernelList layer_forward(const ModelSpec& m, const LayerConfig& c) {
@@ -131,14 +420,31 @@ KernelList layer_backward_weight(const ModelSpec& m, const LayerConfig& c) {
   return select(layer_kernels(layer_shape(m, c), LayerDirection::backward), true);
 }
 
+KernelList layer_forward(const ModelSpec& m, const LayerConfig& c, LayerKind kind) {
+  return layer_kernels(layer_shape(m, c, kind), LayerDirection::forward);
+}
+
+KernelList layer_backward_input(const ModelSpec& m, const LayerConfig& c, LayerKind kind) {
+  return select(layer_kernels(layer_shape(m, c, kind), LayerDirection::backward), false);
+}
+
+KernelList layer_backward_weight(const ModelSpec& m, const LayerConfig& c, LayerKind kind) {
+  return select(layer_kernels(layer_shape(m, c, kind), LayerDirection::backward), true);
+}
+
 KernelList layer_recompute(const ModelSpec& m, const LayerConfig& c, Recompute r) {
+  require_uniform_dense(m);
+  return layer_recompute(m, c, r, LayerKind::Dense);
+}
+
+KernelList layer_recompute(const ModelSpec& m, const LayerConfig& c, Recompute r, LayerKind kind) {
   switch (r) {
     case Recompute::None:
       return {};
     case Recompute::Full:
-      return layer_forward(m, c);
+      return layer_forward(m, c, kind);
     case Recompute::Selective:
-      return attention_core_kernels(layer_shape(m, c));  // [K22 §5]
+      return attention_core_kernels(layer_shape(m, c, kind));  // [K22 §5]
   }
   return {};
 }
@@ -164,7 +470,7 @@ LayerKernel head_gemm(const char* name, std::int64_t m, std::int64_t n, std::int
 
 HeadDims head_dims(const ModelSpec& m, const LayerConfig& c) {
   HeadDims h;
-  h.sh = layer_shape(m, c);
+  h.sh = base_shape(m, c);
   h.bs = h.sh.batch * h.sh.seq;
   h.rows = c.sequence_parallel ? h.bs / h.sh.tensor_parallel : h.bs;
   h.vt = m.vocabulary / c.tensor_parallel;
@@ -216,6 +522,12 @@ KernelList embedding_backward_weight(const ModelSpec& m, const LayerConfig& c) {
 }
 
 core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Recompute r) {
+  require_uniform_dense(m);
+  return layer_activation_bytes(m, c, r, LayerKind::Dense);
+}
+
+core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Recompute r,
+                                   LayerKind kind) {
   // [K22] §4.1–4.2 itemised per GPU, e = element bytes, masks 1 byte; "rep" = the norm /
   // dropout / residual region (replicated over t, or / t with sequence parallelism), "tp" =
   // tensors split over t by the column/row-parallel GEMMs:
@@ -227,16 +539,42 @@ core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Rec
   //        SwiGLU [gate|up] and product: 3), dropout mask sbh (rep);
   //   two norms: input e·sbh each (rep).
   // A 16-bit GPT layer: rep 10sbh, tp 24sbh + 5as²b → sbh(10 + 24/t + 5as/(ht)) [K22 Table 2].
+  // Variants (transformer.hpp): "full" tensors are whole on every GPU (outputs of replicated
+  // projections); the routed experts' tensors are sized per GPU by the kernels' grouped GEMMs.
   const int b = c.micro_batch_size;
   const double e = activation_element_bytes(m.precision), t = c.tensor_parallel;
-  const double a = d(m.heads), s = d(m.sequence), sb = s * d(b), f = d(m.ffn_hidden);
+  const double a = d(m.heads), s = d(m.sequence), sb = s * d(b);
   const double x = sbh(m, b), rep = sp_share(c), mask = m.dropout ? 1.0 : 0.0;
+  const double widths = m.gated_mlp ? 3.0 : 2.0;  // FFN-wide tensors kept
+  const bool moe = kind == LayerKind::Moe && m.is_moe();
   const double replicated = (e * x + mask * x) + (e * x + mask * x) + 2 * e * x;
-  const double split =
-      e * (2 * x + 2 * sb * d(m.kv_hidden())) + (m.gated_mlp ? 3.0 : 2.0) * e * sb * f;
+  double attention = 0.0, full = 0.0;
+  if (m.is_mla()) {
+    // Q, K (a·d_qk), V and the projection input (a·d_v) split over t; the latent
+    // down-projections' outputs and their norms' outputs on every GPU.
+    const double qk = d(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim), v = m.mla.v_head_dim;
+    const double ql = m.mla.q_lora_rank, kvl = m.mla.kv_lora_rank;
+    attention = e * sb * a * (2 * qk + 2 * v);
+    full = e * sb * (2 * ql + 2 * kvl + d(m.mla.qk_rope_head_dim));
+  } else {
+    const double q = d(m.q_hidden()), kv = d(m.kv_hidden());
+    attention = e * (2 * sb * q + 2 * sb * kv);
+    if (m.qk_norm) attention += e * sb * (q + kv);  // the norms' inputs
+  }
+  const double ffn = moe ? shared_ffn(m) : d(m.ffn_hidden);
+  const double split = attention + widths * e * sb * ffn;
+  double routed = 0.0;
+  if (moe) {
+    // The router's fp32 scores over E (norm region); per routed token copy on this GPU its
+    // expert input and output (h each) and the expert's FFN-wide tensors (f_e / e_t).
+    const layer_detail::LayerDims dims = layer_detail::dims(layer_shape(m, c, LayerKind::Moe));
+    const double copies = d(dims.per_expert) * d(dims.local);
+    routed =
+        4.0 * sb * d(m.moe.experts) * rep + copies * e * (2 * d(m.hidden) + widths * d(dims.fe));
+  }
   const double core =
       c.attention == Attention::Flash ? 4.0 * a * sb : (m.dropout ? 2 * e + 1 : e) * a * s * sb;
-  const double linear = replicated * rep + split / t;
+  const double linear = replicated * rep + split / t + full + routed;
   switch (r) {
     case Recompute::None:
       return core::Bytes(linear + core / t);
@@ -271,8 +609,22 @@ core::Flops model_flops_per_iteration(const ModelSpec& m, double samples) {
   ModelSpec plain = m;
   plain.causal = false;  // model FLOPs count the full s² attention [N21]
   const LayerConfig one{};
-  const double forward = d(m.layers) * kernel_flops(layer_forward(plain, one)).value +
-                         kernel_flops(head_forward(plain, one)).value;
+  const double head = kernel_flops(head_forward(plain, one)).value;
+  const auto layer = [&](LayerKind kind) {
+    return kernel_flops(layer_forward(plain, one, kind)).value;
+  };
+  double forward = 0.0;
+  if (!m.is_moe() && m.mtp_layers == 0) {
+    forward = d(m.layers) * kernel_flops(layer_forward(plain, one)).value + head;
+  } else {
+    forward = d(dense_layer_count(m)) * layer(LayerKind::Dense) +
+              d(moe_layer_count(m)) * layer(LayerKind::Moe) + head;
+    const double h = d(m.hidden), tokens = d(m.sequence);
+    for (int j = 0; j < m.mtp_layers; ++j) {
+      // [DS3 §2.2]: the 2h → h projection, the module's layer, its logits.
+      forward += 2 * tokens * 2 * h * h + layer(layer_kind(m, m.layers + j)) + head;
+    }
+  }
   return core::Flops(3.0 * forward * samples);  // backward = 2 × forward [N21]
 }
 

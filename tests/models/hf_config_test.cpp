@@ -1,6 +1,8 @@
-// Hugging Face config.json import: the published parameter counts of six official configs
-// (tests/data/hf/, values copied from the hub), each also checked against its closed form; the
-// name / YAML / JSON dispatch of load_model; every problem of a file in one error line.
+// Hugging Face config.json import: the published parameter counts of the official configs
+// (tests/data/hf/, values from the hub), each also checked against its closed form; the
+// mixture-of-experts, latent-attention, head_dim and squared-ReLU families, the same model read
+// from its YAML and from its config.json; the name / YAML / JSON dispatch of load_model; every
+// problem of a file in one error line.
 
 #include "pipesim/models/hf_config.hpp"
 
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "model_test_support.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -19,23 +22,9 @@
 namespace pipesim::models {
 namespace {
 
-std::string fixture(const std::string& name) {
-  const char* dir = std::getenv("PIPESIM_SOURCE_DIR");
-  const std::filesystem::path root = dir ? dir : PIPESIM_TEST_SOURCE_DIR;
-  return (root / "tests" / "data" / "hf" / name).string();
-}
-
-// The error message of `load`, or a test failure when it does not throw.
-template <typename F>
-std::string error_of(F load) {
-  try {
-    load();
-  } catch (const core::ConfigError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "accepted; expected a ConfigError";
-  return {};
-}
+using test_support::error_of;
+using test_support::fixture;
+using test_support::fixture_json;
 
 // A GPT layer: QKV 3h² + 3h, projection h² + h, MLP 2hf + f + h, two LayerNorms 4h.
 double gpt_layer(double h, double f) {
@@ -120,27 +109,262 @@ TEST(HfConfig, GptNeox20bHas20554567680WithAnUntiedHead) {
   EXPECT_DOUBLE_EQ(model_params(m), 20554567680.0);
 }
 
-TEST(HfConfig, MixtureOfExpertsIsRefusedNamingTheExpertFields) {
-  const std::string what = error_of([] { load_model(fixture("mixtral-8x7b-v0.1.json")); });
-  EXPECT_EQ(what, fixture("mixtral-8x7b-v0.1.json") +
-                      ": num_experts_per_tok: mixture-of-experts (MoE) models are not supported "
-                      "yet; pipesim models dense transformers (expert fields: "
-                      "num_experts_per_tok, num_local_experts, router_aux_loss_coef)");
-  // An expert field in an otherwise supported family is refused the same way.
-  EXPECT_NE(error_of([] {
-              parse_hf_config(R"({"model_type": "qwen2", "moe_intermediate_size": 1408})", "q.json",
-                              "q");
-            }).find("q.json: moe_intermediate_size: mixture-of-experts"),
+// Every field that fixes the shape (not the name, source, description or references).
+void expect_same_shape(const ModelSpec& a, const ModelSpec& b) {
+  EXPECT_EQ(a.layers, b.layers);
+  EXPECT_EQ(a.hidden, b.hidden);
+  EXPECT_EQ(a.heads, b.heads);
+  EXPECT_EQ(a.kv_heads, b.kv_heads);
+  EXPECT_EQ(a.sequence, b.sequence);
+  EXPECT_EQ(a.vocabulary, b.vocabulary);
+  EXPECT_EQ(a.ffn_hidden, b.ffn_hidden);
+  EXPECT_EQ(a.gated_mlp, b.gated_mlp);
+  EXPECT_EQ(a.bias, b.bias);
+  EXPECT_EQ(a.qkv_bias, b.qkv_bias);
+  EXPECT_EQ(a.norm, b.norm);
+  EXPECT_EQ(a.position_embeddings, b.position_embeddings);
+  EXPECT_EQ(a.tied_embeddings, b.tied_embeddings);
+  EXPECT_EQ(a.precision, b.precision);
+  EXPECT_EQ(a.dropout, b.dropout);
+  EXPECT_EQ(a.causal, b.causal);
+  EXPECT_EQ(a.extra_parameters, b.extra_parameters);
+  EXPECT_EQ(a.head_dim(), b.head_dim());
+  EXPECT_EQ(a.qk_norm, b.qk_norm);
+  EXPECT_TRUE(a.moe == b.moe);
+  EXPECT_TRUE(a.mla == b.mla);
+  EXPECT_EQ(a.mtp_layers, b.mtp_layers);
+}
+
+TEST(HfConfig, MixtralIsReadAsEightExpertsTopTwoLikeTheShippedYaml) {
+  const ModelSpec m = load_model(fixture("mixtral-8x7b-v0.1.json"));
+  EXPECT_EQ(m.moe.experts, 8);
+  EXPECT_EQ(m.moe.top_k, 2);
+  EXPECT_EQ(m.moe.ffn_hidden, 14336);
+  EXPECT_EQ(moe_layer_count(m), 32);
+  expect_same_shape(m, load_model("mixtral-8x7b"));
+  // Mistral's attention (Q, K, V, O without biases, 8 KV heads of 128), 8 SwiGLU experts and
+  // the router per layer.
+  const double h = 4096, kv = 1024, f = 14336, V = 32000;
+  const double attention = 2 * h * h + 2 * h * kv;
+  EXPECT_DOUBLE_EQ(model_params(m),
+                   32 * (attention + 2 * h + 8 * h + 8 * 3 * h * f) + 2 * V * h + h);
+  EXPECT_DOUBLE_EQ(active_params(m),
+                   32 * (attention + 2 * h + 8 * h + 2 * 3 * h * f) + 2 * V * h + h);
+  EXPECT_EQ(m.description,
+            "mixtral from a Hugging Face config (32 layers, h 4096, 32 heads, s 32768, 8 experts, "
+            "top-2)");
+}
+
+TEST(HfConfig, Qwen3MoeYamlAndJsonDescribeTheSameModel) {
+  ModelSpec json = load_model(fixture("qwen3-30b-a3b.json"));
+  EXPECT_EQ(json.sequence, 40960);  // the config's context; the YAML trains at 4096
+  json.sequence = 4096;
+  const ModelSpec yaml = load_model("qwen3-30b-a3b");
+  expect_same_shape(json, yaml);
+  EXPECT_DOUBLE_EQ(model_params(json), model_params(yaml));
+  EXPECT_DOUBLE_EQ(active_params(json), active_params(yaml));
+  for (LayerKind kind : {LayerKind::Dense, LayerKind::Moe}) {
+    EXPECT_EQ(layer_forward(json, LayerConfig{}, kind), layer_forward(yaml, LayerConfig{}, kind));
+  }
+  EXPECT_DOUBLE_EQ(model_flops_per_iteration(json, 4).value,
+                   model_flops_per_iteration(yaml, 4).value);
+}
+
+TEST(HfConfig, DeepSeekV3YamlAndJsonDescribeTheSameModel) {
+  ModelSpec json = load_model(fixture("deepseek-v3.json"));
+  EXPECT_EQ(json.sequence, 163840);
+  EXPECT_EQ(json.precision, Precision::BF16);  // torch_dtype; the YAML trains in fp8
+  EXPECT_TRUE(json.moe.expert_bias);           // topk_method noaux_tc
+  json.sequence = 4096;
+  json.precision = Precision::FP8;
+  expect_same_shape(json, load_model("deepseek-v3"));
+  // Configs that reuse DeepseekV3ForCausalLM under their own model_type (Kimi K2) are read by
+  // the same reader.
+  nlohmann::json config = fixture_json("deepseek-v3.json");
+  config["model_type"] = "kimi_k2";
+  config["n_routed_experts"] = 384;
+  config["num_attention_heads"] = 64;
+  config["num_key_value_heads"] = 64;
+  const ModelSpec kimi = parse_hf_config(config.dump(), "k.json", "k");
+  EXPECT_EQ(kimi.moe.experts, 384);
+  EXPECT_EQ(kimi.heads, 64);
+  EXPECT_TRUE(kimi.mla == json.mla);
+  config["architectures"] = {"KimiForCausalLM"};
+  EXPECT_NE(error_of([&] { parse_hf_config(config.dump(), "k.json", "k"); })
+                .find("k.json: model_type: unsupported 'kimi_k2', architecture KimiForCausalLM "
+                      "(supported: "),
             std::string::npos);
 }
 
+TEST(HfConfig, DeepSeekV2LiteHasNoQueryLatentAndCounts15_7B) {
+  // DeepSeek-V2 §2.1 without W^DQ (q_lora_rank null: queries projected from h); 2 shared
+  // experts; the first layer dense. Published: 15.7B parameters (DeepSeek-V2 paper, Appendix B).
+  const ModelSpec m = parse_hf_config(R"({"model_type": "deepseek_v2", "hidden_size": 2048,
+      "intermediate_size": 10944, "moe_intermediate_size": 1408, "num_hidden_layers": 27,
+      "num_attention_heads": 16, "num_key_value_heads": 16, "n_shared_experts": 2,
+      "n_routed_experts": 64, "num_experts_per_tok": 6, "first_k_dense_replace": 1,
+      "moe_layer_freq": 1, "q_lora_rank": null, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+      "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 102400,
+      "max_position_embeddings": 163840, "topk_method": "greedy", "torch_dtype": "bfloat16"})",
+                                      "lite.json", "lite");
+  EXPECT_EQ(m.mla.q_lora_rank, 0);
+  EXPECT_FALSE(m.moe.expert_bias);
+  const double h = 2048, a = 16, expert = 3 * h * 1408;
+  const double attention = h * a * 192 + h * 576 + 512 + 512 * a * 256 + a * 128 * h;
+  const double dense = attention + 2 * h + 3 * h * 10944;
+  const double moe = attention + 2 * h + 64 * h + 64 * expert + 2 * expert;
+  EXPECT_DOUBLE_EQ(model_params(m), dense + 26 * moe + 2 * 102400 * h + h);
+  EXPECT_NEAR(model_params(m) / 15.7e9, 1.0, 0.01);
+}
+
+TEST(HfConfig, Llama4ScoutAndMaverickHave17BActive) {
+  // Llama 4 text: 16 (Scout) or 128 (Maverick, on every second layer) routed experts and one
+  // shared expert of intermediate_size, top-1; Maverick's dense layers of intermediate_size_mlp.
+  // Meta: Scout 17B active (109B total with the vision encoder, not modelled), Maverick 17B
+  // active of 400B; "17B" to two digits (17.17B and 17.18B counted, with the embedding).
+  const ModelSpec scout = load_model(fixture("llama-4-scout-17b-16e-text.json"));
+  EXPECT_EQ(moe_layer_count(scout), 48);
+  EXPECT_EQ(scout.moe.shared_experts, 1);
+  EXPECT_NEAR(active_params(scout) / 17e9, 1.0, 0.02);
+  EXPECT_LT(model_params(scout), 109e9);
+  nlohmann::json config = fixture_json("llama-4-scout-17b-16e-text.json");
+  config["num_local_experts"] = 128;
+  config["interleave_moe_layer_step"] = 2;
+  config.erase("moe_layers");
+  const ModelSpec maverick = parse_hf_config(config.dump(), "m.json", "m");
+  EXPECT_EQ(moe_layer_count(maverick), 24);
+  EXPECT_EQ(layer_kind(maverick, 0), LayerKind::Dense);
+  EXPECT_EQ(layer_kind(maverick, 1), LayerKind::Moe);
+  EXPECT_NEAR(model_params(maverick) / 400e9, 1.0, 0.01);
+  EXPECT_NEAR(active_params(maverick) / 17e9, 1.0, 0.02);
+  // A listed moe_layers that is not the step's pattern is refused.
+  config["moe_layers"] = {0, 2};
+  EXPECT_EQ(error_of([&] { parse_hf_config(config.dump(), "m.json", "m"); }),
+            "m.json: moe_layers: must list every interleave_moe_layer_step-th layer (24 of 48 "
+            "layers, from layer 1), as pipesim places them");
+  // The multimodal wrapper is refused with the way out.
+  EXPECT_EQ(error_of([] { parse_hf_config(R"({"model_type": "llama4"})", "l.json", "l"); }),
+            "l.json: model_type: 'llama4' is the multimodal Llama4ForConditionalGeneration; give "
+            "its text_config (model_type llama4_text) as the config.json (the vision encoder is "
+            "not modelled)");
+}
+
+TEST(HfConfig, Qwen3DenseHonoursAHeadDimWiderThanHiddenOverHeads) {
+  // Qwen3-0.6B: hidden 1024, 16 heads of 128 (queries 2048 wide), 8 KV heads, per-head q/k
+  // RMSNorm, tied embeddings. Qwen: 0.6B parameters, 0.44B without embeddings.
+  const ModelSpec m = load_model(fixture("qwen3-0.6b.json"));
+  EXPECT_EQ(m.head_dim(), 128);
+  EXPECT_EQ(m.q_hidden(), 2048);
+  EXPECT_TRUE(m.qk_norm);
+  const double h = 1024, q = 2048, kv = 1024, f = 3072, V = 151936;
+  const double layer = 2 * h * q + 2 * h * kv + 2 * 128 + 2 * h + 3 * h * f;
+  EXPECT_DOUBLE_EQ(model_params(m), 28 * layer + V * h + h);
+  EXPECT_NEAR(model_params(m) / 0.6e9, 1.0, 0.01);
+  EXPECT_NEAR(28 * layer / 0.44e9, 1.0, 0.01);
+}
+
+TEST(HfConfig, NemotronIsASquaredReluMlpWithLayerNorms) {
+  // NemotronForCausalLM: up and down projections without a gate, LayerNorm1P (weight and bias),
+  // no biases. Minitron-4B-Base and, with hidden 4096 and 48 heads of 128, Minitron-8B-Base.
+  const ModelSpec m = load_model(fixture("minitron-4b-base.json"));
+  EXPECT_FALSE(m.gated_mlp);
+  EXPECT_EQ(m.norm, Norm::LayerNorm);
+  const auto expected = [](double h, double q, double kv, double f, double V, double L) {
+    return L * (2 * h * q + 2 * h * kv + 2 * h * f + 4 * h) + 2 * V * h + 2 * h;
+  };
+  EXPECT_DOUBLE_EQ(model_params(m), expected(3072, 3072, 1024, 9216, 256000, 32));
+  nlohmann::json config = fixture_json("minitron-4b-base.json");
+  config["hidden_size"] = 4096;
+  config["num_attention_heads"] = 48;  // does not divide 4096: head_dim 128 says the width
+  config["intermediate_size"] = 16384;
+  const ModelSpec eight = parse_hf_config(config.dump(), "n.json", "n");
+  EXPECT_EQ(eight.q_hidden(), 6144);
+  EXPECT_DOUBLE_EQ(model_params(eight), expected(4096, 6144, 1024, 16384, 256000, 32));
+  config.erase("head_dim");
+  EXPECT_EQ(error_of([&] { parse_hf_config(config.dump(), "n.json", "n"); }),
+            "n.json: num_attention_heads: must divide the hidden size 4096, got 48");
+}
+
+TEST(HfConfig, BadExpertFieldsAreNamedWithTheirRange) {
+  // A fixture with one field changed (null: removed), read as x.json.
+  const auto with = [](const char* file, const char* key, const nlohmann::json& value) {
+    nlohmann::json config = fixture_json(file);
+    if (value.is_null()) {
+      config.erase(key);
+    } else {
+      config[key] = value;
+    }
+    return error_of([&] { parse_hf_config(config.dump(), "x.json", "x"); });
+  };
+  const char* mixtral = "mixtral-8x7b-v0.1.json";
+  EXPECT_EQ(with(mixtral, "num_experts_per_tok", 9),
+            "x.json: num_experts_per_tok: must be at most num_local_experts = 8 (the routed "
+            "experts a token can be sent to), got 9");
+  EXPECT_EQ(with(mixtral, "num_local_experts", 0),
+            "x.json: num_local_experts: must be an integer in [1, 65536], got 0");
+  EXPECT_EQ(with(mixtral, "num_local_experts", -1),
+            "x.json: num_local_experts: must be an integer in [1, 65536], got -1");
+  const char* ds = "deepseek-v3.json";
+  EXPECT_EQ(with(ds, "qk_head_dim", 128),
+            "x.json: qk_head_dim: must be qk_nope_head_dim + qk_rope_head_dim = 192, got 128");
+  EXPECT_EQ(with(ds, "num_key_value_heads", 8),
+            "x.json: num_key_value_heads: must equal num_attention_heads = 128 (latent attention "
+            "gives every head its own keys and values), got 8");
+  EXPECT_EQ(with(ds, "kv_lora_rank", 32768),
+            "x.json: kv_lora_rank: must be below num_attention_heads · (qk_nope_head_dim + "
+            "v_head_dim) = 32768, got 32768");
+  EXPECT_EQ(with(ds, "first_k_dense_replace", 61),
+            "x.json: first_k_dense_replace: must be an integer in [0, 60], got 61");
+  EXPECT_EQ(with(ds, "attention_bias", true),
+            "x.json: attention_bias: true is not supported with multi-head latent attention");
+  const char* qwen = "qwen3-30b-a3b.json";
+  EXPECT_EQ(with(qwen, "mlp_only_layers", {0, 1}),
+            "x.json: mlp_only_layers: must be an empty list (pipesim places the dense layers by "
+            "decoder_sparse_step), got [0,1]");
+  EXPECT_EQ(with(qwen, "decoder_sparse_step", 49),
+            "x.json: decoder_sparse_step: must be an integer in [1, 48], got 49");
+  EXPECT_EQ(with("gpt-oss-120b.json", "head_dim", nullptr),
+            "x.json: head_dim: required for gpt_oss: an integer >= 1");
+}
+
+TEST(HfConfig, ExpertFieldsOnADenseArchitectureAreRefused) {
+  const std::string types =
+      "(mixture-of-experts types: deepseek_v2, deepseek_v3, gpt_oss, llama4_text, mixtral, "
+      "qwen2_moe, qwen3_moe)";
+  nlohmann::json llama = fixture_json("llama-2-7b.json");
+  llama["num_experts_per_tok"] = 2;
+  EXPECT_EQ(error_of([&] { parse_hf_config(llama.dump(), "l.json", "l"); }),
+            "l.json: num_experts_per_tok: a mixture-of-experts field, but model_type 'llama' is "
+            "dense " +
+                types);
+  EXPECT_EQ(error_of([] {
+              parse_hf_config(R"({"model_type": "qwen2", "moe_intermediate_size": 1408})", "q.json",
+                              "q");
+            }),
+            "q.json: moe_intermediate_size: a mixture-of-experts field, but model_type 'qwen2' is "
+            "dense " +
+                types);
+  // Unset expert fields (null, 0, false) are what dense configs write: accepted.
+  llama["num_experts_per_tok"] = nullptr;
+  llama["num_local_experts"] = 0;
+  EXPECT_NO_THROW(parse_hf_config(llama.dump(), "l.json", "l"));
+}
+
 TEST(HfConfig, UnknownOrMissingModelTypeListsTheSupportedOnes) {
+  const std::string supported =
+      "(supported: bert, deepseek_v2, deepseek_v3, gpt2, gpt_neox, gpt_oss, llama, llama4_text, "
+      "mistral, mixtral, nemotron, qwen2, qwen2_moe, qwen3, qwen3_moe)";
   EXPECT_EQ(error_of([] { parse_hf_config(R"({"model_type": "falcon"})", "f.json", "f"); }),
-            "f.json: model_type: unsupported 'falcon' (supported: bert, gpt2, gpt_neox, llama, "
-            "mistral, qwen2)");
+            "f.json: model_type: unsupported 'falcon' " + supported);
   EXPECT_EQ(error_of([] { parse_hf_config(R"({"hidden_size": 8})", "f.json", "f"); }),
-            "f.json: model_type: required (supported: bert, gpt2, gpt_neox, llama, mistral, "
-            "qwen2)");
+            "f.json: model_type: required " + supported);
+  // Mixture-of-experts families pipesim does not read are refused by name and architecture.
+  EXPECT_EQ(error_of([] {
+              parse_hf_config(R"({"model_type": "dbrx", "architectures": ["DbrxForCausalLM"],
+                                  "ffn_config": {"moe_num_experts": 16}})",
+                              "d.json", "d");
+            }),
+            "d.json: model_type: unsupported 'dbrx', architecture DbrxForCausalLM " + supported);
 }
 
 TEST(HfConfig, EveryProblemOfAFileIsReportedAtOnceOnOneLine) {
@@ -189,9 +413,11 @@ TEST(HfConfig, LlamaBiasesAreAllOrNothing) {
       error_of([&] { parse_hf_config(base + R"(, "attention_bias": true})", "l.json", "l"); }),
       "l.json: attention_bias: true only together with the other of attention_bias and "
       "mlp_bias (pipesim models biases on every linear layer, on Q/K/V only, or on none)");
-  EXPECT_EQ(error_of([&] { parse_hf_config(base + R"(, "head_dim": 32})", "l.json", "l"); }),
-            "l.json: head_dim: must be hidden_size / num_attention_heads = 16 (pipesim derives "
-            "it), got 32");
+  // An explicit head_dim is honoured: queries 4·32 and keys/values 2·32 wide instead of 64, 32.
+  const ModelSpec wide = parse_hf_config(base + R"(, "head_dim": 32})", "l.json", "l");
+  EXPECT_EQ(wide.head_dim(), 32);
+  EXPECT_DOUBLE_EQ(model_params(wide) - model_params(plain), 2.0 * (2 * 64 * 64 + 2 * 64 * 32));
+  EXPECT_EQ(parse_hf_config(base + R"(, "head_dim": 16})", "l.json", "l").explicit_head_dim, 0);
 }
 
 TEST(HfConfig, MalformedJsonIsOneLineNamingTheFile) {
@@ -207,10 +433,12 @@ TEST(HfConfig, AnyValueInAnyFieldIsAcceptedOrOneLineError) {
   // with a model whose sizes are positive, or throws one ConfigError line naming the file.
   const nlohmann::json values = nlohmann::json::parse(
       R"([null, -1, 0, 1, 3, 2.5, 1e30, 18446744073709551615, "x", "", true, false, [], {}])");
-  for (const char* file : {"llama-2-7b.json", "gpt2.json", "bert-base-uncased.json",
-                           "qwen2-0.5b.json", "gpt-neox-20b.json"}) {
-    std::ifstream in(fixture(file));
-    const nlohmann::json config = nlohmann::json::parse(in);
+  for (const char* file :
+       {"llama-2-7b.json", "gpt2.json", "bert-base-uncased.json", "qwen2-0.5b.json",
+        "gpt-neox-20b.json", "mixtral-8x7b-v0.1.json", "qwen3-30b-a3b.json", "qwen2-57b-a14b.json",
+        "qwen3-0.6b.json", "deepseek-v3.json", "gpt-oss-120b.json",
+        "llama-4-scout-17b-16e-text.json", "minitron-4b-base.json"}) {
+    const nlohmann::json config = fixture_json(file);
     for (const auto& [key, original] : config.items()) {
       for (const auto& value : values) {
         nlohmann::json changed = config;
@@ -218,9 +446,17 @@ TEST(HfConfig, AnyValueInAnyFieldIsAcceptedOrOneLineError) {
         try {
           const ModelSpec m = parse_hf_config(changed.dump(), "f.json", "f");
           EXPECT_GT(m.layers, 0);
-          EXPECT_GT(m.hidden % m.heads == 0 ? m.heads : 0, 0) << key << " = " << value;
+          EXPECT_GT(m.heads, 0) << key << " = " << value;
+          // Heads divide the hidden size unless the head dimension is given.
+          EXPECT_TRUE(m.hidden % m.heads == 0 || m.explicit_head_dim > 0 || m.is_mla())
+              << key << " = " << value;
           EXPECT_EQ(m.heads % m.kv_heads, 0) << key << " = " << value;
           EXPECT_GT(model_params(m), 0.0) << key << " = " << value;
+          if (m.is_moe()) {
+            EXPECT_LE(m.moe.top_k, m.moe.experts) << key << " = " << value;
+            EXPECT_GT(moe_layer_count(m), 0) << key << " = " << value;
+            EXPECT_GT(active_params(m), 0.0) << key << " = " << value;
+          }
         } catch (const core::ConfigError& e) {
           const std::string what = e.what();
           EXPECT_EQ(what.rfind("f.json: ", 0), 0u) << what;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model_test_support.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/transformer.hpp"
 
@@ -13,7 +14,8 @@ namespace {
 TEST(ModelSpec, EveryShippedModelLoadsAndCitesASource) {
   const auto names = shipped_models();
   for (const char* expected :
-       {"bert-48", "gpt2-1.3b", "gpt2-32l", "gpt3-175b", "llama2-7b", "llama2-70b"}) {
+       {"bert-48", "gpt2-1.3b", "gpt2-32l", "gpt3-175b", "llama2-7b", "llama2-70b", "mixtral-8x7b",
+        "mixtral-8x22b", "deepseek-v3", "qwen3-30b-a3b", "qwen3-235b-a22b", "qwen3-8b"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   for (const auto& name : names) {
@@ -122,6 +124,89 @@ TEST(ModelSpec, BadDocumentsNameTheField) {
   expect_error(replace(kValid, "precision: bf16", "precision: fp4"), "precision");
   expect_error(replace(kValid, "heads: 4", "heads: 5"), "heads");  // 64 % 5 ≠ 0
   expect_error(replace(kValid, "tied_embeddings: true", "tied_embeddings: 3"), "tied_embeddings");
+}
+
+using test_support::error_of;
+using test_support::tiny_yaml;
+
+const std::string kMoe = tiny_yaml(R"(moe:
+  experts: 8
+  top_k: 2
+  ffn_hidden: 32
+)");
+const std::string kMla = tiny_yaml(test_support::kTinyMla);
+
+// The error of parsing `yaml` as tiny.yaml.
+std::string error_text(const std::string& yaml) {
+  return error_of([&] { parse_model(yaml, "tiny.yaml"); });
+}
+
+TEST(ModelSpec, ParsesExpertsLatentAttentionAndMtp) {
+  const ModelSpec m = parse_model(kMoe + R"(  shared_experts: 2
+  shared_expert_gate: true
+  first_dense_layers: 1
+  layer_frequency: 2
+  layer_phase: 1
+  capacity_factor: 1.25
+  expert_bias: true
+mtp_layers: 1
+head_dim: 32
+qk_norm: true
+)",
+                                  "tiny.yaml");
+  EXPECT_EQ(m.moe.experts, 8);
+  EXPECT_EQ(m.moe.top_k, 2);
+  EXPECT_EQ(m.moe.ffn_hidden, 32);
+  EXPECT_EQ(m.moe.shared_experts, 2);
+  EXPECT_EQ(m.moe.shared_ffn_hidden, 32);  // defaults to the routed experts' size
+  EXPECT_TRUE(m.moe.shared_expert_gate);
+  EXPECT_EQ(m.moe.capacity_factor, 1.25);
+  EXPECT_TRUE(m.moe.expert_bias);
+  EXPECT_EQ(moe_layer_count(m), 2);  // layers 1 and 3
+  EXPECT_EQ(m.mtp_layers, 1);
+  EXPECT_EQ(m.head_dim(), 32);
+  EXPECT_EQ(m.q_hidden(), 128);
+  EXPECT_TRUE(m.qk_norm);
+  const ModelSpec mla = parse_model(kMla, "tiny.yaml");
+  EXPECT_TRUE(mla.is_mla());
+  EXPECT_EQ(mla.mla.q_lora_rank, 24);
+  EXPECT_EQ(mla.mla.qk_rope_head_dim, 4);
+  // Heads need not divide hidden when head_dim says the width, or with latent attention.
+  EXPECT_EQ(parse_model(replace(kValid, "heads: 4", "heads: 3\nhead_dim: 16"), "t.yaml").q_hidden(),
+            48);
+  EXPECT_EQ(parse_model(replace(kMla, "heads: 4", "heads: 3"), "t.yaml").heads, 3);
+}
+
+TEST(ModelSpec, BadExpertAndLatentFieldsNameTheField) {
+  const std::string& moe = kMoe;
+  const std::string& mla = kMla;
+  expect_error(replace(moe, "experts: 8", "experts: 0"), "moe.experts");
+  expect_error(replace(moe, "experts: 8", "experts: -2"), "moe.experts");
+  expect_error(replace(moe, "  top_k: 2\n", ""), "moe.top_k");  // missing
+  EXPECT_EQ(error_text(replace(moe, "top_k: 2", "top_k: 9")),
+            "tiny.yaml: moe.top_k: must be at most experts = 8 (the routed experts a token can "
+            "be sent to), got 9");
+  EXPECT_EQ(error_text(moe + "  shared_ffn_hidden: 16\n"),
+            "tiny.yaml: moe.shared_ffn_hidden: needs shared_experts >= 1 (there is no shared "
+            "expert)");
+  expect_error(moe + "  first_dense_layers: 4\n", "moe.first_dense_layers");
+  expect_error(moe + "  layer_frequency: 2\n  layer_phase: 2\n", "moe.layer_phase");
+  EXPECT_EQ(error_text(moe + "  first_dense_layers: 3\n  layer_frequency: 2\n"),
+            "tiny.yaml: moe.layer_frequency: leaves no mixture-of-experts layer among the 4 "
+            "layers");
+  expect_error(moe + "  capacity_factor: 0\n", "moe.capacity_factor");
+  expect_error(moe + "  expert: 3\n", "moe.expert");  // unknown key
+  expect_error(moe + "mtp_layers: -1\n", "mtp_layers");
+  EXPECT_EQ(error_text(mla + "head_dim: 16\n"),
+            "tiny.yaml: head_dim: must not be given with mla (latent attention takes its head "
+            "dimensions from mla.qk_nope_head_dim, mla.qk_rope_head_dim and mla.v_head_dim)");
+  expect_error(replace(mla, "bias: false\n", ""), "bias");  // bias defaults to true
+  expect_error(replace(mla, "heads: 4", "heads: 4\nkv_heads: 2"), "kv_heads");
+  EXPECT_EQ(error_text(replace(mla, "kv_lora_rank: 16", "kv_lora_rank: 64")),
+            "tiny.yaml: mla.kv_lora_rank: must be below heads · (qk_nope_head_dim + v_head_dim) = "
+            "64 (the keys and values it is projected to), got 64");
+  expect_error(replace(mla, "  v_head_dim: 8\n", ""), "mla.v_head_dim");
+  expect_error(mla + "qk_norm: true\n", "qk_norm");
 }
 
 TEST(ModelSpec, UnknownNameListsTheShippedOnes) {

@@ -24,6 +24,17 @@
 // 4·b·s²·h/t FLOPs storing only the fp32 log-sum-exp per row; its backward recomputes QKᵀ
 // (5 products: 10·b·s²·h/t, 2.5× the forward, §3.1.2); with a causal mask it skips the blocks
 // above the diagonal (half the FLOPs, block-diagonal remainder neglected).
+//
+// Variants (models/README.md cites each): an explicit head dimension d ≠ h/a (queries a·d wide,
+// output projection a·d → h) and per-head query/key norms (Qwen3); multi-head latent attention
+// (DeepSeek-V2 §2.1) in place of the fused QKV: down-projections to a query and a key/value
+// latent, each normed, replicated on every GPU of the tensor-parallel group as Megatron-Core does,
+// then column-parallel up-projections to a/t heads of d_qk = nope + rope query/key and d_v value
+// dimensions; a mixture-of-experts FFN (Megatron-Core MoE) in place of the dense MLP: router GEMM
+// over the E experts, top-k, permutation of each token's k copies, the grouped GEMMs of the E/e
+// experts this GPU holds (each split over e_t), unpermutation, and shared experts as one
+// tensor-parallel MLP. The expert-parallel all-to-all and the expert-tensor-parallel gathers are
+// communication, not kernels.
 
 #include <cstdint>
 #include <string>
@@ -53,6 +64,13 @@ enum class MemoryOp {
   flash_attention,           //!< fused attention forward: read Q, K, V, write O and fp32 LSE
   flash_attention_backward,  //!< read Q, K, V, O, dO, LSE, write dQ, dK, dV
   other,  //!< a memory-bound kernel outside the layer (embedding, loss): bytes given
+  // Mixture of experts (bytes given, see moe_bytes): rows are this GPU's tokens, cols E or h.
+  router_topk,             //!< read logits, write fp32 scores and the boolean routing map
+  router_topk_backward,    //!< read scores and their gradient, write the logits' gradient
+  moe_permute,             //!< read each token once, write its k copies in expert order
+  moe_permute_backward,    //!< read the k copies' gradients, write their sum per token
+  moe_unpermute,           //!< read the k expert outputs, write their weighted sum per token
+  moe_unpermute_backward,  //!< read dy and the k expert outputs, write the k gradients
 };
 
 struct LayerShape {
@@ -70,6 +88,25 @@ struct LayerShape {
   bool sequence_parallel = false;    //!< norm/dropout/residual region split by sequence over t
   bool flash = false;                //!< FlashAttention core instead of unfused QKᵀ/softmax/AV
   bool causal = true;                //!< causal mask (flash skips masked blocks)
+  std::int64_t head_dim = 0;         //!< d; 0 = h / a
+  bool qk_norm = false;              //!< a norm over each head's query and key (Qwen3)
+  // Multi-head latent attention (kv_lora_rank > 0) instead of the fused QKV.
+  std::int64_t q_lora_rank = 0;       //!< query latent; 0: queries projected from h directly
+  std::int64_t kv_lora_rank = 0;      //!< key/value latent
+  std::int64_t qk_nope_head_dim = 0;  //!< per-head query/key dimensions without rotary
+  std::int64_t qk_rope_head_dim = 0;  //!< per-head query/key rotary dimensions (key shared)
+  std::int64_t v_head_dim = 0;        //!< per-head value dimensions
+  // Mixture-of-experts FFN (experts > 0) instead of the dense MLP.
+  std::int64_t experts = 0;                 //!< E routed experts
+  std::int64_t top_k = 0;                   //!< k experts per token
+  std::int64_t expert_ffn = 0;              //!< one routed expert's FFN size
+  std::int64_t shared_ffn = 0;              //!< all shared experts as one FFN; 0 = none
+  bool shared_gate = false;                 //!< sigmoid gate h → 1 on the shared output
+  std::int64_t expert_parallel = 1;         //!< e: the experts are spread over e GPUs
+  std::int64_t expert_tensor_parallel = 0;  //!< e_t: each expert split over e_t GPUs; 0 = t
+  //! Tokens this GPU's experts receive relative to the average k·tokens/e (load imbalance,
+  //! already capped by a capacity factor): 1 = perfectly balanced.
+  double expert_load = 1.0;
 };
 
 //! One kernel launch. GEMMs are C[m×n] = op(A)·op(B) (cuBLAS column-major terms), `batch`
@@ -173,9 +210,266 @@ inline LayerKernel memory(const char* name, MemoryOp op, std::int64_t rows, std:
     case MemoryOp::flash_attention_backward:
     case MemoryOp::other:
     case MemoryOp::none:
+    case MemoryOp::router_topk:
+    case MemoryOp::router_topk_backward:
+    case MemoryOp::moe_permute:
+    case MemoryOp::moe_permute_backward:
+    case MemoryOp::moe_unpermute:
+    case MemoryOp::moe_unpermute_backward:
       break;
   }
   return k;
+}
+
+// A memory-bound kernel whose bytes are given.
+inline LayerKernel memory_bytes(const char* name, MemoryOp op, std::int64_t rows, std::int64_t cols,
+                                std::int64_t bytes) {
+  LayerKernel k = memory(name, op, rows, cols, 0);
+  k.bytes = bytes;
+  return k;
+}
+
+// A linear layer's GEMM that is a grouped GEMM over `groups` experts (Transformer Engine's
+// GroupedLinear, so fp8-capable like the other linear layers).
+inline LayerKernel grouped(const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
+                           std::int64_t groups, bool ta, bool tb, std::int64_t e,
+                           bool wgrad = false) {
+  LayerKernel g = gemm(name, m, n, k, groups, ta, tb, e, wgrad);
+  g.linear = true;
+  return g;
+}
+
+// A GEMM outside Transformer Engine's modules (router, shared-expert gate): stays 16-bit.
+inline LayerKernel plain_gemm(const char* name, std::int64_t m, std::int64_t n, std::int64_t k,
+                              bool ta, bool tb, std::int64_t e, bool wgrad = false) {
+  LayerKernel g = gemm(name, m, n, k, 1, ta, tb, e, wgrad);
+  g.linear = false;
+  return g;
+}
+
+// The sizes one GPU works with, derived once from a LayerShape.
+struct LayerDims {
+  std::int64_t t, b, s, h, a, kv, d, bs, e, at, rows;
+  std::int64_t f, fc1;      // dense FFN columns per GPU, [gate|up] or up
+  std::int64_t q, k, v, o;  // per GPU: query, key, value widths; core output
+  std::int64_t qkv;         // fused QKV columns per GPU (standard attention)
+  std::int64_t dqk, dv;     // per-head query/key and value dimensions
+  MemoryOp norm, norm_bwd, add;
+  double causal, core;  // mask factor; QKᵀ + AV FLOPs unmasked
+  bool mla, moe;
+  // Mixture of experts: experts on this GPU, tokens (rows) per expert, FFN columns per GPU.
+  std::int64_t local, per_expert, fe, fe1, fs, fs1;
+};
+
+inline LayerDims dims(const LayerShape& shape) {
+  LayerDims x{};
+  x.t = shape.tensor_parallel > 0 ? shape.tensor_parallel : 1;
+  x.b = shape.batch;
+  x.s = shape.seq;
+  x.h = shape.hidden;
+  x.a = shape.heads;
+  x.kv = shape.kv_heads > 0 ? shape.kv_heads : x.a;
+  x.d = shape.head_dim > 0 ? shape.head_dim : x.h / x.a;
+  x.f = (shape.ffn > 0 ? shape.ffn : 4 * x.h) / x.t;
+  x.bs = x.b * x.s;
+  x.e = shape.elem_bytes;
+  x.at = x.a / x.t;
+  x.fc1 = shape.gated_mlp ? 2 * x.f : x.f;
+  x.rows = shape.sequence_parallel ? x.bs / x.t : x.bs;
+  x.norm = shape.rmsnorm ? MemoryOp::rmsnorm : MemoryOp::layernorm;
+  x.norm_bwd = shape.rmsnorm ? MemoryOp::rmsnorm_backward : MemoryOp::layernorm_backward;
+  x.add = shape.dropout ? MemoryOp::dropout_residual : MemoryOp::residual;
+  x.causal = shape.causal ? 0.5 : 1.0;
+  x.mla = shape.kv_lora_rank > 0;
+  if (x.mla) {
+    x.dqk = shape.qk_nope_head_dim + shape.qk_rope_head_dim;
+    x.dv = shape.v_head_dim;
+    x.q = x.at * x.dqk;
+    x.k = x.at * x.dqk;
+    x.v = x.at * x.dv;
+    x.o = x.at * x.dv;
+    x.core = 2.0 * static_cast<double>(x.bs) * static_cast<double>(x.s) *
+             static_cast<double>(x.a * (x.dqk + x.dv)) / static_cast<double>(x.t);
+  } else {
+    x.dqk = x.dv = x.d;
+    x.q = x.o = x.a * x.d / x.t;
+    x.k = x.v = x.kv * x.d / x.t;
+    x.qkv = (x.a * x.d + 2 * x.kv * x.d) / x.t;
+    x.core = 4.0 * static_cast<double>(x.bs) * static_cast<double>(x.s) *
+             static_cast<double>(x.a * x.d) / static_cast<double>(x.t);  // QKᵀ + AV
+  }
+  x.moe = shape.experts > 0;
+  if (x.moe) {
+    const std::int64_t ep = shape.expert_parallel > 0 ? shape.expert_parallel : 1;
+    const std::int64_t et = shape.expert_tensor_parallel > 0 ? shape.expert_tensor_parallel : x.t;
+    x.local = shape.experts / ep > 0 ? shape.experts / ep : 1;
+    // The tokens an expert-tensor-parallel group's experts see: its e_t GPUs' sequence shards
+    // gathered (with sequence parallelism), else the b·s tokens every GPU holds. Each token goes
+    // to k experts; spread evenly, this GPU's E/e experts get k·tokens·load rows between them.
+    const double tokens = shape.sequence_parallel
+                              ? static_cast<double>(x.rows) * static_cast<double>(et)
+                              : static_cast<double>(x.bs);
+    const double routed = static_cast<double>(shape.top_k) * tokens * shape.expert_load;
+    const double per = routed / static_cast<double>(x.local);
+    x.per_expert = static_cast<std::int64_t>(per);
+    if (static_cast<double>(x.per_expert) < per) ++x.per_expert;  // a partial tile still runs
+    x.fe = shape.expert_ffn / et;
+    x.fe1 = shape.gated_mlp ? 2 * x.fe : x.fe;
+    x.fs = shape.shared_ffn / x.t;
+    x.fs1 = shape.gated_mlp ? 2 * x.fs : x.fs;
+  }
+  return x;
+}
+
+// Bytes of the mixture-of-experts memory-bound kernels over `rows` local tokens: the router's
+// fp32 scores and 1-byte routing map over E experts (Megatron-Core's router writes both dense),
+// and the permutations that move each token's k copies of h elements.
+inline std::int64_t moe_bytes(MemoryOp op, std::int64_t rows, std::int64_t experts, std::int64_t k,
+                              std::int64_t h, std::int64_t e) {
+  switch (op) {
+    case MemoryOp::router_topk:
+      return rows * experts * (e + 4 + 1);
+    case MemoryOp::router_topk_backward:
+      return rows * experts * (4 + 4 + e);
+    case MemoryOp::moe_permute:
+    case MemoryOp::moe_permute_backward:
+    case MemoryOp::moe_unpermute:
+      return (1 + k) * rows * h * e;
+    case MemoryOp::moe_unpermute_backward:
+      return (1 + 2 * k) * rows * h * e;
+    default:
+      return 0;
+  }
+}
+
+inline LayerKernel moe_kernel(const char* name, MemoryOp op, const LayerDims& x,
+                              const LayerShape& shape) {
+  const bool router = op == MemoryOp::router_topk || op == MemoryOp::router_topk_backward;
+  const std::int64_t cols = router ? shape.experts : x.h;
+  return memory_bytes(name, op, x.rows, cols,
+                      moe_bytes(op, x.rows, shape.experts, shape.top_k, x.h, x.e));
+}
+
+// Appends the attention projections before the core (forward).
+inline void attention_in_forward(KernelList& ks, const LayerShape& shape, const LayerDims& x) {
+  if (!x.mla) {
+    ks.push_back(gemm("qkv", x.bs, x.qkv, x.h, 1, false, true, x.e));
+    if (shape.qk_norm) {
+      ks.push_back(memory("q_head_norm", x.norm, x.bs * x.at, x.d, x.e));
+      ks.push_back(memory("k_head_norm", x.norm, x.bs * (x.k / x.d), x.d, x.e));
+    }
+    return;
+  }
+  const std::int64_t ql = shape.q_lora_rank, kvl = shape.kv_lora_rank;
+  if (ql > 0) {
+    ks.push_back(gemm("q_down", x.bs, ql, x.h, 1, false, true, x.e));
+    ks.push_back(memory("q_norm", x.norm, x.bs, ql, x.e));
+    ks.push_back(gemm("q_up", x.bs, x.q, ql, 1, false, true, x.e));
+  } else {
+    ks.push_back(gemm("q_proj", x.bs, x.q, x.h, 1, false, true, x.e));
+  }
+  ks.push_back(gemm("kv_down", x.bs, kvl + shape.qk_rope_head_dim, x.h, 1, false, true, x.e));
+  ks.push_back(memory("kv_norm", x.norm, x.bs, kvl, x.e));
+  ks.push_back(gemm("kv_up", x.bs, x.at * shape.qk_nope_head_dim + x.v, kvl, 1, false, true, x.e));
+}
+
+// Appends the gradients of the attention projections before the core (backward, reversed).
+inline void attention_in_backward(KernelList& ks, const LayerShape& shape, const LayerDims& x) {
+  if (!x.mla) {
+    if (shape.qk_norm) {
+      ks.push_back(memory("k_head_norm_bwd", x.norm_bwd, x.bs * (x.k / x.d), x.d, x.e));
+      ks.push_back(memory("q_head_norm_bwd", x.norm_bwd, x.bs * x.at, x.d, x.e));
+    }
+    ks.push_back(gemm("qkv_dgrad", x.bs, x.h, x.qkv, 1, false, false, x.e));
+    ks.push_back(gemm("qkv_wgrad", x.qkv, x.h, x.bs, 1, true, false, x.e, true));
+    return;
+  }
+  const std::int64_t ql = shape.q_lora_rank, kvl = shape.kv_lora_rank;
+  const std::int64_t kv_up = x.at * shape.qk_nope_head_dim + x.v;
+  const std::int64_t kv_down = kvl + shape.qk_rope_head_dim;
+  ks.push_back(gemm("kv_up_dgrad", x.bs, kvl, kv_up, 1, false, false, x.e));
+  ks.push_back(gemm("kv_up_wgrad", kv_up, kvl, x.bs, 1, true, false, x.e, true));
+  ks.push_back(memory("kv_norm_bwd", x.norm_bwd, x.bs, kvl, x.e));
+  ks.push_back(gemm("kv_down_dgrad", x.bs, x.h, kv_down, 1, false, false, x.e));
+  ks.push_back(gemm("kv_down_wgrad", kv_down, x.h, x.bs, 1, true, false, x.e, true));
+  if (ql > 0) {
+    ks.push_back(gemm("q_up_dgrad", x.bs, ql, x.q, 1, false, false, x.e));
+    ks.push_back(gemm("q_up_wgrad", x.q, ql, x.bs, 1, true, false, x.e, true));
+    ks.push_back(memory("q_norm_bwd", x.norm_bwd, x.bs, ql, x.e));
+    ks.push_back(gemm("q_down_dgrad", x.bs, x.h, ql, 1, false, false, x.e));
+    ks.push_back(gemm("q_down_wgrad", ql, x.h, x.bs, 1, true, false, x.e, true));
+  } else {
+    ks.push_back(gemm("q_proj_dgrad", x.bs, x.h, x.q, 1, false, false, x.e));
+    ks.push_back(gemm("q_proj_wgrad", x.q, x.h, x.bs, 1, true, false, x.e, true));
+  }
+}
+
+// Appends an FFN of `cols` columns per GPU (fc1 `cols1`) over `rows` tokens: the dense MLP, or
+// the shared experts under their own names.
+inline void mlp_forward(KernelList& ks, const LayerShape& shape, std::int64_t rows,
+                        std::int64_t cols, std::int64_t cols1, std::int64_t h, std::int64_t e,
+                        const char* const names[3]) {
+  ks.push_back(gemm(names[0], rows, cols1, h, 1, false, true, e));
+  ks.push_back(shape.gated_mlp ? memory(names[1], MemoryOp::swiglu, rows, cols, e)
+                               : memory(names[1], MemoryOp::gelu, rows, cols, e));
+  ks.push_back(gemm(names[2], rows, h, cols, 1, false, true, e));
+}
+
+inline void mlp_backward(KernelList& ks, const LayerShape& shape, std::int64_t rows,
+                         std::int64_t cols, std::int64_t cols1, std::int64_t h, std::int64_t e,
+                         const char* const names[5]) {
+  ks.push_back(gemm(names[0], rows, cols, h, 1, false, false, e));
+  ks.push_back(gemm(names[1], h, cols, rows, 1, true, false, e, true));
+  ks.push_back(shape.gated_mlp ? memory(names[2], MemoryOp::swiglu_backward, rows, cols, e)
+                               : memory(names[2], MemoryOp::gelu_backward, rows, cols, e));
+  ks.push_back(gemm(names[3], rows, h, cols1, 1, false, false, e));
+  ks.push_back(gemm(names[4], cols1, h, rows, 1, true, false, e, true));
+}
+
+// The mixture-of-experts FFN (forward): router, permutation, the local experts' grouped GEMMs,
+// unpermutation, shared experts.
+inline void moe_forward(KernelList& ks, const LayerShape& shape, const LayerDims& x) {
+  const std::int64_t m = x.per_expert, n = x.local, expert_rows = m * n;
+  ks.push_back(plain_gemm("router", x.rows, shape.experts, x.h, false, true, x.e));
+  ks.push_back(moe_kernel("router_topk", MemoryOp::router_topk, x, shape));
+  ks.push_back(moe_kernel("moe_permute", MemoryOp::moe_permute, x, shape));
+  ks.push_back(grouped("expert_fc1", m, x.fe1, x.h, n, false, true, x.e));
+  ks.push_back(shape.gated_mlp ? memory("expert_swiglu", MemoryOp::swiglu, expert_rows, x.fe, x.e)
+                               : memory("expert_gelu", MemoryOp::gelu, expert_rows, x.fe, x.e));
+  ks.push_back(grouped("expert_fc2", m, x.h, x.fe, n, false, true, x.e));
+  ks.push_back(moe_kernel("moe_unpermute", MemoryOp::moe_unpermute, x, shape));
+  if (x.fs > 0) {
+    const char* const names[3] = {"shared_fc1", shape.gated_mlp ? "shared_swiglu" : "shared_gelu",
+                                  "shared_fc2"};
+    mlp_forward(ks, shape, x.bs, x.fs, x.fs1, x.h, x.e, names);
+    if (shape.shared_gate) ks.push_back(plain_gemm("shared_gate", x.bs, 1, x.h, false, true, x.e));
+  }
+}
+
+inline void moe_backward(KernelList& ks, const LayerShape& shape, const LayerDims& x) {
+  const std::int64_t m = x.per_expert, n = x.local, expert_rows = m * n;
+  if (x.fs > 0) {
+    if (shape.shared_gate) {
+      ks.push_back(plain_gemm("shared_gate_dgrad", x.bs, x.h, 1, false, false, x.e));
+      ks.push_back(plain_gemm("shared_gate_wgrad", 1, x.h, x.bs, true, false, x.e, true));
+    }
+    const char* const names[5] = {"shared_fc2_dgrad", "shared_fc2_wgrad",
+                                  shape.gated_mlp ? "shared_swiglu_bwd" : "shared_gelu_bwd",
+                                  "shared_fc1_dgrad", "shared_fc1_wgrad"};
+    mlp_backward(ks, shape, x.bs, x.fs, x.fs1, x.h, x.e, names);
+  }
+  ks.push_back(moe_kernel("moe_unpermute_bwd", MemoryOp::moe_unpermute_backward, x, shape));
+  ks.push_back(grouped("expert_fc2_dgrad", m, x.fe, x.h, n, false, false, x.e));
+  ks.push_back(grouped("expert_fc2_wgrad", x.h, x.fe, m, n, true, false, x.e, true));
+  ks.push_back(shape.gated_mlp
+                   ? memory("expert_swiglu_bwd", MemoryOp::swiglu_backward, expert_rows, x.fe, x.e)
+                   : memory("expert_gelu_bwd", MemoryOp::gelu_backward, expert_rows, x.fe, x.e));
+  ks.push_back(grouped("expert_fc1_dgrad", m, x.h, x.fe1, n, false, false, x.e));
+  ks.push_back(grouped("expert_fc1_wgrad", x.fe1, x.h, m, n, true, false, x.e, true));
+  ks.push_back(moe_kernel("moe_permute_bwd", MemoryOp::moe_permute_backward, x, shape));
+  ks.push_back(moe_kernel("router_topk_bwd", MemoryOp::router_topk_backward, x, shape));
+  ks.push_back(plain_gemm("router_dgrad", x.rows, x.h, shape.experts, false, false, x.e));
+  ks.push_back(plain_gemm("router_wgrad", shape.experts, x.h, x.rows, true, false, x.e, true));
 }
 
 }  // namespace layer_detail
@@ -185,83 +479,75 @@ inline LayerKernel memory(const char* name, MemoryOp op, std::int64_t rows, std:
 inline KernelList layer_kernels(const LayerShape& shape, LayerDirection direction) {
   using layer_detail::gemm;
   using layer_detail::memory;
-  const std::int64_t t = shape.tensor_parallel > 0 ? shape.tensor_parallel : 1;
-  const std::int64_t b = shape.batch, s = shape.seq, h = shape.hidden, a = shape.heads;
-  const std::int64_t kv = shape.kv_heads > 0 ? shape.kv_heads : a;
-  const std::int64_t f = (shape.ffn > 0 ? shape.ffn : 4 * h) / t;
-  const std::int64_t d = h / a, bs = b * s, e = shape.elem_bytes, at = a / t;
-  const std::int64_t qkv = (h + 2 * kv * d) / t;         // fused QKV output columns per GPU
-  const std::int64_t fc1 = shape.gated_mlp ? 2 * f : f;  // [gate|up] or up
-  const std::int64_t rows = shape.sequence_parallel ? bs / t : bs;  // norm/residual region
-  const MemoryOp norm = shape.rmsnorm ? MemoryOp::rmsnorm : MemoryOp::layernorm;
-  const MemoryOp norm_bwd =
-      shape.rmsnorm ? MemoryOp::rmsnorm_backward : MemoryOp::layernorm_backward;
-  const MemoryOp add = shape.dropout ? MemoryOp::dropout_residual : MemoryOp::residual;
-  const double causal = shape.causal ? 0.5 : 1.0;
-  const double core = 4.0 * static_cast<double>(bs) * static_cast<double>(s) *
-                      static_cast<double>(h) / static_cast<double>(t);  // QKᵀ + AV
-  const std::int64_t q_bytes = bs * (h / t) * e, kv_bytes = 2 * bs * (kv * d / t) * e;
+  const layer_detail::LayerDims x = layer_detail::dims(shape);
+  const std::int64_t b = x.b, s = x.s, h = x.h, bs = x.bs, e = x.e, at = x.at, rows = x.rows;
+  const std::int64_t q_bytes = bs * x.q * e, o_bytes = bs * x.o * e;
+  const std::int64_t kv_bytes = bs * x.k * e + bs * x.v * e;
   const std::int64_t lse = 4 * b * at * s;  // fp32 log-sum-exp per query row
+  const char* const mlp_fwd[3] = {"fc1", shape.gated_mlp ? "swiglu" : "gelu", "fc2"};
+  const char* const mlp_bwd[5] = {"fc2_dgrad", "fc2_wgrad",
+                                  shape.gated_mlp ? "swiglu_bwd" : "gelu_bwd", "fc1_dgrad",
+                                  "fc1_wgrad"};
   KernelList ks;
   if (direction == LayerDirection::forward) {
-    ks.push_back(memory("ln1", norm, rows, h, e));
-    ks.push_back(gemm("qkv", bs, qkv, h, 1, false, true, e));
+    ks.push_back(memory("ln1", x.norm, rows, h, e));
+    layer_detail::attention_in_forward(ks, shape, x);
     if (shape.flash) {
-      LayerKernel fa = memory("flash_attn", MemoryOp::flash_attention, b * at * s, d, e);
-      fa.fused_flops = causal * core;
-      fa.bytes = 2 * q_bytes + kv_bytes + lse;  // Q, K, V in; O and LSE out
+      LayerKernel fa = memory("flash_attn", MemoryOp::flash_attention, b * at * s, x.dqk, e);
+      fa.fused_flops = x.causal * x.core;
+      fa.bytes = q_bytes + o_bytes + kv_bytes + lse;  // Q, K, V in; O and LSE out
       ks.push_back(fa);
     } else {
-      ks.push_back(gemm("scores", s, s, d, b * at, true, false, e));
+      ks.push_back(gemm("scores", s, s, x.dqk, b * at, true, false, e));
       ks.push_back(memory("softmax", MemoryOp::softmax, b * at * s, s, e));
       if (shape.dropout) ks.push_back(memory("attn_dropout", MemoryOp::dropout, b * at * s, s, e));
-      ks.push_back(gemm("context", s, d, s, b * at, false, false, e));
+      ks.push_back(gemm("context", s, x.dv, s, b * at, false, false, e));
     }
-    ks.push_back(gemm("proj", bs, h, h / t, 1, false, true, e));
-    ks.push_back(memory("proj_dropout_residual", add, rows, h, e));
-    ks.push_back(memory("ln2", norm, rows, h, e));
-    ks.push_back(gemm("fc1", bs, fc1, h, 1, false, true, e));
-    ks.push_back(shape.gated_mlp ? memory("swiglu", MemoryOp::swiglu, bs, f, e)
-                                 : memory("gelu", MemoryOp::gelu, bs, f, e));
-    ks.push_back(gemm("fc2", bs, h, f, 1, false, true, e));
-    ks.push_back(memory("mlp_dropout_residual", add, rows, h, e));
+    ks.push_back(gemm("proj", bs, h, x.o, 1, false, true, e));
+    ks.push_back(memory("proj_dropout_residual", x.add, rows, h, e));
+    ks.push_back(memory("ln2", x.norm, rows, h, e));
+    if (x.moe) {
+      layer_detail::moe_forward(ks, shape, x);
+    } else {
+      layer_detail::mlp_forward(ks, shape, bs, x.f, x.fc1, h, e, mlp_fwd);
+    }
+    ks.push_back(memory("mlp_dropout_residual", x.add, rows, h, e));
   } else {
     // Reverse order; every weight GEMM splits into a data-gradient and a weight-gradient GEMM.
     // Without dropout the residual's gradient passes through (no kernel).
     if (shape.dropout) {
       ks.push_back(memory("mlp_dropout_bwd", MemoryOp::dropout_backward, rows, h, e));
     }
-    ks.push_back(gemm("fc2_dgrad", bs, f, h, 1, false, false, e));
-    ks.push_back(gemm("fc2_wgrad", h, f, bs, 1, true, false, e, true));
-    ks.push_back(shape.gated_mlp ? memory("swiglu_bwd", MemoryOp::swiglu_backward, bs, f, e)
-                                 : memory("gelu_bwd", MemoryOp::gelu_backward, bs, f, e));
-    ks.push_back(gemm("fc1_dgrad", bs, h, fc1, 1, false, false, e));
-    ks.push_back(gemm("fc1_wgrad", fc1, h, bs, 1, true, false, e, true));
-    ks.push_back(memory("ln2_bwd", norm_bwd, rows, h, e));
+    if (x.moe) {
+      layer_detail::moe_backward(ks, shape, x);
+    } else {
+      layer_detail::mlp_backward(ks, shape, bs, x.f, x.fc1, h, e, mlp_bwd);
+    }
+    ks.push_back(memory("ln2_bwd", x.norm_bwd, rows, h, e));
     if (shape.dropout) {
       ks.push_back(memory("proj_dropout_bwd", MemoryOp::dropout_backward, rows, h, e));
     }
-    ks.push_back(gemm("proj_dgrad", bs, h / t, h, 1, false, false, e));
-    ks.push_back(gemm("proj_wgrad", h, h / t, bs, 1, true, false, e, true));
+    ks.push_back(gemm("proj_dgrad", bs, x.o, h, 1, false, false, e));
+    ks.push_back(gemm("proj_wgrad", h, x.o, bs, 1, true, false, e, true));
     if (shape.flash) {
       LayerKernel fa =
-          memory("flash_attn_bwd", MemoryOp::flash_attention_backward, b * at * s, d, e);
-      fa.fused_flops = 2.5 * causal * core;
-      fa.bytes = 4 * q_bytes + 2 * kv_bytes + lse;  // Q,K,V,O,dO,LSE in; dQ,dK,dV out
+          memory("flash_attn_bwd", MemoryOp::flash_attention_backward, b * at * s, x.dqk, e);
+      fa.fused_flops = 2.5 * x.causal * x.core;
+      // Q, K, V, O, dO, LSE in; dQ, dK, dV out
+      fa.bytes = 2 * q_bytes + 2 * o_bytes + 2 * kv_bytes + lse;
       ks.push_back(fa);
     } else {
-      ks.push_back(gemm("context_dprobs", s, s, d, b * at, false, true, e));
-      ks.push_back(gemm("context_dv", s, d, s, b * at, true, false, e));
+      ks.push_back(gemm("context_dprobs", s, s, x.dv, b * at, false, true, e));
+      ks.push_back(gemm("context_dv", s, x.dv, s, b * at, true, false, e));
       if (shape.dropout) {
         ks.push_back(memory("attn_dropout_bwd", MemoryOp::dropout_backward, b * at * s, s, e));
       }
       ks.push_back(memory("softmax_bwd", MemoryOp::softmax_backward, b * at * s, s, e));
-      ks.push_back(gemm("scores_dq", s, d, s, b * at, false, false, e));
-      ks.push_back(gemm("scores_dk", s, d, s, b * at, true, false, e));
+      ks.push_back(gemm("scores_dq", s, x.dqk, s, b * at, false, false, e));
+      ks.push_back(gemm("scores_dk", s, x.dqk, s, b * at, true, false, e));
     }
-    ks.push_back(gemm("qkv_dgrad", bs, h, qkv, 1, false, false, e));
-    ks.push_back(gemm("qkv_wgrad", qkv, h, bs, 1, true, false, e, true));
-    ks.push_back(memory("ln1_bwd", norm_bwd, rows, h, e));
+    layer_detail::attention_in_backward(ks, shape, x);
+    ks.push_back(memory("ln1_bwd", x.norm_bwd, rows, h, e));
   }
   return ks;
 }

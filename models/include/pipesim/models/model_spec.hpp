@@ -19,6 +19,45 @@ double precision_bytes(Precision p);
 
 enum class Norm { LayerNorm, RMSNorm };
 
+//! The mixture-of-experts FFN of a model's MoE layers, with Megatron-Core's meaning of each size
+//! (models/README.md, "Mixture of experts"). `experts == 0`: every layer is dense.
+struct MoeSpec {
+  int experts = 0;            //!< E routed experts per MoE layer (num_experts)
+  int top_k = 0;              //!< k routed experts per token (moe_router_topk)
+  int ffn_hidden = 0;         //!< FFN size of one routed expert (moe_ffn_hidden_size)
+  int shared_experts = 0;     //!< experts every token passes through (DeepSeekMoE), run as one
+                              //!< FFN of shared_experts · shared_ffn_hidden
+  int shared_ffn_hidden = 0;  //!< FFN size of one shared expert
+  bool shared_expert_gate = false;  //!< a sigmoid gate h → 1 on the shared output (Qwen2-MoE)
+  //! Layers 0 .. first_dense_layers − 1 keep a dense FFN of ffn_hidden (DeepSeek's
+  //! first_k_dense_replace); after them layer i is MoE when i % layer_frequency == layer_phase
+  //! (Megatron's moe_layer_freq and DeepSeek: phase 0; Qwen's decoder_sparse_step and Llama 4's
+  //! interleave step k: phase k − 1).
+  int first_dense_layers = 0;
+  int layer_frequency = 1;
+  int layer_phase = 0;
+  double capacity_factor = 0.0;  //!< 0: dropless; else an expert takes at most this × its
+                                 //!< average tokens (moe_expert_capacity_factor)
+  //! Aux-loss-free balancing (DeepSeek-V3 §2.1.2): E bias values added to the routing scores.
+  bool expert_bias = false;
+
+  bool operator==(const MoeSpec&) const = default;
+};
+
+//! Multi-head latent attention (DeepSeek-V2 §2.1): keys and values are projected up from a
+//! kv_lora_rank latent, queries from a q_lora_rank latent (or directly from h when 0); each head
+//! scores with qk_nope_head_dim + qk_rope_head_dim dimensions and returns v_head_dim values.
+//! `kv_lora_rank == 0`: standard attention.
+struct MlaSpec {
+  int q_lora_rank = 0;
+  int kv_lora_rank = 0;
+  int qk_nope_head_dim = 0;
+  int qk_rope_head_dim = 0;
+  int v_head_dim = 0;
+
+  bool operator==(const MlaSpec&) const = default;
+};
+
 struct ModelSpec {
   std::string name;  //!< e.g. "gpt2-1.3b"
   std::string description;
@@ -43,9 +82,22 @@ struct ModelSpec {
   //! Head parameters outside the generic formula (BERT pooler, MLM transform, NSP head);
   //! counted on the last stage.
   double extra_parameters = 0.0;
+  //! A head dimension other than hidden / heads (Qwen3, gpt-oss, Nemotron); 0: hidden / heads.
+  int explicit_head_dim = 0;
+  bool qk_norm = false;  //!< a norm over each head's query and key (Qwen3): 2·head_dim weights
+  MoeSpec moe;           //!< experts > 0: a mixture-of-experts model
+  MlaSpec mla;           //!< kv_lora_rank > 0: multi-head latent attention
+  //! Multi-token prediction modules (DeepSeek-V3 §2.2), each one more layer after the last;
+  //! counted apart from the model (mtp_params), as the report counts them.
+  int mtp_layers = 0;
 
-  int head_dim() const { return hidden / heads; }
+  int head_dim() const { return explicit_head_dim > 0 ? explicit_head_dim : hidden / heads; }
   int kv_hidden() const { return kv_heads * head_dim(); }
+  //! Width of the queries and of the attention output in standard attention: heads · head_dim
+  //! (h unless head_dim is explicit).
+  int q_hidden() const { return heads * head_dim(); }
+  bool is_moe() const { return moe.experts > 0; }
+  bool is_mla() const { return mla.kv_lora_rank > 0; }
 };
 
 //! Parses a model YAML document; `source` names it in errors. Strict: unknown keys, missing

@@ -1,8 +1,8 @@
 #pragma once
 // Parameters, kernels and activation bytes of a transformer, per layer and for the embedding
-// and LM head, as one GPU of a tensor-parallel group sees them (docs/architecture.md §4). The layer's
-// kernels are layer_kernels.hpp's list, the one definition the simulator, the layer check and
-// the CUDA layer benchmark share. Every formula cites its source; all are pure functions.
+// and LM head, as one GPU of a tensor-parallel group sees them (docs/architecture.md §4). The
+// layer's kernels are layer_kernels.hpp's list, the one definition the simulator, the layer check
+// and the CUDA layer benchmark share. Every formula cites its source; all are pure functions.
 //
 // Sources:
 //  [N21] Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
@@ -19,6 +19,15 @@
 //        F = sbh(24h + 4s), B (input gradient, "I" here) = sbh(24h + 8s), W = 24sbh².
 //  [D23] Dao, "FlashAttention-2", arXiv 2307.08691: stores the output and the fp32 log-sum-exp
 //        per row only; backward recomputes the scores.
+//  [MC]  Megatron-Core MoE (NVIDIA Megatron-LM, megatron/core/transformer/moe, README "Megatron
+//        Core MoE"): router weight E×h, top-k, experts as grouped GEMMs over E/e local experts
+//        each split over the expert-tensor-parallel size e_t (default t), shared experts as one
+//        tensor-parallel MLP of the summed shared size; capacity factor drops tokens beyond
+//        capacity·(average tokens per expert).
+//  [DS2] DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, §2.1: multi-head latent attention.
+//  [DS3] DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv 2412.19437, §2.1.2 aux-loss-free
+//        balancing (a bias per expert), §2.2 multi-token prediction (per depth: two RMSNorms,
+//        a 2h → h projection, one transformer layer; embedding and output head shared).
 
 #include "pipesim/core/units.hpp"
 #include "pipesim/models/layer_kernels.hpp"
@@ -29,33 +38,111 @@ namespace pipesim::models {
 enum class Recompute { None, Selective, Full };
 enum class Attention { Standard, Flash };
 
-//! How one GPU runs the model's layers: micro-batch, tensor-parallel group, attention kernel.
+//! How one GPU runs the model's layers: micro-batch, tensor-parallel group, attention kernel, and
+//! for mixture-of-experts layers the expert-parallel layout [MC]. The defaults are Megatron's
+//! (e = 1, e_t = t, balanced routing); dense layers ignore the expert fields.
 struct LayerConfig {
   int micro_batch_size = 1;        //!< b
   int tensor_parallel = 1;         //!< t
   bool sequence_parallel = false;  //!< [K22 §4.2.2]; needs t > 1
   Attention attention = Attention::Standard;
+  int expert_parallel = 1;         //!< e: the routed experts spread over e GPUs, E/e on each
+  int expert_tensor_parallel = 0;  //!< e_t: each expert's FFN split over e_t GPUs; 0 = t
+  //! Tokens the busiest GPU's experts receive relative to the balanced k·tokens/e (>= 1); a
+  //! capacity factor caps it (tokens beyond capacity are dropped).
+  double expert_imbalance = 1.0;
 };
 
-//! The layer's shape for layer_kernels(): the model's dimensions, precision and config.
+//! Throws core::ConfigError("command line", field, ...) when the expert layout does not fit the
+//! model: e must divide E, e_t the expert FFN size, the imbalance be in [1, E/k]... (fields named
+//! neutrally: expert_parallel, expert_tensor_parallel, expert_imbalance). Dense models accept the
+//! defaults only.
+void validate_expert_layout(const ModelSpec& m, const LayerConfig& c);
+
+//! What a layer's FFN is: a dense MLP, or a mixture of experts.
+enum class LayerKind { Dense, Moe };
+
+//! The kind of layer `layer` (0-based; layers .. layers + mtp_layers − 1 are the MTP modules'
+//! layers, DeepSeek's numbering): MoE from moe.first_dense_layers on, on every
+//! moe.layer_frequency-th layer at moe.layer_phase.
+LayerKind layer_kind(const ModelSpec& m, int layer);
+//! The mixture-of-experts layers among the model's `layers` (0 for a dense model).
+int moe_layer_count(const ModelSpec& m);
+
+//! The layer's shape for layer_kernels(): the model's dimensions, precision and config. The
+//! overload without a kind is the one layer of a dense model; for a model with mixture-of-experts
+//! layers or MTP modules it throws core::ConfigError (the cost model, which prices one uniform
+//! layer, refuses such models until it prices each kind).
 LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c);
+LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c, LayerKind kind);
 
 //! Sum of FLOPs of the compute-bound kernels (GEMMs and fused attention).
 core::Flops kernel_flops(const KernelList& ks);
 //! Sum of bytes of the memory-bound kernels.
 core::Bytes kernel_memory_bytes(const KernelList& ks);
 
+//! One layer's parameters by part, each counted once (whole, not per GPU).
+struct LayerParameters {
+  //! Q, K, V (or the latent projections and their norms [DS2]), the output projection, their
+  //! biases, per-head query/key norms.
+  double attention = 0.0;
+  double norms = 0.0;   //!< the two norms, before attention and before the FFN
+  double mlp = 0.0;     //!< a dense layer's FFN
+  double router = 0.0;  //!< E·h routing weights (+ E biases with bias, + E expert biases [DS3])
+  double shared = 0.0;  //!< the shared experts (and their gate)
+  double expert = 0.0;  //!< one routed expert's FFN
+  int experts = 0;      //!< routed experts E (0 in a dense layer)
+  int top_k = 0;        //!< routed experts a token uses
+
+  double total() const { return attention + norms + mlp + router + shared + experts * expert; }
+  //! What one token's forward uses: its top-k routed experts, everything else.
+  double active() const { return attention + norms + mlp + router + shared + top_k * expert; }
+};
+LayerParameters layer_parameters(const ModelSpec& m, LayerKind kind);
+
+//! The parameters one GPU holds of a layer, split by the group that reduces their gradients.
+struct GpuLayerParameters {
+  //! Everything but the routed experts, over the tensor-parallel group [S19]: GEMM weights and
+  //! column-parallel biases / t; norms, row-parallel biases, the router, the shared-expert gate
+  //! and the latent down-projections replicated (Megatron-Core duplicates them).
+  double dense = 0.0;
+  //! The routed experts this GPU holds: E/e of them, each / e_t (row-parallel biases whole).
+  double expert = 0.0;
+  double total() const { return dense + expert; }
+};
+GpuLayerParameters layer_params_per_gpu(const ModelSpec& m, const LayerConfig& c, LayerKind kind);
+
 //! Parameters of one transformer layer: attention (Q, K, V, output projection), MLP, two
-//! norms. For a GPT layer (FFN 4h, biases, LayerNorm) this is 12h² + 13h [N21].
+//! norms. For a GPT layer (FFN 4h, biases, LayerNorm) this is 12h² + 13h [N21]. Dense models
+//! only (ConfigError otherwise, as layer_shape).
 double layer_params(const ModelSpec& m);
 //! Weights of the layer's GEMMs only (12h² for GPT): 2·b·s times this is the GEMM work of F.
 double layer_matmul_params(const ModelSpec& m);
+//! The GEMM weights one token's forward multiplies by in a layer of this kind: attention
+//! projections, the dense FFN, or the router, the top-k routed experts and the shared experts.
+double layer_matmul_params(const ModelSpec& m, LayerKind kind);
 //! Input embedding V·h plus learned positions (first stage).
 double embedding_params(const ModelSpec& m);
 //! Final norm, an untied LM head V·h, and extra head parameters (last stage).
 double head_params(const ModelSpec& m);
-//! Whole model, each parameter once (a tied head is not counted twice).
+//! Whole model, each parameter once (a tied head is not counted twice); the MTP modules are
+//! counted apart (mtp_params), as DeepSeek-V3's 671B leaves out its 14B of MTP weights.
 double model_params(const ModelSpec& m);
+//! What one token's forward uses: model_params less the routed experts it is not sent to
+//! (E − k per MoE layer). Counts the input embedding table, as Mistral, Qwen and Meta do;
+//! DeepSeek and OpenAI leave it out (subtract embedding_params).
+double active_params(const ModelSpec& m);
+//! The MTP modules' own parameters [DS3 §2.2]: per depth the norms of the hidden state and of
+//! the next token's embedding, the 2h → h projection, one layer and the final norm; the
+//! embedding and the output head are the main model's.
+double mtp_params(const ModelSpec& m);
+
+//! Forward FLOPs per token: 2 × layer_matmul_params of every layer (active experts only),
+//! attention over all s positions (2·s·a·(d_qk + d_v) per layer, no causal saving: the MFU
+//! convention [N21]) and the logits 2hV. The MTP modules are apart (mtp_forward_flops_per_token).
+double forward_flops_per_token(const ModelSpec& m);
+//! Per MTP depth: the 2h → h projection, its layer and its logits, summed over the depths.
+double mtp_forward_flops_per_token(const ModelSpec& m);
 
 //! Parameters one GPU of a t-way tensor-parallel group holds [S19]: GEMM weights and the
 //! biases of column-parallel GEMMs (QKV, fc1) / t; row-parallel biases (proj, fc2) and the
@@ -70,12 +157,17 @@ double head_params_per_gpu(const ModelSpec& m, int t);
 //! One layer on one GPU (layer_kernels of layer_shape): the forward; the backward's
 //! input-gradient part (every kernel but the weight-gradient GEMMs); its weight-gradient part.
 //! For GPT at t = 1: F = sbh(24h + 4s), I = sbh(24h + 8s), W = 24sbh² FLOPs [Q23].
+//! Without a kind: the layer of a dense model (ConfigError otherwise, as layer_shape).
 KernelList layer_forward(const ModelSpec& m, const LayerConfig& c);
 KernelList layer_backward_input(const ModelSpec& m, const LayerConfig& c);
 KernelList layer_backward_weight(const ModelSpec& m, const LayerConfig& c);
+KernelList layer_forward(const ModelSpec& m, const LayerConfig& c, LayerKind kind);
+KernelList layer_backward_input(const ModelSpec& m, const LayerConfig& c, LayerKind kind);
+KernelList layer_backward_weight(const ModelSpec& m, const LayerConfig& c, LayerKind kind);
 //! The forward part recomputed before a backward: the whole layer forward (full), or the
 //! attention core (selective [K22 §5]); nothing for none.
 KernelList layer_recompute(const ModelSpec& m, const LayerConfig& c, Recompute r);
+KernelList layer_recompute(const ModelSpec& m, const LayerConfig& c, Recompute r, LayerKind kind);
 
 //! Last stage: final norm, logits 2bshV/t [N21] and the fp32 softmax cross-entropy (Megatron's
 //! vocabulary-parallel loss); backward: loss gradient, logits input gradient 2bshV/t, norm;
@@ -94,7 +186,20 @@ KernelList embedding_backward_weight(const ModelSpec& m, const LayerConfig& c);
 //! sbh(10 + 24/t + 5as/(ht)), with SP sbh/t·(34 + 5as/h); selective drops the 5as²b/t
 //! attention core; full keeps the layer input 2sbh (/t with SP). FlashAttention stores no
 //! s² term, only its fp32 log-sum-exp 4·a·s·b/t [D23].
+//! Dense models only without a kind (ConfigError otherwise, as layer_shape).
+//!
+//! Extended to the variants: an explicit head dimension sizes Q and the projection input by
+//! a·d; query/key norms keep their inputs (e·sb·(a·d + h_kv) / t);
+//! latent attention keeps the down-projection outputs and the norms' outputs (e·sb·(2·q_lora +
+//! 2·kv_lora + rope), on every GPU: the down-projections are replicated) and Q, K (a·d_qk), V
+//! and the projection input (a·d_v) / t. A mixture-of-experts layer keeps, instead of the
+//! FFN-wide tensors: the router's fp32 scores 4·sb·E (norm region), and per routed token copy
+//! on this GPU (k·tokens·load rows, the grouped GEMMs' m) its expert input and output e·h and
+//! the expert's FFN-wide tensors (2, or 3 for SwiGLU) × e·f_e/e_t; the shared experts keep
+//! their FFN-wide tensors / t like a dense MLP. Recomputation as for a dense layer.
 core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Recompute r);
+core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Recompute r,
+                                   LayerKind kind);
 //! First stage: the embedding dropout mask (sbh bytes, /t with SP) [K22 §4.3]; last stage:
 //! final norm and head inputs (2·e·sbh, /t with SP) and fp32 logits 4sbV/t.
 core::Bytes embedding_activation_bytes(const ModelSpec& m, const LayerConfig& c);
@@ -111,7 +216,8 @@ double activation_element_bytes(Precision p);
 
 //! Model FLOPs of one iteration over `samples` samples, without recomputation: 3 × forward
 //! (72·B̂·s·L·h²(1 + s/6h + V/12Lh) for GPT [N21]). The MFU numerator: standard attention, no
-//! tensor parallelism, whatever kernels run.
+//! tensor parallelism, whatever kernels run; each layer of its kind (top-k routed experts,
+//! balanced), plus the MTP modules (projection, layer, logits) when the model has them.
 core::Flops model_flops_per_iteration(const ModelSpec& m, double samples);
 
 }  // namespace pipesim::models
