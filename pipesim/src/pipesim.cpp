@@ -66,8 +66,8 @@ std::string validate(const std::vector<std::string>& files, const std::string& f
   if (format == "json") return explore::validation_json(v.points, v.summary);
   if (format == "csv") return explore::validation_csv(v.points);
   if (format != "text") {
-    throw ConfigError::option("format", fmt::format("must be one of text|csv|json, got '{}'",
-                                                    format));
+    throw ConfigError::option("format",
+                              fmt::format("must be one of text|csv|json, got '{}'", format));
   }
   return explore::validation_text(v.points, v.summary);
 }

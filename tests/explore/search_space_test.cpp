@@ -8,7 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <sstream>
+
+#include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::explore {
 namespace {
@@ -78,52 +82,52 @@ TEST(SearchSpace, TensorParallelDegreesSplitTheGpusBeforeTheStages) {
   EXPECT_EQ(cs.back().options.at("tensor_parallel"), "3");
 }
 
-TEST(SearchSpace, ChimeraTriesPipelinesAndStrategiesInterleavedTriesChunks) {
-  SearchRequest r = request({"chimera", "interleaved"});
+// For each (schedule, D, B, recomputation) search tries exactly the variants the scheme's
+// registry entry gives for that (D, N), in its order and with its pruned reasons.
+TEST(SearchSpace, EachSchemesVariantsComeFromItsRegistryEntry) {
+  std::vector<std::string> all;
+  for (const schedules::ScheduleEntry& e : schedules::all_schedules())
+    all.push_back(e.name);
+  SearchRequest r = request(all);
+  r.gpus = 16;
+  r.mini_batch = 32;
   r.recompute = {"none"};
-  r.limits.layers = 16;
-  const auto cs = enumerate_candidates(r);
-  std::set<std::string> chimera, interleaved;
-  for (const Candidate& c : cs) {
-    if (!c.pruned.empty()) continue;
-    const int d = std::stoi(c.options.at("stages"));
-    const int n = std::stoi(c.options.at("micro_batches"));
-    if (c.options.at("schedule") == "chimera") {
-      const int p = std::stoi(c.options.at("pipelines"));
-      EXPECT_EQ(p % 2, 0);
-      if (d >= 2) {
-        EXPECT_EQ((d / 2) % (p / 2), 0) << "f divides D/2";
-      }
-      if (n <= d) {
-        EXPECT_EQ(c.options.at("strategy"), "direct");
-      }
-      if (d == 8 && n == 16) chimera.insert(c.options.at("pipelines") + c.options.at("strategy"));
-    } else {
-      const int v = std::stoi(c.options.at("chunks"));
-      EXPECT_LE(v * d, 16);
-      if (d == 4) interleaved.insert(c.options.at("chunks"));
-    }
-  }
-  EXPECT_EQ(chimera,
-            (std::set<std::string>{"2direct", "2doubling", "2halving", "4direct", "4doubling",
-                                   "4halving", "8direct", "8doubling", "8halving"}));
-  EXPECT_EQ(interleaved, (std::set<std::string>{"2", "4"}));
-  size_t too_deep = 0;  // D = 8 (2 chunks × 8 = 16 fits) has chunks; none above 8 here
-  for (const Candidate& c : cs) {
-    if (c.options.at("schedule") == "interleaved" && c.pruned.find("chunks") != std::string::npos) {
-      ++too_deep;
-    }
-  }
-  EXPECT_EQ(too_deep, 0u);
-  r.limits.layers = 6;  // D = 4: 2 chunks × 4 = 8 > 6 layers, D = 8 > 6 layers
-  std::set<std::string> reasons;
+  r.limits.layers = 12;
+  std::map<std::string, std::vector<std::string>> seen;  // (schedule D B) → variants in order
   for (const Candidate& c : enumerate_candidates(r)) {
-    if (c.options.at("schedule") == "interleaved" && !c.pruned.empty()) {
-      reasons.insert(c.options.at("stages") + " pruned: " + c.pruned);
+    if (!c.options.contains("micro_batch_size")) continue;  // a pruned (schedule, D) pair
+    std::string variant = c.pruned;
+    for (const core::OptionSpec* o : schedules::scheme_options()) {
+      if (const auto it = c.options.find(o->name); it != c.options.end()) {
+        variant += " " + o->name + "=" + it->second;
+      }
     }
+    seen[c.options.at("schedule") + " " + c.options.at("stages") + " " +
+         c.options.at("micro_batch_size") + " " + c.options.at("micro_batches")]
+        .push_back(variant);
   }
-  EXPECT_EQ(reasons, (std::set<std::string>{"4 pruned: 2 chunks × D = 8 > 6 layers",
-                                            "8 pruned: D = 8 > 6 layers"}));
+  ASSERT_FALSE(seen.empty());
+  size_t with_variants = 0;
+  for (const auto& [key, variants] : seen) {
+    std::istringstream in(key);
+    std::string schedule;
+    int d = 0, b = 0, n = 0;
+    in >> schedule >> d >> b >> n;
+    const schedules::ScheduleEntry* e = schedules::find_schedule(schedule);
+    std::vector<std::string> expected;
+    if (e->variants != nullptr) {
+      for (const schedules::SearchVariant& v : e->variants({d, n, r.limits.layers})) {
+        std::string text = v.pruned;
+        for (const auto& [name, value] : v.options.items())
+          text += " " + name + "=" + schedules::scheme_option(name)->format(value);
+        expected.push_back(text);
+      }
+      ++with_variants;
+    }
+    if (expected.empty()) expected.emplace_back();
+    EXPECT_EQ(variants, expected) << key;
+  }
+  EXPECT_GT(with_variants, 0u);
 }
 
 TEST(SearchSpace, PrunedConfigurationsAreKeptWithTheReason) {

@@ -1,12 +1,12 @@
 // The sweep grid: row order fixed by the option table, command line over file, defaults.
 
 #include "pipesim/explore/sweep_grid.hpp"
-#include "pipesim/explore/wording.hpp"
 
 #include <gtest/gtest.h>
 
 #include "../support/cli_invoke.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/explore/wording.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {

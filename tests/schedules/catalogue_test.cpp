@@ -8,8 +8,8 @@
 
 #include "../support/run_helpers.hpp"
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/schedules/registry.hpp"
 #include "pipesim/core/text_file.hpp"
+#include "pipesim/schedules/registry.hpp"
 
 namespace pipesim {
 namespace {
@@ -117,6 +117,22 @@ TEST(Interleaved, BubbleIsDMinusOneOverVNPlusDMinusOne) {
       }
     }
   }
+}
+
+// Search explores 2, 4, 8 chunks while chunks · D fits the layers, and says why when none does.
+TEST(Interleaved, SearchVariantsAreChunksThatFitTheLayers) {
+  const schedules::ScheduleEntry* e = schedules::find_schedule("interleaved");
+  ASSERT_NE(e->variants, nullptr);
+  auto chunks = [&](int d, int layers) {
+    std::vector<std::string> out;
+    for (const schedules::SearchVariant& v : e->variants({d, 4 * d, layers}))
+      out.push_back(std::to_string(v.options.integer("chunks")) + v.pruned);
+    return out;
+  };
+  EXPECT_EQ(chunks(4, 16), (std::vector<std::string>{"2", "4"}));
+  EXPECT_EQ(chunks(2, 64), (std::vector<std::string>{"2", "4", "8"}));
+  EXPECT_EQ(chunks(2, 0), (std::vector<std::string>{"2", "4", "8"}));  // layers unknown
+  EXPECT_EQ(chunks(4, 6), (std::vector<std::string>{"22 chunks × D = 8 > 6 layers"}));
 }
 
 TEST(Interleaved, RejectsNNotAMultipleOfD) {

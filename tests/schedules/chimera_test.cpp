@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <sstream>
 
 #include "../support/run_helpers.hpp"
@@ -166,6 +167,25 @@ TEST(Chimera, AllReduceOfAStageStartsRightAfterItsLastBackward) {
     }
   }
   EXPECT_LT(earliest, r.metrics.span);
+}
+
+// Search explores 2f pipelines for every f dividing D/2 and, with N > D, every strategy (§3.6).
+TEST(Chimera, SearchVariantsArePipelinesDividingHalfDAndStrategiesWhenNExceedsD) {
+  const schedules::ScheduleEntry* e = schedules::find_schedule("chimera");
+  ASSERT_NE(e->variants, nullptr);
+  auto variants = [&](int d, int n) {
+    std::set<std::string> out;
+    for (const schedules::SearchVariant& v : e->variants({d, n, 64})) {
+      EXPECT_TRUE(v.pruned.empty());
+      out.insert(std::to_string(v.options.integer("pipelines")) + v.options.text("strategy"));
+    }
+    return out;
+  };
+  EXPECT_EQ(variants(8, 16),
+            (std::set<std::string>{"2direct", "2doubling", "2halving", "4direct", "4doubling",
+                                   "4halving", "8direct", "8doubling", "8halving"}));
+  EXPECT_EQ(variants(8, 8), (std::set<std::string>{"2direct", "4direct", "8direct"}));
+  EXPECT_EQ(variants(12, 12), (std::set<std::string>{"2direct", "4direct", "6direct", "12direct"}));
 }
 
 struct BadChimera {

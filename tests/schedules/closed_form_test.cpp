@@ -87,9 +87,8 @@ TEST(OneFOneB, WarmUpDepthIsStagesMinusStageMinusOne) {
   const sim::Schedule s = schedules::make_schedule("1f1b", params);
   for (int stage = 0; stage < 5; ++stage) {
     const auto& ops = s.program[static_cast<size_t>(stage)];
-    const auto first_backward = std::find_if(ops.begin(), ops.end(), [](const sim::Op& op) {
-      return op.kind == sim::OpKind::Backward;
-    });
+    const auto first_backward = std::find_if(
+        ops.begin(), ops.end(), [](const sim::Op& op) { return op.kind == sim::OpKind::Backward; });
     // Warm-up forwards plus the first steady-state forward precede the first backward.
     EXPECT_EQ(first_backward - ops.begin(), 5 - stage) << "stage " << stage;
   }

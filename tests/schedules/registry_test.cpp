@@ -117,8 +117,9 @@ TEST(Registry, AcceptsExactlyWhatEachSchemeDeclares) {
     EXPECT_TRUE(accepts(e.name, "micro_batches")) << e.name;
     EXPECT_FALSE(accepts(e.name, "colour")) << e.name;
     for (const core::OptionSpec* o : scheme_options()) {
-      const bool declared = std::any_of(e.options.begin(), e.options.end(),
-                                        [&](const core::OptionSpec& d) { return d.name == o->name; });
+      const bool declared =
+          std::any_of(e.options.begin(), e.options.end(),
+                      [&](const core::OptionSpec& d) { return d.name == o->name; });
       EXPECT_EQ(accepts(e.name, o->name), declared) << e.name << " " << o->name;
     }
   }
@@ -141,8 +142,7 @@ TEST(Registry, UndeclaredOptionsAreRefusedDeclaredOnesChangeTheSchedule) {
   auto same = [](const sim::Schedule& a, const sim::Schedule& b) {
     return a.program == b.program && a.stage_worker == b.stage_worker &&
            a.micro_batch_pipeline == b.micro_batch_pipeline && a.iterations == b.iterations &&
-           a.drains_each_run == b.drains_each_run &&
-           a.micro_batch_divisor == b.micro_batch_divisor;
+           a.drains_each_run == b.drains_each_run && a.micro_batch_divisor == b.micro_batch_divisor;
   };
   for (const ScheduleEntry& e : all_schedules()) {
     for (const core::OptionSpec* o : scheme_options()) {

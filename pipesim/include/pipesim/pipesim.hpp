@@ -52,16 +52,17 @@ struct SearchOptions {
   std::string hardware;
   int gpus = 0;
   int mini_batch = 0;
-  std::vector<std::string> schedules;                        //!< empty: every schedule
+  std::vector<std::string> schedules;  //!< empty: every schedule
   std::vector<std::string> recompute{"none", "selective", "full"};
-  std::vector<int> tensor_parallel;                          //!< empty: T = 1 only
+  std::vector<int> tensor_parallel;  //!< empty: T = 1 only
   int jobs = 0;
 };
 std::vector<SweepRow> search(const SearchOptions& options);
 
 //! The validation suite (published measured runs) re-predicted: `format` text, csv or json.
 //! No files: every shipped run.
-std::string validate(const std::vector<std::string>& files = {}, const std::string& format = "text");
+std::string validate(const std::vector<std::string>& files = {},
+                     const std::string& format = "text");
 
 //! What `pipesim simulate --format json` prints for a run; `ops` lists each worker's ops.
 std::string to_json(const Scenario& scenario, const Result& result, bool ops = false);
