@@ -4,31 +4,57 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "flags.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::cli {
+namespace {
+
+void list_schedules() {
+  for (const schedules::ScheduleEntry& e : schedules::all_schedules())
+    std::cout << fmt::format("{:<14} {}  [{}]\n", e.name, e.description, e.citation);
+}
+
+void list_models() {
+  for (const auto& name : models::shipped_models())
+    std::cout << fmt::format("{:<14} {}\n", name, models::load_model(name).description);
+}
+
+void list_hardware() {
+  for (const auto& name : hardware::shipped_profiles())
+    std::cout << fmt::format("{:<14} {}\n", name, hardware::load_profile(name).description);
+}
+
+// Every option of simulate and sweep: its flag, value type, default and help.
+void list_options() {
+  for (const scenario::Option& o : scenario::options()) {
+    const std::string d = scenario::default_help(o);
+    std::cout << fmt::format("{:<24} {:<26} {}{}\n", cli_names(o), o.spec.type_name(),
+                             o.spec.help, d.empty() ? "" : fmt::format(" [default: {}]", d));
+  }
+}
+
+}  // namespace
 
 Action add_list_command(CLI::App& app) {
   auto what = std::make_shared<std::string>();
-  CLI::App* cmd = app.add_subcommand("list", "List what pipesim knows");
+  CLI::App* cmd = app.add_subcommand(
+      "list", "List what pipesim knows: schedules, models, hardware, options (all without one)");
   cmd->add_option("what", *what, "What to list")
-      ->required()
-      ->check(CLI::IsMember({"schedules", "models", "hardware"}));
+      ->check(CLI::IsMember({"schedules", "models", "hardware", "options"}));
   return [what] {
-    if (*what == "models") {
-      for (const auto& name : models::shipped_models()) {
-        std::cout << fmt::format("{:<14} {}\n", name, models::load_model(name).description);
-      }
-    } else if (*what == "hardware") {
-      for (const auto& name : hardware::shipped_profiles()) {
-        std::cout << fmt::format("{:<14} {}\n", name, hardware::load_profile(name).description);
-      }
-    } else {
-      for (const schedules::ScheduleEntry& e : schedules::all_schedules()) {
-        std::cout << fmt::format("{:<14} {}  [{}]\n", e.name, e.description, e.citation);
-      }
+    const std::pair<const char*, void (*)()> lists[] = {{"schedules", &list_schedules},
+                                                        {"models", &list_models},
+                                                        {"hardware", &list_hardware},
+                                                        {"options", &list_options}};
+    bool first = true;
+    for (const auto& [name, list] : lists) {
+      if (!what->empty() && *what != name) continue;
+      if (what->empty()) std::cout << fmt::format("{}{}:\n", first ? "" : "\n", name);
+      first = false;
+      list();
     }
     return 0;
   };
