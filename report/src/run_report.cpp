@@ -147,7 +147,7 @@ nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops
     j["mode"] = "unit-cost";
     j["t_forward"] = spec.unit.forward;
     j["t_backward"] = spec.unit.backward;
-    j["t_weight"] = spec.unit.weight;
+    j["t_weight"] = sched.split_backward ? spec.unit.weight_part() : 0.0;
     j["t_comm"] = spec.unit.comm;
     j["t_allreduce"] = spec.unit.all_reduce;
   }
@@ -262,9 +262,15 @@ std::string to_text(const Scenario& spec, const Result& run) {
     const std::string sync = spec.unit.all_reduce > 0.0
                                  ? fmt::format(" t_allreduce={}", spec.unit.all_reduce)
                                  : std::string();
-    out +=
-        fmt::format("costs            t_F={} t_B={} t_W={} t_comm={}{} (unit-cost mode)\n",
-                    spec.unit.forward, spec.unit.backward, spec.unit.weight, spec.unit.comm, sync);
+    // t_W only where a split backward runs it; costs are a stage's (a chunk runs its share).
+    const std::string weight = run.schedule.split_backward
+                                   ? fmt::format(" t_W={}", spec.unit.weight_part())
+                                   : std::string();
+    out += fmt::format("costs            t_F={} t_B={}{} t_comm={}{} (unit-cost mode{})\n",
+                       spec.unit.forward, spec.unit.backward, weight, spec.unit.comm, sync,
+                       run.schedule.virtual_stages != run.schedule.workers
+                           ? ", per stage: a chunk runs its share"
+                           : "");
   } else {
     const PerfResult& p = *run.perf;
     const cost::TrainingSetup& setup = spec.perf.setup;

@@ -154,10 +154,6 @@ std::vector<Option> make_options() {
                 "Unit-cost mode: whole backward time t_B = t_I + t_W, in (0, 1e9]"),
           "", Scope::UnitCost, kUnitCost, [](Scenario & s) -> auto& { return s.unit.backward; }),
       field_option(
-          slots("t_weight", 0, true, "0",
-                "Unit-cost mode: W part of a split backward, in [0, t_B]"),
-          "", Scope::UnitCost, kUnitCost, [](Scenario & s) -> auto& { return s.unit.weight; }),
-      field_option(
           slots("t_comm", 0, true, "0",
                 "Unit-cost mode: delay on every edge between two workers, in [0, 1e9]"),
           "", Scope::UnitCost, kUnitCost, [](Scenario & s) -> auto& { return s.unit.comm; }),
@@ -286,6 +282,28 @@ std::vector<Option> make_options() {
       "", Scope::RealCost, kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.sequence; }));
   for (Option& o : rest)
     table.push_back(std::move(o));
+  {
+    // Unset: half the backward (the Zero Bubble paper's t_I = t_W); only schedules with a split
+    // backward have a W op.
+    Option weight;
+    weight.spec = slots("t_weight", 0, true, "",
+                        "Unit-cost mode, split-backward schedules: W part of the backward, in [0, "
+                        "t_B] (default t_B/2)");
+    weight.scope = Scope::UnitCost;
+    weight.group = kUnitCost;
+    weight.get = [](const Scenario& s) -> std::optional<OptionValue> {
+      if (!s.unit.weight) return std::nullopt;
+      return OptionValue{*s.unit.weight};
+    };
+    weight.set = [](Scenario& s, const std::optional<OptionValue>& value) {
+      s.unit.weight.reset();
+      if (value) s.unit.weight = std::get<double>(*value);
+    };
+    // After t_backward, where tables have always shown it.
+    const auto at = std::find_if(table.begin(), table.end(),
+                                 [](const Option& o) { return o.name() == "t_backward"; });
+    table.insert(at + 1, std::move(weight));
+  }
   return table;
 }
 

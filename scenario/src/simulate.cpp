@@ -21,13 +21,26 @@ void check_unit_costs(const sim::UnitCosts& u) {
   };
   if (!(u.forward > 0.0)) fail("t_forward", fmt::format("must be > 0, got {}", u.forward));
   if (!(u.backward > 0.0)) fail("t_backward", fmt::format("must be > 0, got {}", u.backward));
-  if (!(u.weight >= 0.0 && u.weight <= u.backward)) {
-    fail("t_weight", fmt::format("must be in [0, t-backward = {}], got {}", u.backward, u.weight));
+  if (u.weight && !(*u.weight >= 0.0 && *u.weight <= u.backward)) {
+    fail("t_weight", fmt::format("must be in [0, t_backward = {}], got {}", u.backward, *u.weight));
   }
   if (!(u.comm >= 0.0)) fail("t_comm", fmt::format("must be >= 0, got {}", u.comm));
   if (!(u.all_reduce >= 0.0)) {
     fail("t_allreduce", fmt::format("must be >= 0, got {}", u.all_reduce));
   }
+}
+
+// t_weight prices the W op of a split backward; a schedule without one would ignore it.
+void require_weight_applies(const sim::UnitCosts& u, const sim::Schedule& s) {
+  if (!u.weight || s.split_backward) return;
+  std::string split;
+  for (const schedules::ScheduleEntry& e : schedules::all_schedules()) {
+    if (e.traits.split_backward) split += (split.empty() ? "" : ", ") + e.name;
+  }
+  throw core::ConfigError::option(
+      "t_weight", fmt::format("applies only to schedules that split the backward into I and W "
+                              "({}), not {}",
+                              split, s.name));
 }
 
 // Asynchronous schedules never flush (each update's sync gates the next one's backwards), so
@@ -155,6 +168,16 @@ void require_finite(const Result& r, const std::string& source) {
 
 }  // namespace
 
+sim::UnitCosts op_unit_costs(const sim::UnitCosts& u, const sim::Schedule& s) {
+  const double v = s.workers > 0 ? static_cast<double>(s.virtual_stages) / s.workers : 1.0;
+  if (v == 1.0) return u;
+  sim::UnitCosts c = u;
+  c.forward /= v;
+  c.backward /= v;
+  if (u.weight) c.weight = *u.weight / v;
+  return c;
+}
+
 Result simulate(const Scenario& spec) {
   check_unit_costs(spec.unit);
   Result r = simulate_schedule(spec, schedules::make_schedule(spec.schedule, spec.params),
@@ -180,7 +203,8 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
     if (spec.perf.enabled()) {
       run_real(spec, r, source);
     } else {
-      r.trace = sim::simulate(r.graph, sim::UnitCostModel(spec.unit));
+      require_weight_applies(spec.unit, r.schedule);
+      r.trace = sim::simulate(r.graph, sim::UnitCostModel(op_unit_costs(spec.unit, r.schedule)));
       require_completed(r.trace, source);
       r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
     }

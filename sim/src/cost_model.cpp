@@ -12,9 +12,9 @@ double unit_duration(const UnitCosts& costs, OpKind kind) {
     case OpKind::Backward:
       return costs.backward;
     case OpKind::BackwardInput:
-      return costs.backward - costs.weight;
+      return costs.backward - costs.weight_part();
     case OpKind::BackwardWeight:
-      return costs.weight;
+      return costs.weight_part();
     case OpKind::Transfer:
       return costs.comm;
     // Slots of the papers' figures: synchronisation is free unless given a duration; the

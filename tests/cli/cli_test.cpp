@@ -235,8 +235,8 @@ TEST(CliStrict, EveryOptionOfOneModeIsRefusedInTheOther) {
     ++(o.scope == scenario::Scope::RealCost ? real : unit);
     const CliResult r = invoke(args);
     const std::string expect = flag_of(o.name()) + (o.scope == scenario::Scope::RealCost
-                                                      ? ": applies only in real-cost mode"
-                                                      : ": applies only in unit-cost mode");
+                                                        ? ": applies only in real-cost mode"
+                                                        : ": applies only in unit-cost mode");
     EXPECT_EQ(r.code, 2) << o.name() << ": " << r.out << r.err;
     EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
   }

@@ -16,8 +16,8 @@ using testing::xml_problem;
 
 std::string sweep_csv(const ScratchDir& dir) {
   const std::string csv = dir.file("sweep.csv");
-  const auto r = invoke_cli({"sweep", "--schedule", "gpipe,1f1b", "--stages", "2:8:x2",
-                             "--micro-batches", "8", "--t-weight", "0,3", "-o", csv});
+  const auto r = invoke_cli({"sweep", "--schedule", "gpipe,1f1b,zigzag", "--stages", "2:8:x2",
+                             "--micro-batches", "8", "-o", csv});
   EXPECT_EQ(r.code, 0) << r.err;
   return csv;
 }
@@ -36,18 +36,18 @@ TEST(PlotCommand, LinePlotIsWellFormedSvgWithScriptAndDataBeside) {
   const std::string script = ScratchDir::read(dir.file("fig.gp"));
   EXPECT_NE(script.find("datafile = \"fig.dat\""), std::string::npos) << script;
   EXPECT_NE(script.find("set terminal svg"), std::string::npos);
-  // Only ok rows are drawn; t_weight varies too, so it splits the series; gpipe and 1f1b are
-  // identical at t_weight = 0 and drawn once under both names; the invalid t_weight = 3 rows
-  // have no line but are marked at the bottom, one cross per (series, x), and counted.
+  // Only ok rows are drawn; gpipe and 1f1b are identical here and drawn once under both names;
+  // the unknown schedule's invalid rows have no line but are marked at the bottom, one cross
+  // per (series, x), and counted.
   const std::string data = ScratchDir::read(dir.file("fig.dat"));
   EXPECT_EQ(data.substr(0, data.find("# not drawn")),
-            "# schedule = gpipe, t_weight=0 = 1f1b, t_weight=0: stages, bubble ratio (fraction "
+            "# schedule = gpipe = 1f1b: stages, bubble ratio (fraction "
             "of worker time)\n2 0.11111111111111116 \"2\"\n4 0.2727272727272727 \"4\"\n"
             "8 0.4666666666666667 \"8\"\n\n\n");
-  EXPECT_NE(data.find("# not drawn (invalid): stages, position at the bottom\n2 0.055 \"2\"\n"),
+  EXPECT_NE(data.find("# not drawn (invalid): stages, position at the bottom\n2 0.08 \"2\"\n"),
             std::string::npos)
       << data;
-  EXPECT_NE(script.find("not drawn: 6 invalid"), std::string::npos) << script;
+  EXPECT_NE(script.find("not drawn: 3 invalid"), std::string::npos) << script;
   EXPECT_NE(script.find("noenhanced"), std::string::npos) << "underscores stay underscores";
   EXPECT_NE(script.find("set ylabel \"bubble ratio (fraction of worker time)\""), std::string::npos)
       << script;
@@ -138,8 +138,9 @@ TEST(PlotCommand, MemoryWithoutATimelineIsOneLineExit2) {
   const auto r = invoke_cli({"plot", json, "--kind", "memory", "-o", dir.file("mem.svg")});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
-  EXPECT_NE(r.err.find("run.json: memory_timeline: per_worker[0] has none; simulate in real-cost mode"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("run.json: memory_timeline: per_worker[0] has none; simulate in real-cost mode"),
+      std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("mem.svg")));
 }

@@ -18,11 +18,13 @@ using testing::ScratchDir;
 
 // The documented schema: the run options in table order, then the metrics.
 const char* const kHeader =
-    "schedule,stages,micro_batches,pipelines,chunks,strategy,iterations,epoch_drain,t_forward,t_backward,"
+    "schedule,stages,micro_batches,pipelines,chunks,strategy,iterations,epoch_drain,t_forward,t_"
+    "backward,"
     "t_weight,t_comm,t_allreduce,model,hardware,micro_batch_size,data_parallel,recompute,"
     "partition,"
     "placement,grad_sync,overlap_p2p,bytes_per_param,tensor_parallel,sequence_parallel,"
-    "tp_comm_overlap,distributed_optimizer,grad_bucket_bytes,precision,attention,vocabulary,sequence,"
+    "tp_comm_overlap,distributed_optimizer,grad_bucket_bytes,precision,attention,vocabulary,"
+    "sequence,"
     "workers,iteration_time,time_unit,throughput,tokens_per_second,mfu,bubble_ratio,"
     "exposed_comm_ratio,"
     "peak_memory_max,peak_memory_min,memory_headroom,peak_activations_max,peak_activations_min,"
@@ -73,16 +75,17 @@ TEST(SweepCommand, ByteIdenticalAcrossRunsAndThreadCounts) {
 }
 
 TEST(SweepCommand, InvalidConfigurationsAreRowsWithTheReasonQuoted) {
-  const auto r = invoke_cli({"sweep", "--t-backward", "2", "--t-weight", "1,3"});
+  const auto r =
+      invoke_cli({"sweep", "--schedule", "zb-h1", "--t-backward", "2", "--t-weight", "1,3"});
   ASSERT_EQ(r.code, 0) << r.err;
   const CsvTable t = parse_csv("out", r.out);
   ASSERT_EQ(t.rows.size(), 2u);
   const size_t st = t.column("out", "status");
   EXPECT_EQ(t.rows[0][st], "ok");
   EXPECT_EQ(t.rows[1][st],
-            "invalid: command line: --t-weight: must be in [0, t-backward = 2], got 3");
+            "invalid: command line: --t-weight: must be in [0, t_backward = 2], got 3");
   EXPECT_EQ(t.rows[1][t.column("out", "iteration_time")], "");
-  EXPECT_NE(r.out.find("\"invalid: command line: --t-weight: must be in [0, t-backward = 2], "
+  EXPECT_NE(r.out.find("\"invalid: command line: --t-weight: must be in [0, t_backward = 2], "
                        "got 3\""),
             std::string::npos)
       << "a field with commas is quoted";

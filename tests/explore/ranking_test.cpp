@@ -19,12 +19,9 @@ using scenario::RowMetrics;
 using scenario::Status;
 
 std::vector<SweepRow> unit_rows() {
-  // gpipe and 1f1b, D = 2, 4, 8 and N = 2, 8 with one invalid t_weight: 12 ok rows.
-  const SweepGrid grid = make_grid({{"schedule", "gpipe,1f1b"},
-                                    {"stages", "2:8:x2"},
-                                    {"micro_batches", "2,8"},
-                                    {"t_weight", "0,9"}},
-                                   "");
+  // gpipe and 1f1b, D = 2, 4, 8 and N = 2, 8, and an unknown schedule's invalid rows: 12 ok.
+  const SweepGrid grid = make_grid(
+      {{"schedule", "gpipe,1f1b,zigzag"}, {"stages", "2:8:x2"}, {"micro_batches", "2,8"}}, "");
   std::vector<SweepRow> rows;
   SpecCache specs;
   for (size_t i = 0; i < grid.size(); ++i)
@@ -105,12 +102,12 @@ TEST(Ranking, UnknownRankMetricIsAConfigError) {
 
 TEST(CompareCommand, PrintsARankedTableAndThePlot) {
   const testing::ScratchDir dir;
-  const auto r = testing::invoke_cli({"compare", "--schedule", "gpipe,1f1b", "--stages", "4",
-                                      "--micro-batches", "4:16:x2", "--t-weight", "0,9", "--plot",
-                                      dir.file("cmp.svg"), "--csv", dir.file("cmp.csv")});
+  const auto r = testing::invoke_cli({"compare", "--schedule", "gpipe,1f1b,zigzag", "--stages", "4",
+                                      "--micro-batches", "4:16:x2", "--plot", dir.file("cmp.svg"),
+                                      "--csv", dir.file("cmp.csv")});
   ASSERT_EQ(r.code, 0) << r.err;
   // Different N are different work per iteration: ranked only against their own N.
-  EXPECT_EQ(r.out.rfind("12 configurations, 6 ranked by iteration_time (lower is better),\n"
+  EXPECT_EQ(r.out.rfind("9 configurations, 6 ranked by iteration_time (lower is better),\n"
                         "only against configurations of the same mini-batch",
                         0),
             0u)
@@ -123,14 +120,15 @@ TEST(CompareCommand, PrintsARankedTableAndThePlot) {
   EXPECT_NE(r.out.find("   2  1f1b                 16              57"), std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("   3  "), std::string::npos) << r.out;  // two per mini-batch
-  EXPECT_NE(r.out.find("not ranked: schedule=gpipe micro_batches=4: invalid: "), std::string::npos)
+  EXPECT_NE(r.out.find("not ranked: schedule=zigzag micro_batches=4: invalid: "), std::string::npos)
       << r.out;
   EXPECT_EQ(testing::xml_problem(testing::ScratchDir::read(dir.file("cmp.svg"))), "");
-  EXPECT_EQ(testing::count_lines(testing::ScratchDir::read(dir.file("cmp.csv"))), 13u);
+  EXPECT_EQ(testing::count_lines(testing::ScratchDir::read(dir.file("cmp.csv"))), 10u);
   // Best iteration time per N; gpipe and 1f1b take the same time, so one line names both.
   EXPECT_EQ(testing::ScratchDir::read(dir.file("cmp.dat")),
             "# schedule = gpipe = 1f1b: micro_batches, iteration time (slots)\n4 21 \"4\"\n"
-            "8 33 \"8\"\n16 57 \"16\"\n\n\n");
+            "8 33 \"8\"\n16 57 \"16\"\n\n\n# not drawn (invalid): micro_batches, position at the "
+            "bottom\n4 0.08 \"4\"\n8 0.08 \"8\"\n16 0.08 \"16\"\n\n\n");
 }
 
 }  // namespace

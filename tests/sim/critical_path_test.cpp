@@ -124,7 +124,7 @@ TEST(CriticalPath, IsAChainThatAddsUpToTheRunOnEverySchedule) {
       c.all_reduce = trial % 3 == 0 ? c.forward * 1.5 : 0.0;
       SCOPED_TRACE(::testing::Message()
                    << entry.name << " D=" << p.stages << " N=" << p.micro_batches
-                   << " t_F=" << c.forward << " t_B=" << c.backward << " t_W=" << c.weight
+                   << " t_F=" << c.forward << " t_B=" << c.backward << " t_W=" << c.weight_part()
                    << " t_comm=" << c.comm << " t_allreduce=" << c.all_reduce);
       const scenario::Result r = testing::run_unit(std::string(entry.name), p, c);
       const sim::CriticalPath path = sim::critical_path(r.graph, r.trace, {});
@@ -165,7 +165,7 @@ TEST(CriticalPath, SlackIsHowMuchATaskMaySlipWithoutDelayingTheIteration) {
       SCOPED_TRACE(::testing::Message()
                    << entry.name << " D=" << p.stages << " N=" << p.micro_batches);
       const sim::CriticalPath path = sim::critical_path(r.graph, r.trace, {});
-      const sim::UnitCostModel base(c);
+      const sim::UnitCostModel base(scenario::op_unit_costs(c, r.schedule));
       const double t = r.metrics.iteration_time;
       for (int k = 0; k < 6; ++k) {
         const auto task = static_cast<sim::TaskId>(rng() % r.graph.num_tasks());

@@ -33,7 +33,8 @@ TEST(SimulatorInvariants, HoldForRandomParameters) {
                    << entry.name << " D=" << p.stages << " N=" << p.micro_batches
                    << " " << testing::describe_params(p));
       const testing::UnitRun r = testing::run_unit(std::string(entry.name), p, c);
-      testing::expect_engine_invariants(r, sim::UnitCostModel(c));
+      testing::expect_engine_invariants(
+          r, sim::UnitCostModel(scenario::op_unit_costs(c, r.schedule)));
       if (::testing::Test::HasFatalFailure()) return;
     }
   }

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <string>
 #include <random>
+#include <string>
 #include <string_view>
 #include <vector>
 

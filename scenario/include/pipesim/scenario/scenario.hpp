@@ -97,6 +97,12 @@ struct Result {
   std::optional<PerfResult> perf;  //!< set in real-cost mode
 };
 
+//! Unit-cost mode: t_F, t_B and t_W are the costs of one stage's whole layer block, so a
+//! schedule that splits a worker's layers into v chunks runs each chunk's ops in t/v; schedules
+//! are compared at equal work per worker, as their papers' slot counts do. Communication and
+//! the all-reduce are per transfer and per stage, unchanged. The costs of `schedule`'s ops.
+sim::UnitCosts op_unit_costs(const sim::UnitCosts& costs, const sim::Schedule& schedule);
+
 //! Throws core::ConfigError for bad parameters, an invalid schedule, or bad model/hardware.
 Result simulate(const Scenario& spec);
 

@@ -2,6 +2,7 @@
 // How long each task takes. The simulator asks a CostModel once per task before it runs.
 
 #include <array>
+#include <optional>
 
 #include "pipesim/sim/task_graph.hpp"
 
@@ -14,15 +15,21 @@ class CostModel {
   virtual double duration(const TaskGraph& graph, TaskId id) const = 0;
 };
 
-//! Unit-cost mode (docs/architecture.md §4): durations in the papers' slot units.
+//! Unit-cost mode (docs/architecture.md §4): durations in the papers' slot units, of the ops of
+//! one task as the model runs them (scenario::simulate passes each chunk's share of a stage's).
 struct UnitCosts {
   double forward = 1.0;   //!< F (and R, a recomputed forward)
   double backward = 2.0;  //!< whole backward B = I + W
-  double weight = 0.0;    //!< the W part of a split backward; I = backward − weight
+  //! The W part of a split backward, I = backward − W; unset: half of it (the Zero Bubble
+  //! paper's figures take t_I = t_W).
+  std::optional<double> weight;
   double comm = 0.0;      //!< delay on every edge between ops on different workers
   //! a gradient all-reduce (a pure delay, like comm; 0: synchronisation is free, as in the
   //! papers' slot figures)
   double all_reduce = 0.0;
+
+  //! W as a split backward runs it.
+  double weight_part() const { return weight.value_or(backward / 2); }
 };
 
 class UnitCostModel final : public CostModel {
