@@ -234,7 +234,8 @@ double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) 
     case sim::OpKind::Optimizer:
       return optimizer_time_[static_cast<size_t>(t.worker)];
     case sim::OpKind::Transfer:
-    case sim::OpKind::AllReduce: {
+    case sim::OpKind::AllReduce:
+    case sim::OpKind::Collective: {
       const sim::Flow f = flow(graph, id);
       return f.latency + f.work;
     }

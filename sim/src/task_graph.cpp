@@ -1,5 +1,7 @@
 #include "pipesim/sim/task_graph.hpp"
 
+#include <algorithm>
+
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/huge_pages.hpp"
 
@@ -44,6 +46,12 @@ void TaskGraphBuilder::expect_out_degrees(std::vector<TaskId> degrees) {
 TaskGraph TaskGraphBuilder::build() && {
   TaskGraph g;
   g.workers_ = workers_;
+  const bool collectives = std::any_of(tasks_.begin(), tasks_.end(),
+                                       [](const Task& t) { return t.kind == OpKind::Collective; });
+  if (collectives) {
+    g.collectives_ =
+        collectives_overlap_ ? TaskGraph::Collectives::Beside : TaskGraph::Collectives::After;
+  }
   if (direct_) {
     const size_t n = tasks_.size();
     PIPESIM_ASSERT(next_.size() == n + 1 && (n == 0 || next_[n - 1] == successors_.size()),
