@@ -1,7 +1,5 @@
 #include "pipesim/sim/task_graph.hpp"
 
-#include <algorithm>
-
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/huge_pages.hpp"
 
@@ -46,9 +44,7 @@ void TaskGraphBuilder::expect_out_degrees(std::vector<TaskId> degrees) {
 TaskGraph TaskGraphBuilder::build() && {
   TaskGraph g;
   g.workers_ = workers_;
-  const bool collectives = std::any_of(tasks_.begin(), tasks_.end(),
-                                       [](const Task& t) { return t.kind == OpKind::Collective; });
-  if (collectives) {
+  if (collectives_) {
     g.collectives_ =
         collectives_overlap_ ? TaskGraph::Collectives::Beside : TaskGraph::Collectives::After;
   }

@@ -91,12 +91,15 @@ class TaskGraphBuilder {
  public:
   explicit TaskGraphBuilder(int workers) : workers_(workers) {}
 
-  TaskId add_task(const Task& task) {
+  // Both are called once per task and edge from lowering's loops: always inlined there (GCC's
+  // unit-growth limit would otherwise keep them out of line in some of its instantiations).
+  [[gnu::always_inline]] TaskId add_task(const Task& task) {
     PIPESIM_ASSERT(task.worker >= 0 && task.worker < workers_, "task on a worker out of range");
+    collectives_ = collectives_ || task.kind == OpKind::Collective;
     tasks_.push_back(task);
     return static_cast<TaskId>(tasks_.size() - 1);
   }
-  void add_edge(TaskId from, TaskId to, EdgeKind kind) {
+  [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
     PIPESIM_ASSERT(from < tasks_.size() && to < tasks_.size() && from != to, "bad edge");
     if (direct_) {
       const TaskId at = next_[from]++;
@@ -128,6 +131,7 @@ class TaskGraphBuilder {
     EdgeKind kind;
   };
   int workers_;
+  bool collectives_ = false;  // a Collective task was added
   bool collectives_overlap_ = false;
   std::vector<Task> tasks_;
   std::vector<Added> edges_;  // in the order added
