@@ -61,7 +61,9 @@ struct MemoryOverhead {
   double fragmentation = 0.0;   //!< caching-allocator overhead as a fraction of the peak, [0, 1)
 };
 
-enum class AllReduceAlgorithm { Ring, Rabenseifner, Hierarchical };
+//! collectives.all_reduce.algorithm: the algorithm of every collective the profile prices
+//! (hardware/collectives.hpp); `Tree` is NCCL's double binary tree.
+enum class AllReduceAlgorithm { Ring, Rabenseifner, Hierarchical, Tree };
 const char* algorithm_name(AllReduceAlgorithm a);
 
 struct HardwareProfile {
