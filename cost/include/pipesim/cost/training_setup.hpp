@@ -42,6 +42,11 @@ struct TrainingSetup {
 //! The model as trained: precision, vocabulary and sequence replaced by the setup's overrides.
 models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup& s);
 
+//! GPUs of the whole run: t · D · W, with `workers` the D workers of one pipeline replica (for
+//! Chimera W counts pipeline pairs, as the schedule's workers do). The one place it is counted:
+//! reports and search read it (cost::TrainingCostModel::gpus, scenario::PerfResult::gpus).
+int gpu_count(const TrainingSetup& s, int workers);
+
 //! The per-GPU layer configuration of the setup.
 models::LayerConfig layer_config(const TrainingSetup& s);
 
