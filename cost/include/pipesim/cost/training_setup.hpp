@@ -44,7 +44,8 @@ models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup&
 
 //! GPUs of the whole run: t · D · W, with `workers` the D workers of one pipeline replica (for
 //! Chimera W counts pipeline pairs, as the schedule's workers do). The one place it is counted:
-//! reports and search read it (cost::TrainingCostModel::gpus, scenario::PerfResult::gpus).
+//! TrainingCostModel::gpus, scenario::PerfResult::gpus, which the reports, MFU and the
+//! validation suite read.
 int gpu_count(const TrainingSetup& s, int workers);
 
 //! The per-GPU layer configuration of the setup.
