@@ -66,6 +66,7 @@ class DegreeCount {
   }
   [[gnu::always_inline]] void add_edge(TaskId from, TaskId, EdgeKind) { ++degrees_[from]; }
   int add_group(const std::vector<int>&) { return groups_++; }
+  void declare_collectives(bool) {}
   // Only the lowering of Transfers reads a task back, for its chunk, which no count needs.
   int chunk_of(TaskId) const { return 0; }
   size_t tasks() const { return degrees_.size(); }
@@ -86,6 +87,7 @@ class GraphSink {
     graph_.add_edge(from, to, kind);
   }
   int add_group(std::vector<int> workers) { return graph_.add_group(std::move(workers)); }
+  void declare_collectives(bool overlap) { graph_.declare_collectives(overlap); }
   int chunk_of(TaskId t) const { return graph_.task(t).chunk; }
 
  private:
@@ -330,6 +332,7 @@ class CollectiveEdges {
   [[gnu::always_inline]] TaskId add_task(const Task& t) { return sink_.add_task(t); }
   int add_group(std::vector<int> workers) { return sink_.add_group(std::move(workers)); }
   int chunk_of(TaskId t) const { return sink_.chunk_of(t); }
+  void declare_collectives() { sink_.declare_collectives(overlap_); }
   //! `collective` runs the collectives of op `op`; serialised, it is the op's only successor.
   void set_collective(TaskId op, TaskId collective) {
     collective_of_[op] = collective;
@@ -378,6 +381,7 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, OpIndex& in
     }
   }
   if constexpr (kCollectives) {
+    if (collectives.any()) graph.declare_collectives();
     for (int w = 0; w < s.workers; ++w) {
       for (const Op& op : s.program[static_cast<size_t>(w)]) {
         if (!collectives.carried(op.stage, op.kind)) continue;
@@ -447,17 +451,24 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, OpIndex& in
   add_gradient_sync(s, index, graph);
 }
 
+// With collectives: kept out of line, so that the inliner's budget goes to the common path.
 template <class Sink>
-void lower(const Schedule& s, const OpCollectives& collectives, OpIndex& index, Sink& sink) {
-  if (collectives.carries.empty()) {
-    lower_into(s, collectives, index, sink);
-    return;
-  }
+[[gnu::noinline]] void lower_with_collectives(const Schedule& s, const OpCollectives& collectives,
+                                              OpIndex& index, Sink& sink) {
   size_t ops = 0;
   for (const auto& program : s.program)
     ops += program.size();
   CollectiveEdges<Sink> graph(sink, collectives.overlap, ops);
   lower_into(s, collectives, index, graph);
+}
+
+template <class Sink>
+void lower(const Schedule& s, const OpCollectives& collectives, OpIndex& index, Sink& sink) {
+  if (collectives.carries.empty()) {
+    lower_into(s, collectives, index, sink);
+  } else {
+    lower_with_collectives(s, collectives, index, sink);
+  }
 }
 
 }  // namespace
@@ -479,7 +490,6 @@ TaskGraph build_task_graph(const Schedule& s, const OpCollectives& collectives) 
   TaskGraphBuilder graph(s.workers);
   graph.reserve(count.tasks(), 0);
   graph.expect_out_degrees(count.take_degrees());
-  graph.set_collectives_overlap(collectives.overlap);
   GraphSink sink(graph);
   lower(s, collectives, index, sink);
   return std::move(graph).build();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 #include <tuple>
 
 #include "pipesim/core/assert.hpp"
@@ -82,26 +83,36 @@ bool longest_paths(const TaskGraph& graph, std::vector<TaskTiming>& timing, cons
 // Each stream's tasks, in id order, one after the other: then none waited for its stream. A
 // serialised collective sits right after its op (the op hands it the stream; it is numbered
 // later). `per_worker`, when given, gets each worker's stream tasks but those collectives in
-// that (time) order.
+// that (time) order. (Two instantiations: graphs without serialised collectives pay nothing
+// for them.)
+template <bool kSerialCollectives>
 bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& timing,
                       std::vector<std::vector<TaskId>>* per_worker) {
   std::vector<double> free_at(static_cast<size_t>(graph.workers()), -kInf);
   if (per_worker) per_worker->assign(free_at.size(), {});
-  const bool serial_collectives = graph.has_collectives() && !graph.collectives_overlap();
-  for (TaskId v = 0; v < graph.num_tasks(); ++v) {
-    const Task& t = graph.task(v);
-    if (!holds_stream(graph, t.kind) || t.kind == OpKind::Collective) continue;
+  const std::span<const Task> tasks = graph.tasks();  // not reloaded after each store below
+  for (TaskId v = 0; v < tasks.size(); ++v) {
+    const Task& t = tasks[v];
+    if (!is_compute(t.kind) && t.kind != OpKind::Optimizer) continue;
     double& free = free_at[static_cast<size_t>(t.worker)];
     if (timing[v].start < free) return false;
     free = timing[v].end;
     if (per_worker) (*per_worker)[static_cast<size_t>(t.worker)].push_back(v);
-    if (serial_collectives && graph.hands_stream_over(v)) {
+    if (kSerialCollectives && graph.hands_stream_over(v)) {
       const TaskId c = graph.successors()[graph.successor_offsets()[v]];
       if (timing[c].start < free) return false;
       free = timing[c].end;
     }
   }
   return true;
+}
+
+bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& timing,
+                      std::vector<std::vector<TaskId>>* per_worker) {
+  if (graph.has_collectives() && !graph.collectives_overlap()) {
+    return streams_in_order<true>(graph, timing, per_worker);
+  }
+  return streams_in_order<false>(graph, timing, per_worker);
 }
 
 // When data moves: from the end of its latency to its end.

@@ -2,6 +2,7 @@
 // Schedule → TaskGraph, the one shared builder (docs/architecture.md §3), and the validator that
 // proves a schedule sound before it is simulated.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +33,9 @@ struct OpCollectives {
   std::vector<std::uint8_t> carries;
   bool overlap = false;
 
+  bool any() const {
+    return std::any_of(carries.begin(), carries.end(), [](std::uint8_t c) { return c != 0; });
+  }
   bool carried(int stage, OpKind kind) const {
     const size_t at = static_cast<size_t>(stage) * kNumComputeKinds + static_cast<size_t>(kind);
     return at < carries.size() && carries[at] != 0;

@@ -95,7 +95,8 @@ class TaskGraphBuilder {
   // unit-growth limit would otherwise keep them out of line in some of its instantiations).
   [[gnu::always_inline]] TaskId add_task(const Task& task) {
     PIPESIM_ASSERT(task.worker >= 0 && task.worker < workers_, "task on a worker out of range");
-    collectives_ = collectives_ || task.kind == OpKind::Collective;
+    PIPESIM_ASSERT(task.kind != OpKind::Collective || collectives_,
+                   "a Collective task before declare_collectives()");
     tasks_.push_back(task);
     return static_cast<TaskId>(tasks_.size() - 1);
   }
@@ -116,8 +117,12 @@ class TaskGraphBuilder {
   void expect_out_degrees(std::vector<TaskId> degrees);
   //! Registers the workers taking part in an all-reduce; returns the group index.
   int add_group(std::vector<int> workers);
-  //! Whether the Collective tasks added run beside their op (default: after it, on its stream).
-  void set_collectives_overlap(bool overlap) { collectives_overlap_ = overlap; }
+  //! Before adding Collective tasks: there will be some, running beside their op (`overlap`)
+  //! or after it, on its stream.
+  void declare_collectives(bool overlap) {
+    collectives_ = true;
+    collectives_overlap_ = overlap;
+  }
   void reserve(size_t tasks, size_t edges);
   const Task& task(TaskId id) const { return tasks_[id]; }
   size_t num_tasks() const { return tasks_.size(); }
@@ -131,7 +136,7 @@ class TaskGraphBuilder {
     EdgeKind kind;
   };
   int workers_;
-  bool collectives_ = false;  // a Collective task was added
+  bool collectives_ = false;  // declare_collectives() was called
   bool collectives_overlap_ = false;
   std::vector<Task> tasks_;
   std::vector<Added> edges_;  // in the order added
