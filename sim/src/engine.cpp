@@ -114,6 +114,7 @@ class Engine {
   //! its trace from the prefix.
   Engine(const TaskGraph& graph, const CostModel& costs, Network network, bool seeding = false)
       : graph_(graph),
+        serial_(detail::serial_collectives(graph)),
         costs_(costs),
         offset_(graph.successor_offsets()),
         succ_(graph.successors()),
@@ -176,7 +177,7 @@ class Engine {
 
  private:
   bool on_stream(const Task& t) const {
-    if (detail::holds_stream(graph_, t.kind)) return true;
+    if (detail::holds_stream(t.kind, serial_)) return true;
     if constexpr (kShared) return t.kind == OpKind::Transfer && !net_.options.overlap_p2p;
     return false;
   }
@@ -320,7 +321,8 @@ class Engine {
       }
       if (t.end < cut) {  // done
         ++finished_;
-        if (detail::is_worker_work(graph_, r.kind)) --n.compute_left[static_cast<size_t>(r.stream)];
+        if (detail::is_worker_work(r.kind, serial_))
+          --n.compute_left[static_cast<size_t>(r.stream)];
         if (r.kind == OpKind::AllReduce) {
           for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(v).group)])
             --n.collectives[static_cast<size_t>(w)];
@@ -423,7 +425,8 @@ class Engine {
       nt.kind = t.kind;
       nt.flushed = net.flushed.empty() ? all_flushed : net.flushed[v];
       nt.flow = net.flows->flow_of(v);
-      if (detail::is_worker_work(graph, t.kind)) ++net.compute_left[static_cast<size_t>(t.worker)];
+      if (detail::is_worker_work(t.kind, serial_))
+        ++net.compute_left[static_cast<size_t>(t.worker)];
     }
   }
 
@@ -602,7 +605,7 @@ class Engine {
   // Flushed gradient sync: all-reduces whose holders have no compute op left start now.
   void release_parked(TaskId t, double now) {
     SharedNetwork& n = net_;
-    if (!detail::is_worker_work(graph_, hot_[t].kind) ||
+    if (!detail::is_worker_work(hot_[t].kind, serial_) ||
         --n.compute_left[static_cast<size_t>(hot_[t].stream)] != 0 || n.parked.empty()) {
       return;
     }
@@ -616,6 +619,7 @@ class Engine {
   }
 
   const TaskGraph& graph_;
+  const bool serial_;  // the graph's collectives follow their op on its stream
   const CostModel& costs_;
   std::span<const TaskId> offset_, succ_;
   std::vector<Record> hot_;         // by task
@@ -661,8 +665,9 @@ std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const CostMo
                                             const Trace& probe) {
   std::vector<double> last(static_cast<size_t>(graph.workers()), 0.0);
   double end = 0.0;
+  const bool serial = detail::serial_collectives(graph);
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
-    if (!detail::is_worker_work(graph, graph.task(t).kind)) continue;
+    if (!detail::is_worker_work(graph.task(t).kind, serial)) continue;
     double& l = last[static_cast<size_t>(graph.task(t).worker)];
     l = std::max(l, probe.timing[t].end);
     end = std::max(end, l);

@@ -10,21 +10,22 @@ constexpr bool is_comm(OpKind k) {
   return k == OpKind::Transfer || k == OpKind::AllReduce || k == OpKind::Collective;
 }
 
-//! A collective that follows its op on the worker's stream (not one beside it).
-inline bool is_serial_collective(const TaskGraph& g, OpKind k) {
-  return k == OpKind::Collective && !g.collectives_overlap();
+//! Whether the graph's Collective tasks follow their op on its stream (not beside it). Read once
+//! per replay: the helpers below take it.
+inline bool serial_collectives(const TaskGraph& g) {
+  return g.has_collectives() && !g.collectives_overlap();
 }
 
 //! Runs on its worker's stream in either mode: compute ops, the optimizer step, serialised
 //! collectives (real cost adds blocking sends, EngineOptions::overlap_p2p).
-inline bool holds_stream(const TaskGraph& g, OpKind k) {
-  return is_compute(k) || k == OpKind::Optimizer || is_serial_collective(g, k);
+constexpr bool holds_stream(OpKind k, bool serial_collectives) {
+  return is_compute(k) || k == OpKind::Optimizer || (serial_collectives && k == OpKind::Collective);
 }
 
 //! The work a worker's results wait for: its compute ops and their serialised collectives. A
 //! flushed gradient sync starts once a holder has none of it left (GradSync::Flush).
-inline bool is_worker_work(const TaskGraph& g, OpKind k) {
-  return is_compute(k) || is_serial_collective(g, k);
+constexpr bool is_worker_work(OpKind k, bool serial_collectives) {
+  return is_compute(k) || (serial_collectives && k == OpKind::Collective);
 }
 
 }  // namespace pipesim::sim::detail

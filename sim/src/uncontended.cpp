@@ -109,9 +109,7 @@ bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& tim
 
 bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& timing,
                       std::vector<std::vector<TaskId>>* per_worker) {
-  if (graph.has_collectives() && !graph.collectives_overlap()) {
-    return streams_in_order<true>(graph, timing, per_worker);
-  }
+  if (serial_collectives(graph)) return streams_in_order<true>(graph, timing, per_worker);
   return streams_in_order<false>(graph, timing, per_worker);
 }
 
