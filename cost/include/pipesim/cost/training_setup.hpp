@@ -25,8 +25,8 @@ struct TrainingSetup {
   int tensor_parallel = 1;         //!< t GPUs per worker (Megatron tensor parallelism)
   bool sequence_parallel = false;  //!< Korthikanti et al. §4.2.2; needs t > 1
   //! The TP collectives overlap the GEMMs next to them (Megatron-Core --tp-comm-overlap,
-  //! Transformer Engine userbuffers; needs sequence parallelism): a layer's op lasts
-  //! max(kernels, collectives) instead of their sum.
+  //! Transformer Engine userbuffers; needs sequence parallelism): each op's Collective task
+  //! runs beside the op instead of after it, max(kernels, collectives) when nothing contends.
   bool tp_comm_overlap = false;
   bool distributed_optimizer = false;  //!< ZeRO-1: optimizer state sharded over W
   //! Gradient buckets of this many bytes (PyTorch DDP's bucket_cap_mb; 0 = one flat buffer

@@ -69,7 +69,7 @@ struct EngineOptions {
   //! Flush and EagerOpt apply to flushing schedules only: asynchronous ones gate the next
   //! update's backwards on each all-reduce (lowering.hpp), which a flush would deadlock.
   GradSync grad_sync = GradSync::Eager;
-  //! Compute runs at 1 − interference while a collective is in progress on its worker.
+  //! Compute runs at 1 − interference while a gradient all-reduce is in progress on its worker.
   double interference = 0.0;
 };
 
