@@ -1,12 +1,13 @@
 // The one event engine behind simulate() (unit-cost mode) and simulate_network() (real-cost
 // mode). Both replay the task DAG the same way: a task becomes ready when its predecessors have
-// finished; compute ops and the optimizer step queue FIFO on their worker's stream; events are
+// finished; compute ops, the optimizer step and serialised collectives queue FIFO on their
+// worker's stream (an op hands its stream straight to its serialised collective); events are
 // ordered by (time, insertion sequence). What differs is the network model, a template
 // parameter so the unit-cost loop carries none of the contention bookkeeping:
-//  - ConstantNetwork (unit cost, like SimGrid's network_constant): a Transfer or AllReduce is a
-//    pure delay of its CostModel duration, holding no resource;
-//  - SharedNetwork (real cost): a Transfer or AllReduce is a flow (latency, then data movement
-//    at a max-min fair share of the resources it uses), see network.hpp.
+//  - ConstantNetwork (unit cost, like SimGrid's network_constant): a Transfer, AllReduce or
+//    Collective is a pure delay of its CostModel duration;
+//  - SharedNetwork (real cost): each is a flow (latency, then data movement at a max-min fair
+//    share of the resources it uses, max_min.hpp), see network.hpp.
 // A replay that ends with unfinished tasks names the cycle that blocked them (Trace::deadlock).
 //
 // Speed (bench/engine_bench.cpp): where no task can wait for a shared resource, simulate() and
