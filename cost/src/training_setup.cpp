@@ -24,6 +24,10 @@ models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup&
   return out;
 }
 
+int gpu_count(const TrainingSetup& s, int workers) {
+  return s.tensor_parallel * workers * s.data_parallel;
+}
+
 models::LayerConfig layer_config(const TrainingSetup& s) {
   return {s.micro_batch_size, s.tensor_parallel, s.sequence_parallel, s.attention};
 }

@@ -1,63 +1,21 @@
 #include "pipesim/hardware/collectives.hpp"
 
-#include <cmath>
+#include "pipesim/core/assert.hpp"
+#include "pipesim/hardware/collectives/double_binary_tree.hpp"
+#include "pipesim/hardware/collectives/hierarchical.hpp"
+#include "pipesim/hardware/collectives/pairwise_all_to_all.hpp"
+#include "pipesim/hardware/collectives/rabenseifner.hpp"
+#include "pipesim/hardware/collectives/ring.hpp"
 
 namespace pipesim::hardware {
 namespace {
 
-CommTime make(double latency, double bandwidth, bool inter) {
-  CommTime t;
-  t.latency = core::Seconds(latency);
-  (inter ? t.inter : t.intra) = core::Seconds(bandwidth);
-  return t;
-}
-
-}  // namespace
-
-CommTime p2p_time(const Hockney& link, core::Bytes n, bool inter) {
-  return make(link.alpha, n.value / link.effective_beta(), inter);  // [H94]
-}
-
-CommTime ring_all_reduce(const Hockney& link, int ranks, core::Bytes n, bool inter) {
-  if (ranks <= 1) return {};
-  const double r = ranks;
-  return make(2 * (r - 1) * link.alpha, 2 * (r - 1) / r * n.value / link.effective_beta(),
-              inter);  // [T05]
-}
-
-CommTime rabenseifner_all_reduce(const Hockney& link, int ranks, core::Bytes n, bool inter) {
-  if (ranks <= 1) return {};
-  const double r = ranks;
-  return make(2 * std::ceil(std::log2(r)) * link.alpha,
-              2 * (r - 1) / r * n.value / link.effective_beta(),
-              inter);  // [T05]
-}
-
-CommTime hierarchical_all_reduce(const Hockney& intra, const Hockney& inter, int per_node,
-                                 int nodes, core::Bytes n) {
-  // [J18]: reduce-scatter in the node, all-reduce of n/g across nodes, all-gather in the node.
-  const double g = per_node;
-  CommTime t;
-  if (per_node > 1) {
-    const double phase_latency = (g - 1) * intra.alpha;
-    const double phase_bw = (g - 1) / g * n.value / intra.effective_beta();
-    t.latency = core::Seconds(2 * phase_latency);
-    t.intra = core::Seconds(2 * phase_bw);
-  }
-  const CommTime across = ring_all_reduce(inter, nodes, n / g, true);
-  t.latency += across.latency;
-  t.inter = across.inter;
-  return t;
-}
-
-namespace {
-
-CommTime halve(CommTime t) {
-  t.latency = t.latency / 2;
-  t.intra = t.intra / 2;
-  t.inter = t.inter / 2;
-  return t;
-}
+// The algorithms hold no state: one immutable instance of each.
+const Ring kRing{};
+const Rabenseifner kRabenseifner{};
+const Hierarchical kHierarchical{};
+const DoubleBinaryTree kTree{};
+const PairwiseAllToAll kPairwise{};
 
 // A measured α + n/β for this collective on the tier it spans, if the profile has one.
 const Hockney* fitted_curve(const HardwareProfile& p, const char* collective, bool inter) {
@@ -70,46 +28,77 @@ const Hockney* fitted_curve(const HardwareProfile& p, const char* collective, bo
   return nullptr;
 }
 
-CommTime half_collective(const HardwareProfile& p, const char* collective, int ranks, int nodes,
-                         core::Bytes n) {
-  if (ranks <= 1) return {};
-  if (const Hockney* fit = fitted_curve(p, collective, nodes > 1)) {
-    return p2p_time(*fit, n, nodes > 1);
+const char* fitted_name(Collective c) {
+  switch (c) {
+    case Collective::AllReduce:
+      return "all_reduce";
+    case Collective::ReduceScatter:
+      return "reduce_scatter";
+    case Collective::AllGather:
+      return "all_gather";
+    case Collective::AllToAll:
+      return "all_to_all";
   }
-  return halve(all_reduce_time(p, ranks, nodes, n));
+  return "";
+}
+
+CommTime halve(CommTime t) {
+  t.latency = t.latency / 2;
+  t.intra = t.intra / 2;
+  t.inter = t.inter / 2;
+  return t;
 }
 
 }  // namespace
 
-CommTime reduce_scatter_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n) {
-  return half_collective(p, "reduce_scatter", ranks, nodes, n);
+CommTime p2p_time(const Hockney& link, core::Bytes n, bool inter) {
+  return comm_time(link.alpha, n.value / link.effective_beta(), inter);  // [H94]
 }
 
-CommTime all_gather_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n) {
-  return half_collective(p, "all_gather", ranks, nodes, n);
+const CollectiveAlgorithm& algorithm(AllReduceAlgorithm a) {
+  switch (a) {
+    case AllReduceAlgorithm::Ring:
+      return kRing;
+    case AllReduceAlgorithm::Rabenseifner:
+      return kRabenseifner;
+    case AllReduceAlgorithm::Hierarchical:
+      return kHierarchical;
+    case AllReduceAlgorithm::Tree:
+      return kTree;
+  }
+  return kRing;
+}
+
+CommTime collective_time(const HardwareProfile& p, Collective c, int ranks, int nodes,
+                         core::Bytes n) {
+  PIPESIM_ASSERT(ranks >= 1 && nodes >= 1, "a collective needs ranks and nodes");
+  if (ranks <= 1) return {};
+  const bool inter = nodes > 1;
+  if (const Hockney* fit = fitted_curve(p, fitted_name(c), inter)) return p2p_time(*fit, n, inter);
+  const bool half = c == Collective::ReduceScatter || c == Collective::AllGather;
+  if (half && fitted_curve(p, "all_reduce", inter)) {
+    return halve(collective_time(p, Collective::AllReduce, ranks, nodes, n));
+  }
+  const CollectiveGroup group{ranks, nodes, p.intra_node, p.inter_node};
+  if (c == Collective::AllToAll) return kPairwise.time(c, group, n);
+  const CollectiveAlgorithm& a = algorithm(p.all_reduce);
+  return (a.supports(c) ? a : kRing).time(c, group, n);
 }
 
 CommTime all_reduce_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n) {
-  if (ranks <= 1) return {};
-  const bool inter = nodes > 1;
-  if (const auto it = p.fitted.find("all_reduce"); it != p.fitted.end()) {
-    if (const auto fit = it->second.find(inter ? "inter_node" : "intra_node");
-        fit != it->second.end()) {
-      return p2p_time(fit->second, n, inter);  // a measured α + n/β for this collective
-    }
-  }
-  const Hockney& link = inter ? p.inter_node : p.intra_node;
-  switch (p.all_reduce) {
-    case AllReduceAlgorithm::Ring:
-      return ring_all_reduce(link, ranks, n, inter);
-    case AllReduceAlgorithm::Rabenseifner:
-      return rabenseifner_all_reduce(link, ranks, n, inter);
-    case AllReduceAlgorithm::Hierarchical:
-      if (!inter) return ring_all_reduce(link, ranks, n, false);
-      return hierarchical_all_reduce(p.intra_node, p.inter_node, (ranks + nodes - 1) / nodes, nodes,
-                                     n);
-  }
-  return {};
+  return collective_time(p, Collective::AllReduce, ranks, nodes, n);
+}
+
+CommTime reduce_scatter_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n) {
+  return collective_time(p, Collective::ReduceScatter, ranks, nodes, n);
+}
+
+CommTime all_gather_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n) {
+  return collective_time(p, Collective::AllGather, ranks, nodes, n);
+}
+
+CommTime all_to_all_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n) {
+  return collective_time(p, Collective::AllToAll, ranks, nodes, n);
 }
 
 }  // namespace pipesim::hardware

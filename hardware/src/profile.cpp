@@ -164,6 +164,8 @@ const char* algorithm_name(AllReduceAlgorithm a) {
       return "rabenseifner";
     case AllReduceAlgorithm::Hierarchical:
       return "hierarchical";
+    case AllReduceAlgorithm::Tree:
+      return "tree";
   }
   return "?";
 }
@@ -209,9 +211,11 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
   {
     core::YamlMap coll = y.map("collectives");
     core::YamlMap ar = coll.map("all_reduce");
-    const std::string algo = ar.choice("algorithm", {"ring", "rabenseifner", "hierarchical"});
+    const std::string algo =
+        ar.choice("algorithm", {"ring", "rabenseifner", "hierarchical", "tree"});
     p.all_reduce = algo == "ring"           ? AllReduceAlgorithm::Ring
                    : algo == "rabenseifner" ? AllReduceAlgorithm::Rabenseifner
+                   : algo == "tree"         ? AllReduceAlgorithm::Tree
                                             : AllReduceAlgorithm::Hierarchical;
     ar.finish();
     if (coll.has("fitted")) {

@@ -67,6 +67,11 @@ nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title)
       }
     } else if (task.kind == sim::OpKind::Optimizer) {
       event(task.worker, kCompute, "optimizer", "optimizer");
+    } else if (task.kind == sim::OpKind::Collective) {
+      // The collectives inside a compute op's layers (tensor parallelism's), e.g. "C F3".
+      event(task.worker, kCollective,
+            letter + " " + sim::op_letter(task.carrier) + std::to_string(task.micro_batch),
+            "collective");
     }
   }
   // Real-cost mode with a recorded timeline: a "memory" counter track per worker process.

@@ -53,7 +53,7 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["micro_batch_size"] = setup.micro_batch_size;
   j["data_parallel"] = setup.data_parallel;
   j["tensor_parallel"] = setup.tensor_parallel;
-  j["gpus"] = run.schedule.workers * setup.data_parallel * setup.tensor_parallel;
+  j["gpus"] = p.gpus;
   j["mini_batch"] = whole(p.samples_per_iteration);
   j["sequence_parallel"] = setup.sequence_parallel;
   j["tp_comm_overlap"] = setup.tp_comm_overlap;
@@ -277,8 +277,7 @@ std::string to_text(const Scenario& spec, const Result& run) {
     out +=
         fmt::format("model            {} ({} parameters)\n", p.model.name, whole(p.model_params));
     out += fmt::format("hardware         {} ({} GPUs = T {} x D {} x W {})\n", p.hardware.name,
-                       run.schedule.workers * setup.data_parallel * setup.tensor_parallel,
-                       setup.tensor_parallel, run.schedule.workers, setup.data_parallel);
+                       p.gpus, setup.tensor_parallel, run.schedule.workers, setup.data_parallel);
     out += fmt::format("mini-batch       {} samples (B {} x N {} x W {})\n",
                        whole(p.samples_per_iteration), setup.micro_batch_size,
                        run.schedule.micro_batches, setup.data_parallel);

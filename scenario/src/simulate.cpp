@@ -107,9 +107,11 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
   p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
+  // Lowered with the ops' collectives (tensor parallelism's) as tasks of their own.
+  r.graph = sim::build_task_graph(r.schedule, costs.lowering());
   p.partition = costs.partition();
   p.stage_times = costs.stage_times();
-  p.gpus = costs.gpus_per_replica() * ps.setup.data_parallel;  // t·D·W
+  p.gpus = costs.gpus();
   // B̂ = B·N·W samples per iteration. iteration_time is per iteration (the steady-state period
   // for an asynchronous schedule), so throughput · iteration_time = B̂ always. B is the size
   // the ops run at: B/2 for Chimera's backward halving (schedules/src/chimera.cpp).
@@ -194,22 +196,23 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
   if (std::string why = sim::check_structure(r.schedule); !why.empty()) {
     throw core::ConfigError(source, "generated order", why);
   }
-  r.graph = sim::build_task_graph(r.schedule);
   try {
     if (spec.memory_timeline && !spec.perf.enabled()) {
       throw core::ConfigError::option("memory_timeline",
                                       "needs real-cost mode (model and hardware)");
     }
     if (spec.perf.enabled()) {
-      run_real(spec, r, source);
+      run_real(spec, r, source);  // lowers the schedule with the cost model's collectives
     } else {
       require_weight_applies(spec.unit, r.schedule);
+      r.graph = sim::build_task_graph(r.schedule);
       r.trace = sim::simulate(r.graph, sim::UnitCostModel(op_unit_costs(spec.unit, r.schedule)));
       require_completed(r.trace, source);
       r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
     }
   } catch (const core::ConfigError&) {
     // A cyclic order is reported before any other problem, as when it was checked first.
+    if (r.graph.num_tasks() == 0) r.graph = sim::build_task_graph(r.schedule);
     if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
       throw core::ConfigError(source, "generated order", why);
     }

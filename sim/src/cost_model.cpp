@@ -23,6 +23,10 @@ double unit_duration(const UnitCosts& costs, OpKind kind) {
       return costs.all_reduce;
     case OpKind::Optimizer:
       return 0.0;
+    // Unit-cost mode lowers no collectives (they come with tensor parallelism, a real-cost
+    // option): one would take no slot.
+    case OpKind::Collective:
+      return 0.0;
   }
   return 0.0;
 }
@@ -30,7 +34,7 @@ double unit_duration(const UnitCosts& costs, OpKind kind) {
 }  // namespace
 
 UnitCostModel::UnitCostModel(UnitCosts costs) : costs_(costs) {
-  static_assert(static_cast<int>(OpKind::Optimizer) + 1 == kNumOpKinds);
+  static_assert(static_cast<int>(OpKind::Collective) + 1 == kNumOpKinds);
   for (int k = 0; k < kNumOpKinds; ++k)
     by_kind_[static_cast<size_t>(k)] = unit_duration(costs_, static_cast<OpKind>(k));
 }

@@ -1,12 +1,13 @@
 // The one event engine behind simulate() (unit-cost mode) and simulate_network() (real-cost
 // mode). Both replay the task DAG the same way: a task becomes ready when its predecessors have
-// finished; compute ops and the optimizer step queue FIFO on their worker's stream; events are
+// finished; compute ops, the optimizer step and serialised collectives queue FIFO on their
+// worker's stream (an op hands its stream straight to its serialised collective); events are
 // ordered by (time, insertion sequence). What differs is the network model, a template
 // parameter so the unit-cost loop carries none of the contention bookkeeping:
-//  - ConstantNetwork (unit cost, like SimGrid's network_constant): a Transfer or AllReduce is a
-//    pure delay of its CostModel duration, holding no resource;
-//  - SharedNetwork (real cost): a Transfer or AllReduce is a flow (latency, then data movement
-//    at a max-min fair share of the resources it uses), see network.hpp.
+//  - ConstantNetwork (unit cost, like SimGrid's network_constant): a Transfer, AllReduce or
+//    Collective is a pure delay of its CostModel duration;
+//  - SharedNetwork (real cost): each is a flow (latency, then data movement at a max-min fair
+//    share of the resources it uses, max_min.hpp), see network.hpp.
 // A replay that ends with unfinished tasks names the cycle that blocked them (Trace::deadlock).
 //
 // Speed (bench/engine_bench.cpp): where no task can wait for a shared resource, simulate() and
@@ -25,22 +26,21 @@
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/huge_pages.hpp"
 #include "pipesim/sim/lowering.hpp"
+#include "pipesim/sim/max_min.hpp"
 #include "pipesim/sim/network.hpp"
 #include "pipesim/sim/simulator.hpp"
 #include "ring_queue.hpp"
+#include "task_kinds.hpp"
 #include "uncontended.hpp"
 
 namespace pipesim::sim {
 namespace {
 
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-constexpr double kSaturated = 1e-12;  // residual capacity treated as zero
 // Most reallocation times kept for flows not yet brought up to date (reallocate()).
 constexpr size_t kLazySteps = 1024;
 
-bool is_comm(OpKind k) {
-  return k == OpKind::Transfer || k == OpKind::AllReduce;
-}
+using detail::is_comm;
 
 // Unit cost: at most one event per task, so a 32-bit sequence suffices; 16-byte events.
 struct DelayEvent {
@@ -97,10 +97,9 @@ struct SharedNetwork {
   std::vector<TaskId> running;       // per stream
   std::vector<int> collectives, compute_left;
   std::vector<TaskId> parked;
-  // reallocate()'s scratch, kept between calls.
-  std::vector<double> load, residual, new_rate;
-  std::vector<std::uint8_t> frozen, touched_mark;
-  std::vector<size_t> touched;
+  // reallocate()'s solver and its rates, kept between calls.
+  MaxMinSolver solver;
+  std::vector<double> new_rate;
 };
 
 template <class Network>
@@ -116,6 +115,7 @@ class Engine {
   //! its trace from the prefix.
   Engine(const TaskGraph& graph, const CostModel& costs, Network network, bool seeding = false)
       : graph_(graph),
+        serial_(detail::serial_collectives(graph)),
         costs_(costs),
         offset_(graph.successor_offsets()),
         succ_(graph.successors()),
@@ -178,7 +178,7 @@ class Engine {
 
  private:
   bool on_stream(const Task& t) const {
-    if (is_compute(t.kind) || t.kind == OpKind::Optimizer) return true;
+    if (detail::holds_stream(t.kind, serial_)) return true;
     if constexpr (kShared) return t.kind == OpKind::Transfer && !net_.options.overlap_p2p;
     return false;
   }
@@ -248,7 +248,9 @@ class Engine {
       const auto si = static_cast<size_t>(s);
       busy_[si] = 0;
       if constexpr (kShared) net_.running[si] = kNone;
-      if (!waiting_[si].empty()) start(waiting_[si].pop(), now);  // the longest-waiting first
+      // The longest-waiting first, unless the task hands the stream to its serialised
+      // collective, made ready below.
+      if (!waiting_[si].empty() && !graph_.hands_stream_over(t)) start(waiting_[si].pop(), now);
     }
     if constexpr (kShared) {
       release_parked(t, now);
@@ -320,7 +322,8 @@ class Engine {
       }
       if (t.end < cut) {  // done
         ++finished_;
-        if (is_compute(r.kind)) --n.compute_left[static_cast<size_t>(r.stream)];
+        if (detail::is_worker_work(r.kind, serial_))
+          --n.compute_left[static_cast<size_t>(r.stream)];
         if (r.kind == OpKind::AllReduce) {
           for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(v).group)])
             --n.collectives[static_cast<size_t>(w)];
@@ -415,9 +418,7 @@ class Engine {
     net.running.assign(workers, kNone);
     net.collectives.assign(workers, 0);
     net.compute_left.assign(workers, 0);
-    net.load.assign(resources, 0.0);
-    net.residual.assign(resources, 0.0);
-    net.touched_mark.assign(resources, 0);
+    net.solver = MaxMinSolver(static_cast<int>(resources));
     net.users.assign(resources, 0);
     for (TaskId v = 0; v < n; ++v) {
       const Task& t = graph.task(v);
@@ -425,7 +426,8 @@ class Engine {
       nt.kind = t.kind;
       nt.flushed = net.flushed.empty() ? all_flushed : net.flushed[v];
       nt.flow = net.flows->flow_of(v);
-      if (is_compute(t.kind)) ++net.compute_left[static_cast<size_t>(t.worker)];
+      if (detail::is_worker_work(t.kind, serial_))
+        ++net.compute_left[static_cast<size_t>(t.worker)];
     }
   }
 
@@ -495,9 +497,8 @@ class Engine {
     push(t, now, remaining / nt.rate, false);
   }
 
-  // Max-min fair rates by progressive filling: all unfrozen flows speed up together until a
-  // resource saturates (its flows freeze) or they reach full speed. `added`: the flow just
-  // activated, kNone when one just finished.
+  // Max-min fair rates (max_min.hpp) for the active flows. `added`: the flow just activated,
+  // kNone when one just finished.
   //
   // Every active flow's `remaining` is brought up to each reallocation's time, in the same
   // steps the eager loop took (so the same roundings), but only when it is needed, for a new
@@ -517,60 +518,14 @@ class Engine {
       if (n.active_from.empty() || n.times.size() >= kLazySteps) forget_times();
       return;
     }
-    n.touched.clear();
+    n.solver.clear();
     for (size_t i = 0; i < n.active.size(); ++i) {
-      const TaskId f = n.active[i];
       catch_up(i);
-      for (const ResourceUse& u : uses_of(f)) {
-        const auto r = static_cast<size_t>(u.resource);
-        if (!n.touched_mark[r]) {
-          n.touched_mark[r] = 1;
-          n.residual[r] = 1.0;
-          n.touched.push_back(r);
-        }
-      }
+      n.solver.add(uses_of(n.active[i]));
     }
     forget_times();
-    const size_t active = n.active.size();
-    n.all_full = all_full_speed(now);
-    if (n.all_full) return;
-    n.new_rate.assign(active, 0.0);
-    n.frozen.assign(active, 0);
-    double level = 0.0;
-    size_t unfrozen = active;
-    while (unfrozen > 0) {
-      for (size_t r : n.touched)
-        n.load[r] = 0.0;
-      for (size_t i = 0; i < active; ++i) {
-        if (n.frozen[i]) continue;
-        for (const ResourceUse& u : uses_of(n.active[i])) {
-          n.load[static_cast<size_t>(u.resource)] += u.share;
-        }
-      }
-      double step = 1.0 - level;
-      for (size_t r : n.touched) {
-        if (n.load[r] > 0.0) step = std::min(step, n.residual[r] / n.load[r]);
-      }
-      level += step;
-      for (size_t r : n.touched)
-        n.residual[r] -= n.load[r] * step;
-      const bool full = level >= 1.0 - kSaturated;
-      for (size_t i = 0; i < active; ++i) {
-        if (n.frozen[i]) continue;
-        n.new_rate[i] = level;
-        bool freeze = full;
-        for (const ResourceUse& u : uses_of(n.active[i])) {
-          freeze = freeze || n.residual[static_cast<size_t>(u.resource)] <= kSaturated;
-        }
-        if (freeze) {
-          n.frozen[i] = 1;
-          --unfrozen;
-        }
-      }
-    }
-    for (size_t r : n.touched)
-      n.touched_mark[r] = 0;
-    for (size_t i = 0; i < active; ++i) {
+    n.all_full = n.solver.solve(n.new_rate);
+    for (size_t i = 0; i < n.active.size(); ++i) {
       PIPESIM_ASSERT(n.new_rate[i] > 0.0, "a flow got no bandwidth");
       set_rate(n.active[i], n.new_rate[i], now);
     }
@@ -625,33 +580,6 @@ class Engine {
     push(f, now, hot_[f].remaining / nt.rate, fresh);
   }
 
-  // reallocate()'s common case, in its arithmetic: when no touched resource is loaded beyond
-  // its capacity by all active flows together, the first filling step is 1 (1 / load >= 1),
-  // so every flow reaches full speed at once; set those rates and return true. Otherwise
-  // return false with nothing changed.
-  bool all_full_speed(double now) {
-    SharedNetwork& n = net_;
-    for (size_t r : n.touched)
-      n.load[r] = 0.0;
-    for (TaskId f : n.active) {
-      for (const ResourceUse& u : uses_of(f))
-        n.load[static_cast<size_t>(u.resource)] += u.share;
-    }
-    bool fits = true;
-    for (size_t r : n.touched) {
-      fits = fits && n.load[r] <= 1.0;
-      n.touched_mark[r] = 0;
-    }
-    if (!fits) {
-      for (size_t r : n.touched)
-        n.touched_mark[r] = 1;
-      return false;
-    }
-    for (TaskId f : n.active)
-      set_rate(f, 1.0, now);
-    return true;
-  }
-
   // A finished flow gives its bandwidth back; a finished all-reduce its workers' speed.
   void finish_flows(TaskId t, double now) {
     SharedNetwork& n = net_;
@@ -678,8 +606,8 @@ class Engine {
   // Flushed gradient sync: all-reduces whose holders have no compute op left start now.
   void release_parked(TaskId t, double now) {
     SharedNetwork& n = net_;
-    if (!is_compute(hot_[t].kind) || --n.compute_left[static_cast<size_t>(hot_[t].stream)] != 0 ||
-        n.parked.empty()) {
+    if (!detail::is_worker_work(hot_[t].kind, serial_) ||
+        --n.compute_left[static_cast<size_t>(hot_[t].stream)] != 0 || n.parked.empty()) {
       return;
     }
     std::vector<TaskId> still;
@@ -692,6 +620,7 @@ class Engine {
   }
 
   const TaskGraph& graph_;
+  const bool serial_;  // the graph's collectives follow their op on its stream
   const CostModel& costs_;
   std::span<const TaskId> offset_, succ_;
   std::vector<Record> hot_;         // by task
@@ -729,15 +658,17 @@ Trace replay(const TaskGraph& graph, const CostModel& compute, const detail::Flo
 }
 
 // GradSync::EagerOpt (network.hpp). From a replay with every sync flushed: each worker's tail
-// bubble is the run's last compute end minus its own. In stage order, a sync waits for the
+// bubble is the run's last compute end minus its own (a compute op ends with its serialised
+// collectives). In stage order, a sync waits for the
 // flush when it fits, after the syncs already put there, into the bubble of every holder (its
 // time alone, CostModel::duration); the others stay eager.
 std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const CostModel& costs,
                                             const Trace& probe) {
   std::vector<double> last(static_cast<size_t>(graph.workers()), 0.0);
   double end = 0.0;
+  const bool serial = detail::serial_collectives(graph);
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
-    if (!is_compute(graph.task(t).kind)) continue;
+    if (!detail::is_worker_work(graph.task(t).kind, serial)) continue;
     double& l = last[static_cast<size_t>(graph.task(t).worker)];
     l = std::max(l, probe.timing[t].end);
     end = std::max(end, l);

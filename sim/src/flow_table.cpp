@@ -5,6 +5,7 @@
 
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/huge_pages.hpp"
+#include "task_kinds.hpp"
 
 namespace pipesim::sim::detail {
 
@@ -22,8 +23,7 @@ FlowTable::FlowTable(const TaskGraph& graph, const NetworkModel& model)
   };
   std::array<Cached, 1024> cache{};
   for (TaskId v = 0; v < n; ++v) {
-    const OpKind kind = graph.task(v).kind;
-    if (kind != OpKind::Transfer && kind != OpKind::AllReduce) continue;
+    if (!is_comm(graph.task(v).kind)) continue;
     const std::uint64_t key = model.flow_key(graph, v);
     if (key == 0) {
       flow_[v] = intern(model.flow(graph, v));

@@ -1,7 +1,7 @@
 #pragma once
-// The flows of a graph's Transfer and AllReduce tasks, interned: one record per distinct flow
-// (NetworkModel::flow_key), and per task the index of its record. Both real-cost replays read
-// them (engine.cpp, uncontended.cpp).
+// The flows of a graph's Transfer, AllReduce and Collective tasks, interned: one record per
+// distinct flow (NetworkModel::flow_key), and per task the index of its record. Both real-cost
+// replays read them (engine.cpp, uncontended.cpp).
 
 #include <cstdint>
 #include <span>

@@ -57,12 +57,16 @@ using OpIndex = OpTable<TaskId>;
 class DegreeCount {
  public:
   explicit DegreeCount(size_t tasks) { degrees_.reserve(tasks + 1); }  // + 1: see below
-  TaskId add_task(const Task&) {
+  // Lowering's loops call a sink once per task and per edge, through up to four instantiations
+  // (two passes, with and without collectives): always inlined, as GCC's unit-growth limit
+  // would otherwise keep these small calls out of line (a fifth of lowering's time).
+  [[gnu::always_inline]] TaskId add_task(const Task&) {
     degrees_.push_back(0);
     return static_cast<TaskId>(degrees_.size() - 1);
   }
-  void add_edge(TaskId from, TaskId, EdgeKind) { ++degrees_[from]; }
+  [[gnu::always_inline]] void add_edge(TaskId from, TaskId, EdgeKind) { ++degrees_[from]; }
   int add_group(const std::vector<int>&) { return groups_++; }
+  void declare_collectives(bool) {}
   // Only the lowering of Transfers reads a task back, for its chunk, which no count needs.
   int chunk_of(TaskId) const { return 0; }
   size_t tasks() const { return degrees_.size(); }
@@ -78,9 +82,12 @@ class DegreeCount {
 class GraphSink {
  public:
   explicit GraphSink(TaskGraphBuilder& graph) : graph_(graph) {}
-  TaskId add_task(const Task& t) { return graph_.add_task(t); }
-  void add_edge(TaskId from, TaskId to, EdgeKind kind) { graph_.add_edge(from, to, kind); }
+  [[gnu::always_inline]] TaskId add_task(const Task& t) { return graph_.add_task(t); }
+  [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
+    graph_.add_edge(from, to, kind);
+  }
   int add_group(std::vector<int> workers) { return graph_.add_group(std::move(workers)); }
+  void declare_collectives(bool overlap) { graph_.declare_collectives(overlap); }
   int chunk_of(TaskId t) const { return graph_.task(t).chunk; }
 
  private:
@@ -224,7 +231,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
       while (j < grads.size() && grads[j].iteration == k && grads[j].stage == grads[i].stage) {
         holders.push_back(grads[j++].worker);
       }
-      Task reduce{OpKind::AllReduce, holders.front(), -1, 0, grads[i].stage, 0, -1, -1};
+      Task reduce{.kind = OpKind::AllReduce, .worker = holders.front(), .stage = grads[i].stage};
       reduce.group = graph.add_group(holders);
       const TaskId id = graph.add_task(reduce);
       for (size_t h = i; h < j; ++h) {
@@ -239,8 +246,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
       // that produced gradients in this update.
       const auto& reductions = worker_reductions[static_cast<size_t>(w)];
       if (s.asynchronous && reductions.empty()) continue;
-      step[static_cast<size_t>(w)] =
-          graph.add_task(Task{OpKind::Optimizer, w, -1, 0, 0, 0, -1, -1});
+      step[static_cast<size_t>(w)] = graph.add_task(Task{.kind = OpKind::Optimizer, .worker = w});
       for (TaskId from : reductions)
         graph.add_edge(from, step[static_cast<size_t>(w)], EdgeKind::Sync);
     }
@@ -312,19 +318,91 @@ std::string check_structure(const Schedule& s) {
 
 namespace {
 
-// Everything lowering adds, in the order it adds it: both passes make the same calls.
+// Collective tasks (OpCollectives) in front of a sink: an edge from an op that carries
+// collectives leaves from its collective instead (serialised) or from both (overlapped), and an
+// edge into an op with an overlapped collective also enters the collective. Ops are the first
+// tasks, so `collective_of` (by op task id) ends where they do.
 template <class Sink>
-void lower(const Schedule& s, OpIndex& index, Sink& graph) {
+class CollectiveEdges {
+ public:
+  //! `ops`: how many compute tasks there are (they come first).
+  CollectiveEdges(Sink& sink, bool overlap, size_t ops)
+      : sink_(sink), overlap_(overlap), collective_of_(ops, kNoTask) {}
+
+  [[gnu::always_inline]] TaskId add_task(const Task& t) { return sink_.add_task(t); }
+  int add_group(std::vector<int> workers) { return sink_.add_group(std::move(workers)); }
+  int chunk_of(TaskId t) const { return sink_.chunk_of(t); }
+  void declare_collectives() { sink_.declare_collectives(overlap_); }
+  //! `collective` runs the collectives of op `op`; serialised, it is the op's only successor.
+  void set_collective(TaskId op, TaskId collective) {
+    collective_of_[op] = collective;
+    if (!overlap_) sink_.add_edge(op, collective, EdgeKind::Data);
+  }
+  [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
+    const TaskId from_c = from < collective_of_.size() ? collective_of_[from] : kNoTask;
+    const TaskId to_c = overlap_ && to < collective_of_.size() ? collective_of_[to] : kNoTask;
+    if (from_c == kNoTask || overlap_) sink_.add_edge(from, to, kind);
+    if (from_c != kNoTask) sink_.add_edge(from_c, to, kind);
+    if (to_c == kNoTask) return;
+    sink_.add_edge(from, to_c, kind);
+    if (from_c != kNoTask) sink_.add_edge(from_c, to_c, kind);
+  }
+
+ private:
+  Sink& sink_;
+  bool overlap_;
+  std::vector<TaskId> collective_of_;  // by compute task id
+};
+
+// Everything lowering adds, in the order it adds it: both passes make the same calls. `Graph`
+// is the sink itself, or CollectiveEdges in front of it when some ops carry collectives.
+template <class Graph>
+void lower_into(const Schedule& s, const OpCollectives& collectives, OpIndex& index, Graph& graph) {
+  constexpr bool kCollectives = requires(Graph g, TaskId t) {
+    g.set_collective(t, t);
+  };
   const int micro_batches = s.total_micro_batches();
-  // Compute tasks in program order, chained on their worker's stream.
+  // Compute tasks in program order, worker by worker, chained on their worker's stream; with
+  // collectives, the chains wait until the collectives (numbered next, in the same order) exist.
   for (int w = 0; w < s.workers; ++w) {
     TaskId previous = kNoTask;
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
-      const TaskId id =
-          graph.add_task(Task{op.kind, w, -1, op.pipeline, op.stage, op.chunk, op.micro_batch, -1});
+      const TaskId id = graph.add_task(Task{.kind = op.kind,
+                                            .worker = w,
+                                            .pipeline = op.pipeline,
+                                            .stage = op.stage,
+                                            .chunk = op.chunk,
+                                            .micro_batch = op.micro_batch});
       index.at(op.stage, op.micro_batch, op.kind) = id;
-      if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
-      previous = id;
+      if constexpr (!kCollectives) {
+        if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
+        previous = id;
+      }
+    }
+  }
+  if constexpr (kCollectives) {
+    if (collectives.any()) graph.declare_collectives();
+    for (int w = 0; w < s.workers; ++w) {
+      for (const Op& op : s.program[static_cast<size_t>(w)]) {
+        if (!collectives.carried(op.stage, op.kind)) continue;
+        const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
+        const TaskId c = graph.add_task(Task{.kind = OpKind::Collective,
+                                             .carrier = op.kind,
+                                             .worker = w,
+                                             .pipeline = op.pipeline,
+                                             .stage = op.stage,
+                                             .chunk = op.chunk,
+                                             .micro_batch = op.micro_batch});
+        graph.set_collective(id, c);
+      }
+    }
+    for (int w = 0; w < s.workers; ++w) {
+      TaskId previous = kNoTask;
+      for (const Op& op : s.program[static_cast<size_t>(w)]) {
+        const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
+        if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
+        previous = id;
+      }
     }
   }
 
@@ -334,7 +412,9 @@ void lower(const Schedule& s, OpIndex& index, Sink& graph) {
   for (int m = 0; m < micro_batches; ++m) {
     const int p = s.micro_batch_pipeline[static_cast<size_t>(m)];
     const std::vector<int>& on = s.stage_worker[static_cast<size_t>(p)];
-    auto connect = [&](int from_stage, OpKind from_kind, int to_stage, OpKind to_kind) {
+    // Inlined like the sinks' calls (called per data edge).
+    auto connect = [&](int from_stage, OpKind from_kind, int to_stage, OpKind to_kind)
+        __attribute__((always_inline)) {
       const TaskId from = index.at(from_stage, m, from_kind);
       const TaskId to = index.at(to_stage, m, to_kind);
       const int src = on[static_cast<size_t>(from_stage)];
@@ -343,8 +423,13 @@ void lower(const Schedule& s, OpIndex& index, Sink& graph) {
         graph.add_edge(from, to, EdgeKind::Data);
         return;
       }
-      const TaskId transfer = graph.add_task(
-          Task{OpKind::Transfer, src, dst, p, from_stage, graph.chunk_of(from), m, -1});
+      const TaskId transfer = graph.add_task(Task{.kind = OpKind::Transfer,
+                                                  .worker = src,
+                                                  .peer = dst,
+                                                  .pipeline = p,
+                                                  .stage = from_stage,
+                                                  .chunk = graph.chunk_of(from),
+                                                  .micro_batch = m});
       graph.add_edge(from, transfer, EdgeKind::Data);
       graph.add_edge(transfer, to, EdgeKind::Data);
     };
@@ -366,26 +451,47 @@ void lower(const Schedule& s, OpIndex& index, Sink& graph) {
   add_gradient_sync(s, index, graph);
 }
 
+// With collectives: kept out of line, so that the inliner's budget goes to the common path.
+template <class Sink>
+[[gnu::noinline]] void lower_with_collectives(const Schedule& s, const OpCollectives& collectives,
+                                              OpIndex& index, Sink& sink) {
+  size_t ops = 0;
+  for (const auto& program : s.program)
+    ops += program.size();
+  CollectiveEdges<Sink> graph(sink, collectives.overlap, ops);
+  lower_into(s, collectives, index, graph);
+}
+
+template <class Sink>
+void lower(const Schedule& s, const OpCollectives& collectives, OpIndex& index, Sink& sink) {
+  if (collectives.carries.empty()) {
+    lower_into(s, collectives, index, sink);
+  } else {
+    lower_with_collectives(s, collectives, index, sink);
+  }
+}
+
 }  // namespace
 
-TaskGraph build_task_graph(const Schedule& s) {
+TaskGraph build_task_graph(const Schedule& s, const OpCollectives& collectives) {
   // Callers run check_structure first (validate() does); only cheap checks are repeated here.
   PIPESIM_ASSERT(static_cast<int>(s.program.size()) == s.workers, "unchecked schedule");
   size_t compute_ops = 0;
   for (const auto& ops : s.program)
     compute_ops += ops.size();
-  const size_t tasks = 2 * compute_ops + 2 * static_cast<size_t>(s.virtual_stages + s.workers);
+  const size_t tasks = (collectives.carries.empty() ? 2 : 3) * compute_ops +
+                       2 * static_cast<size_t>(s.virtual_stages + s.workers);
   // Two passes over the same calls: the first counts each task's out-edges, so that the
   // second writes every edge straight into the graph (no edge list to sort: lowering's memory
   // is the graph's).
   OpIndex index(s, s.total_micro_batches(), kNoTask);
   DegreeCount count(tasks);
-  lower(s, index, count);
+  lower(s, collectives, index, count);
   TaskGraphBuilder graph(s.workers);
   graph.reserve(count.tasks(), 0);
   graph.expect_out_degrees(count.take_degrees());
   GraphSink sink(graph);
-  lower(s, index, sink);
+  lower(s, collectives, index, sink);
   return std::move(graph).build();
 }
 

@@ -14,6 +14,7 @@ char op_letter(OpKind kind) {
     case OpKind::Transfer: return 'S';
     case OpKind::AllReduce: return 'A';
     case OpKind::Optimizer: return 'O';
+    case OpKind::Collective: return 'C';
   }
   return '?';
 }

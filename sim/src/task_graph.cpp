@@ -44,6 +44,10 @@ void TaskGraphBuilder::expect_out_degrees(std::vector<TaskId> degrees) {
 TaskGraph TaskGraphBuilder::build() && {
   TaskGraph g;
   g.workers_ = workers_;
+  if (collectives_) {
+    g.collectives_ =
+        collectives_overlap_ ? TaskGraph::Collectives::Beside : TaskGraph::Collectives::After;
+  }
   if (direct_) {
     const size_t n = tasks_.size();
     PIPESIM_ASSERT(next_.size() == n + 1 && (n == 0 || next_[n - 1] == successors_.size()),

@@ -81,7 +81,7 @@ std::vector<WorkerTime> time_breakdown(const TaskGraph& graph, const Trace& trac
   const auto workers = static_cast<size_t>(graph.workers());
   std::vector<Intervals> compute(workers);
   std::vector<Runs> comm(workers);
-  // A run: messages sent to one worker, received from one, or syncs.
+  // A run: messages sent to one worker, received from one, syncs, or op collectives.
   const auto run = [](std::uint64_t kind, int worker) {
     return kind << 32 | static_cast<std::uint32_t>(worker);
   };
@@ -101,6 +101,8 @@ std::vector<WorkerTime> time_breakdown(const TaskGraph& graph, const Trace& trac
       for (int w : graph.group_workers()[static_cast<size_t>(task.group)]) {
         comm[static_cast<size_t>(w)].add(run(3, 0), span);
       }
+    } else if (task.kind == OpKind::Collective) {
+      comm[static_cast<size_t>(task.worker)].add(run(4, 0), span);
     }
   }
   const double window = graph.num_tasks() == 0 ? 0.0 : last - first;

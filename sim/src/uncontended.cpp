@@ -2,29 +2,23 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 #include <tuple>
 
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/huge_pages.hpp"
 #include "ring_queue.hpp"
+#include "task_kinds.hpp"
 
 namespace pipesim::sim::detail {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-bool on_stream(OpKind kind) {
-  return is_compute(kind) || kind == OpKind::Optimizer;
-}
-
-bool is_comm(OpKind kind) {
-  return kind == OpKind::Transfer || kind == OpKind::AllReduce;
-}
-
 // timing[v].end = the duration of every task (0 for communication when `network`, whose time
-// comes from its flow). False when a stream task other than a compute op gates a compute op:
-// it runs between compute ops (an asynchronous schedule's optimizer step), so its stream is
-// contended.
+// comes from its flow). False when an optimizer step gates a compute op: it runs between
+// compute ops (an asynchronous schedule's), so its stream is contended. (A serialised
+// collective gates the op after its own, on a stream its op hands to it.)
 bool load_durations(const TaskGraph& graph, const CostModel& costs, bool network,
                     std::vector<TaskTiming>& timing) {
   const auto offset = graph.successor_offsets();
@@ -37,7 +31,7 @@ bool load_durations(const TaskGraph& graph, const CostModel& costs, bool network
       PIPESIM_ASSERT(d >= 0.0, "cost model returned a negative duration");
     }
     timing[v].end = d;
-    if (on_stream(kind) && !is_compute(kind)) {
+    if (kind == OpKind::Optimizer) {
       for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
         if (is_compute(graph.task(succ[i]).kind)) return false;
       }
@@ -86,21 +80,37 @@ bool longest_paths(const TaskGraph& graph, std::vector<TaskTiming>& timing, cons
   return done == n;
 }
 
-// Each stream's tasks, in id order, one after the other: then none waited for its stream.
-// `per_worker`, when given, gets each worker's stream tasks in that (time) order.
+// Each stream's tasks, in id order, one after the other: then none waited for its stream. A
+// serialised collective sits right after its op (the op hands it the stream; it is numbered
+// later). `per_worker`, when given, gets each worker's stream tasks but those collectives in
+// that (time) order. (Two instantiations: graphs without serialised collectives pay nothing
+// for them.)
+template <bool kSerialCollectives>
 bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& timing,
                       std::vector<std::vector<TaskId>>* per_worker) {
   std::vector<double> free_at(static_cast<size_t>(graph.workers()), -kInf);
   if (per_worker) per_worker->assign(free_at.size(), {});
-  for (TaskId v = 0; v < graph.num_tasks(); ++v) {
-    const Task& t = graph.task(v);
-    if (!on_stream(t.kind)) continue;
+  const std::span<const Task> tasks = graph.tasks();  // not reloaded after each store below
+  for (TaskId v = 0; v < tasks.size(); ++v) {
+    const Task& t = tasks[v];
+    if (!is_compute(t.kind) && t.kind != OpKind::Optimizer) continue;
     double& free = free_at[static_cast<size_t>(t.worker)];
     if (timing[v].start < free) return false;
     free = timing[v].end;
     if (per_worker) (*per_worker)[static_cast<size_t>(t.worker)].push_back(v);
+    if (kSerialCollectives && graph.hands_stream_over(v)) {
+      const TaskId c = graph.successors()[graph.successor_offsets()[v]];
+      if (timing[c].start < free) return false;
+      free = timing[c].end;
+    }
   }
   return true;
+}
+
+bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& timing,
+                      std::vector<std::vector<TaskId>>* per_worker) {
+  if (serial_collectives(graph)) return streams_in_order<true>(graph, timing, per_worker);
+  return streams_in_order<false>(graph, timing, per_worker);
 }
 
 // When data moves: from the end of its latency to its end.

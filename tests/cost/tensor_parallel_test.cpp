@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
@@ -94,28 +96,65 @@ TEST(TensorParallel, LayerTrafficAndTimeMatchTheRingClosedForm) {
   }
 }
 
-TEST(TensorParallel, CollectivesSitOnTheLayersCriticalPath) {
-  // A middle stage's forward = L × (layer kernels + 2 collectives); input gradient likewise;
-  // the weight gradient has none.
+TEST(TensorParallel, EachOpCarriesItsLayersCollectives) {
+  // An op holds its stream for its kernels (L × the layer's on a middle stage); its collectives
+  // are a list of their own: 2L points in the forward and in the input gradient, each an
+  // all-gather and a reduce-scatter of b·s·h elements over the t GPUs of one node (sequence
+  // parallelism), none in the weight gradient. Alone, an op lasts kernels + collectives.
   const models::ModelSpec m = models::load_model("gpt3-175b");
   const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
   TrainingSetup setup;
   setup.tensor_parallel = 8;
   setup.sequence_parallel = true;
-  const TrainingCostModel costs(m, hw, one_f_one_b(8, 16), setup);
+  const sim::Schedule s = one_f_one_b(8, 16);
+  const TrainingCostModel costs(m, hw, s, setup);
   const LayerConfig c = layer_config(setup);
+  const StageCompute& compute = costs.compute();
   const double L = costs.partition()[3].layers, tp = tp_collective_time(hw, m, c);
+  using sim::OpKind;
+  EXPECT_DOUBLE_EQ(compute.kernels(3, OpKind::Forward),
+                   L * kernel_time(models::layer_forward(m, c), hw.gpu, "bf16"));
+  EXPECT_DOUBLE_EQ(compute.kernels(3, OpKind::Backward),
+                   L * kernel_time(models::layer_backward_input(m, c), hw.gpu, "bf16") +
+                       L * kernel_time(models::layer_backward_weight(m, c), hw.gpu, "bf16"));
+  const std::vector<OpCollective>& f = compute.collectives(3, OpKind::Forward);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].kind, hardware::Collective::AllGather);
+  EXPECT_EQ(f[1].kind, hardware::Collective::ReduceScatter);
+  for (const OpCollective& one : f) {
+    EXPECT_EQ(one.ranks, 8);
+    EXPECT_EQ(one.nodes, 1);
+    EXPECT_EQ(one.calls, 2 * L);
+    EXPECT_DOUBLE_EQ(one.bytes.value, tp_buffer_bytes(m, c).value);
+  }
+  EXPECT_NEAR(compute.collective_time(3, OpKind::Forward).total().value, 2 * L * tp, 1e-12);
+  EXPECT_NEAR(compute.collective_time(3, OpKind::Backward).total().value, 2 * L * tp, 1e-12);
+  EXPECT_TRUE(compute.collectives(3, OpKind::BackwardWeight).empty());
+  // The embedding's and the head's one collective each, on the first and last stages.
+  EXPECT_EQ(compute.collectives(0, OpKind::Forward)[0].calls, 2 * costs.partition()[0].layers + 1);
+  EXPECT_EQ(compute.collectives(7, OpKind::Backward)[0].calls, 2 * costs.partition()[7].layers + 1);
   const StageTimes& st = costs.stage_times()[3];
-  EXPECT_DOUBLE_EQ(st.forward,
-                   L * (kernel_time(models::layer_forward(m, c), hw.gpu, "bf16") + 2 * tp));
-  EXPECT_DOUBLE_EQ(st.backward_input,
-                   L * (kernel_time(models::layer_backward_input(m, c), hw.gpu, "bf16") + 2 * tp));
-  EXPECT_DOUBLE_EQ(st.backward_weight,
-                   L * kernel_time(models::layer_backward_weight(m, c), hw.gpu, "bf16"));
+  EXPECT_NEAR(st.forward, compute.kernels(3, OpKind::Forward) + 2 * L * tp, 1e-12);
+  EXPECT_DOUBLE_EQ(st.backward_weight, compute.kernels(3, OpKind::BackwardWeight));
   // The forward GEMM FLOPs per GPU are 1/8 of the whole layer's.
   EXPECT_DOUBLE_EQ(models::kernel_flops(models::layer_forward(m, c)).value * 8,
                    models::kernel_flops(models::layer_forward(m, LayerConfig{})).value);
-  EXPECT_EQ(costs.gpus_per_replica(), 64);
+  EXPECT_EQ(costs.gpus(), 64);
+  // Lowering: F and B carry collectives, after their op; with tp_comm_overlap beside it, and an
+  // op alone lasts the longer of the two.
+  const sim::OpCollectives serial = costs.lowering();
+  EXPECT_FALSE(serial.overlap);
+  EXPECT_TRUE(serial.carried(3, OpKind::Forward));
+  EXPECT_TRUE(serial.carried(3, OpKind::Backward));
+  EXPECT_FALSE(serial.carried(3, OpKind::BackwardWeight));
+  setup.tp_comm_overlap = true;
+  const TrainingCostModel overlapped(m, hw, s, setup);
+  EXPECT_TRUE(overlapped.lowering().overlap);
+  EXPECT_EQ(overlapped.compute().alone(3, OpKind::Forward),
+            std::max(compute.kernels(3, OpKind::Forward),
+                     compute.collective_time(3, OpKind::Forward).total().value));
+  // t = 1: no collectives, nothing to lower.
+  EXPECT_TRUE(TrainingCostModel(m, hw, s, TrainingSetup{}).lowering().carries.empty());
 }
 
 TEST(TensorParallel, InvalidCombinationsAreClearErrors) {

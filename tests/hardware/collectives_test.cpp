@@ -1,11 +1,13 @@
-// Communication formulas against their closed forms: Hockney (1994), ring and Rabenseifner
-// (Thakur, Rabenseifner & Gropp 2005), hierarchical (Jia et al. 2018); and placement.
+// The profile-level communication times: Hockney (1994) p2p; each collective by the profile's
+// algorithm, tier and fitted curve, against the closed forms (collective_algorithms_test.cpp
+// tests each algorithm alone); and placement.
 
 #include "pipesim/hardware/collectives.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 
 #include "pipesim/hardware/placement.hpp"
 
@@ -25,48 +27,23 @@ TEST(Collectives, HockneyIsAlphaPlusNOverBeta) {
   }
 }
 
-TEST(Collectives, RingIs2RMinus1AlphaPlus2RMinus1OverRNBeta) {
-  for (int r : {2, 3, 8, 32}) {
-    const double n = 2.5e8;
-    const CommTime t = ring_all_reduce(kLink, r, Bytes(n), true);
-    EXPECT_DOUBLE_EQ(t.latency.value, 2.0 * (r - 1) * 5e-6);
-    EXPECT_DOUBLE_EQ(t.inter.value, 2.0 * (r - 1) / r * n / 10e9);
-  }
-  EXPECT_EQ(ring_all_reduce(kLink, 1, Bytes(1e9), true).total().value, 0.0);
-}
-
-TEST(Collectives, RabenseifnerIs2Log2RAlphaPlus2RMinus1OverRNBeta) {
-  for (int r : {2, 4, 16, 32}) {
-    const double n = 2.5e8;
-    const CommTime t = rabenseifner_all_reduce(kLink, r, Bytes(n), true);
-    EXPECT_DOUBLE_EQ(t.latency.value, 2.0 * std::log2(r) * 5e-6);
-    EXPECT_DOUBLE_EQ(t.inter.value, 2.0 * (r - 1) / r * n / 10e9);
-  }
-}
-
-TEST(Collectives, HierarchicalIsReduceScatterRingAllGather) {
-  const Hockney intra{2e-6, 300e9}, inter{5e-6, 25e9};
-  const double n = 1e9, g = 8, k = 4;
-  const CommTime t = hierarchical_all_reduce(intra, inter, 8, 4, Bytes(n));
-  EXPECT_DOUBLE_EQ(t.latency.value, 2 * (g - 1) * 2e-6 + 2 * (k - 1) * 5e-6);
-  EXPECT_DOUBLE_EQ(t.intra.value, 2 * (g - 1) / g * n / 300e9);
-  EXPECT_DOUBLE_EQ(t.inter.value, 2 * (k - 1) / k * (n / g) / 25e9);
-}
-
 TEST(Collectives, AllReduceTimePicksTierAlgorithmAndFittedCurve) {
   HardwareProfile p;
   p.intra_node = {2e-6, 300e9};
   p.inter_node = {5e-6, 25e9};
   p.all_reduce = AllReduceAlgorithm::Ring;
   const double n = 1e8;
+  // Ring within a node on NVLink, across 8 nodes at the inter-node tier (one flat ring).
   EXPECT_DOUBLE_EQ(all_reduce_time(p, 8, 1, Bytes(n)).total().value,
-                   ring_all_reduce(p.intra_node, 8, Bytes(n), false).total().value);
+                   14 * 2e-6 + 14.0 / 8 * n / 300e9);
   EXPECT_DOUBLE_EQ(all_reduce_time(p, 8, 8, Bytes(n)).total().value,
-                   ring_all_reduce(p.inter_node, 8, Bytes(n), true).total().value);
-  p.all_reduce = AllReduceAlgorithm::Hierarchical;
-  EXPECT_DOUBLE_EQ(
-      all_reduce_time(p, 32, 4, Bytes(n)).total().value,
-      hierarchical_all_reduce(p.intra_node, p.inter_node, 8, 4, Bytes(n)).total().value);
+                   14 * 5e-6 + 14.0 / 8 * n / 25e9);
+  p.all_reduce = AllReduceAlgorithm::Hierarchical;  // 8 per node on 4 nodes
+  EXPECT_DOUBLE_EQ(all_reduce_time(p, 32, 4, Bytes(n)).total().value,
+                   2 * 7 * 2e-6 + 2 * 3 * 5e-6 + 14.0 / 8 * n / 300e9 + 6.0 / 4 * n / 8 / 25e9);
+  p.all_reduce = AllReduceAlgorithm::Tree;  // chain of 8, trees over 4 nodes: depth 2
+  EXPECT_DOUBLE_EQ(all_reduce_time(p, 32, 4, Bytes(n)).total().value,
+                   2 * (7 * 2e-6 + 2 * 5e-6) + 2 * n / 25e9);
   p.fitted["all_reduce"]["inter_node"] = {1e-4, 1e10};
   EXPECT_DOUBLE_EQ(all_reduce_time(p, 32, 4, Bytes(n)).total().value, 1e-4 + n / 1e10);
 }
@@ -111,6 +88,32 @@ TEST(Collectives, ReduceScatterAndAllGatherAreTheHalvesOfTheAllReduce) {
   p.fitted["all_gather"]["intra_node"] = {1e-5, 1e11};  // a measured curve wins
   EXPECT_DOUBLE_EQ(all_gather_time(p, 8, 1, n).total().value, 1e-5 + n.value / 1e11);
   EXPECT_EQ(reduce_scatter_time(p, 1, 1, n).total().value, 0.0);
+  // A fitted all-reduce without fits of its halves: each half is half the fitted curve.
+  p.fitted.clear();
+  p.fitted["all_reduce"]["inter_node"] = {2e-4, 5e9};
+  EXPECT_DOUBLE_EQ(reduce_scatter_time(p, 32, 4, n).total().value, (2e-4 + n.value / 5e9) / 2);
+}
+
+TEST(Collectives, TreeProfilesRunReduceScatterAllGatherAsRingsAndAllToAllPairwise) {
+  // NCCL implements only the all-reduce as a tree; an all-to-all is a pairwise exchange
+  // whatever the all-reduce algorithm.
+  HardwareProfile p;
+  p.intra_node = {3e-6, 300e9};
+  p.inter_node = {5e-6, 25e9};
+  const Bytes n(4e8);
+  p.all_reduce = AllReduceAlgorithm::Ring;
+  const CommTime ring_rs = reduce_scatter_time(p, 16, 2, n);
+  const CommTime ring_a2a = all_to_all_time(p, 16, 2, n);
+  p.all_reduce = AllReduceAlgorithm::Tree;
+  EXPECT_EQ(reduce_scatter_time(p, 16, 2, n).total().value, ring_rs.total().value);
+  EXPECT_EQ(all_gather_time(p, 16, 2, n).total().value, ring_rs.total().value);
+  EXPECT_EQ(all_to_all_time(p, 16, 2, n).total().value, ring_a2a.total().value);
+  EXPECT_NE(all_reduce_time(p, 16, 2, n).total().value,
+            2 * ring_rs.total().value);  // the tree itself
+  // 8 per node on 2 nodes: 7 partners over NVLink, 8 across.
+  EXPECT_DOUBLE_EQ(ring_a2a.latency.value, 7 * 3e-6 + 8 * 5e-6);
+  EXPECT_DOUBLE_EQ(ring_a2a.intra.value, 7.0 / 16 * n.value / 300e9);
+  EXPECT_DOUBLE_EQ(ring_a2a.inter.value, 8.0 / 16 * n.value / 25e9);
 }
 
 TEST(Collectives, LibraryEfficiencyScalesEveryBandwidthTerm) {
@@ -118,10 +121,14 @@ TEST(Collectives, LibraryEfficiencyScalesEveryBandwidthTerm) {
   slow.efficiency = 0.25;  // e.g. GLOO over TCP on the same wire
   const Bytes n(1e8);
   EXPECT_DOUBLE_EQ(p2p_time(slow, n, true).inter.value, 4 * p2p_time(kLink, n, true).inter.value);
-  EXPECT_DOUBLE_EQ(ring_all_reduce(slow, 8, n, true).inter.value,
-                   4 * ring_all_reduce(kLink, 8, n, true).inter.value);
-  EXPECT_DOUBLE_EQ(ring_all_reduce(slow, 8, n, true).latency.value,
-                   ring_all_reduce(kLink, 8, n, true).latency.value);
+  for (const CollectiveAlgorithm* a : std::initializer_list<const CollectiveAlgorithm*>{
+           &algorithm(AllReduceAlgorithm::Ring), &algorithm(AllReduceAlgorithm::Rabenseifner),
+           &algorithm(AllReduceAlgorithm::Tree)}) {
+    const CommTime fast = a->time(Collective::AllReduce, {8, 8, kLink, kLink}, n);
+    const CommTime gloo = a->time(Collective::AllReduce, {8, 8, slow, slow}, n);
+    EXPECT_DOUBLE_EQ(gloo.inter.value, 4 * fast.inter.value) << a->name();
+    EXPECT_DOUBLE_EQ(gloo.latency.value, fast.latency.value) << a->name();
+  }
 }
 
 TEST(Placement, TensorParallelGroupsAreInnermostOnANode) {

@@ -127,8 +127,15 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   expect_error(replace(ok, "interference: 0.0", "interference: 1.5"), "interference");
   expect_error(replace(ok, "interference: 0.0", "interference: 0.0\ninterferance: 0.1"),
                "interferance");
-  expect_error(replace(ok, "{algorithm: hierarchical}", "{algorithm: tree}"),
+  expect_error(replace(ok, "{algorithm: hierarchical}", "{algorithm: butterfly}"),
                "collectives.all_reduce.algorithm");
+  // Every algorithm hardware/README.md lists is accepted and saved under its name.
+  for (const char* algorithm : {"ring", "rabenseifner", "hierarchical", "tree"}) {
+    const HardwareProfile p = parse_profile(
+        replace(ok, "{algorithm: hierarchical}", std::string("{algorithm: ") + algorithm + "}"), "a.yaml");
+    EXPECT_STREQ(algorithm_name(p.all_reduce), algorithm);
+    EXPECT_EQ(parse_profile(to_yaml(p), "b.yaml").all_reduce, p.all_reduce);
+  }
   expect_error(replace(ok, "schema_version: 1", "schema_version: 2"), "schema_version");
   expect_error(replace(ok, "name: h200-sxm", "name: H200_SXM"), "name");
   expect_error(replace(ok, "[1.0e9, 0.25], [1.0e11, 0.65]", "[1.0e11, 0.25], [1.0e9, 0.65]"),

@@ -1,9 +1,10 @@
 // Metrics on a hand-made schedule, checked against values worked out by hand.
 
+#include "pipesim/sim/metrics.hpp"
+
 #include <gtest/gtest.h>
 
 #include "pipesim/sim/lowering.hpp"
-#include "pipesim/sim/metrics.hpp"
 
 namespace pipesim::sim {
 namespace {
@@ -12,10 +13,14 @@ TEST(Metrics, TwoStageTwoMicroBatchByHand) {
   // Worker 0: F0 F1 B0 B1; worker 1: F0 B0 F1 B1. t_F = 1, t_B = 2.
   Schedule s = make_linear_schedule("hand", 2, 2);
   using K = OpKind;
-  s.program[0] = {{K::Forward, 0, 0, 0, 0}, {K::Forward, 0, 0, 0, 1},
-                  {K::Backward, 0, 0, 0, 0}, {K::Backward, 0, 0, 0, 1}};
-  s.program[1] = {{K::Forward, 0, 1, 0, 0}, {K::Backward, 0, 1, 0, 0},
-                  {K::Forward, 0, 1, 0, 1}, {K::Backward, 0, 1, 0, 1}};
+  s.program[0] = {{K::Forward, 0, 0, 0, 0},
+                  {K::Forward, 0, 0, 0, 1},
+                  {K::Backward, 0, 0, 0, 0},
+                  {K::Backward, 0, 0, 0, 1}};
+  s.program[1] = {{K::Forward, 0, 1, 0, 0},
+                  {K::Backward, 0, 1, 0, 0},
+                  {K::Forward, 0, 1, 0, 1},
+                  {K::Backward, 0, 1, 0, 1}};
   ASSERT_TRUE(validate(s).ok);
   const TaskGraph g = build_task_graph(s);
   const Trace t = simulate(g, UnitCostModel({1, 2, 0, 0}));

@@ -40,7 +40,7 @@ class UniformNetwork final : public NetworkModel {
 TaskGraph transfers(int count) {
   TaskGraphBuilder b(2);
   for (int i = 0; i < count; ++i)
-    b.add_task(Task{OpKind::Transfer, 0, 1, 0, 0, 0, i, -1});
+    b.add_task(Task{.kind = OpKind::Transfer, .worker = 0, .peer = 1, .micro_batch = i});
   return std::move(b).build();
 }
 
@@ -85,8 +85,8 @@ TEST(Network, MaxMinFairnessByProgressiveFilling) {
 
 TEST(Network, CollectiveSlowsComputeByTheInterferenceFactor) {
   TaskGraphBuilder b(1);
-  b.add_task(Task{OpKind::Forward, 0, -1, 0, 0, 0, 0, -1});
-  Task reduce{OpKind::AllReduce, 0, -1, 0, 0, 0, -1, -1};
+  b.add_task(Task{.kind = OpKind::Forward, .worker = 0, .micro_batch = 0});
+  Task reduce{.kind = OpKind::AllReduce, .worker = 0};
   reduce.group = b.add_group({0});
   b.add_task(reduce);
   const TaskGraph g = std::move(b).build();

@@ -14,14 +14,7 @@
 namespace pipesim {
 namespace {
 
-void expect_same_trace(const sim::Trace& a, const sim::Trace& b) {
-  ASSERT_EQ(a.completed, b.completed);
-  ASSERT_EQ(a.timing.size(), b.timing.size());
-  for (size_t i = 0; i < a.timing.size(); ++i) {
-    ASSERT_EQ(a.timing[i].start, b.timing[i].start) << "task " << i;
-    ASSERT_EQ(a.timing[i].end, b.timing[i].end) << "task " << i;
-  }
-}
+using testing::expect_same_trace;
 
 TEST(SimulatorInvariants, HoldForRandomParameters) {
   std::mt19937 rng(20261130);
@@ -29,12 +22,11 @@ TEST(SimulatorInvariants, HoldForRandomParameters) {
     for (const auto& entry : schedules::all_schedules()) {
       const schedules::ScheduleParams p = testing::draw_valid(entry.name, rng);
       const sim::UnitCosts c = testing::draw_costs(rng);
-      SCOPED_TRACE(::testing::Message()
-                   << entry.name << " D=" << p.stages << " N=" << p.micro_batches
-                   << " " << testing::describe_params(p));
+      SCOPED_TRACE(::testing::Message() << entry.name << " D=" << p.stages << " N="
+                                        << p.micro_batches << " " << testing::describe_params(p));
       const testing::UnitRun r = testing::run_unit(std::string(entry.name), p, c);
-      testing::expect_engine_invariants(
-          r, sim::UnitCostModel(scenario::op_unit_costs(c, r.schedule)));
+      testing::expect_engine_invariants(r,
+                                        sim::UnitCostModel(scenario::op_unit_costs(c, r.schedule)));
       if (::testing::Test::HasFatalFailure()) return;
     }
   }
@@ -105,6 +97,49 @@ TEST(SimulatorInvariants, NetworkShortcutGivesTheEventLoopsTrace) {
     EXPECT_GT(resumed, 0) << hardware;
     EXPECT_GT(declined, 0) << hardware;
   }
+}
+
+// The same with tensor parallelism's collectives as tasks of their own (a Collective per F, B
+// and I; serialised ones hold the stream after their op, overlapped ones run beside it), whose
+// flows share the workers' NVLink ports with the transfers (t = 2: four workers per node).
+TEST(SimulatorInvariants, NetworkShortcutGivesTheEventLoopsTraceWithCollectives) {
+  const models::ModelSpec model = models::load_model("llama3-8b");
+  const hardware::HardwareProfile profile = hardware::load_profile("h100-dgx");
+  int whole = 0, resumed = 0, declined = 0, collectives = 0;
+  for (const auto& entry : schedules::all_schedules()) {
+    for (bool overlap : {false, true}) {
+      for (int w : {1, 2}) {
+        std::mt19937 rng(20261204);
+        const schedules::ScheduleParams p = testing::draw_valid(entry.name, rng);
+        const sim::Schedule s = schedules::make_schedule(std::string(entry.name), p);
+        if (s.virtual_stages > model.layers) continue;
+        cost::TrainingSetup setup;
+        setup.micro_batch_size = 2 * s.micro_batch_divisor;  // backward halving runs at B/2
+        setup.data_parallel = w;
+        setup.tensor_parallel = 2;
+        setup.sequence_parallel = overlap;
+        setup.tp_comm_overlap = overlap;
+        SCOPED_TRACE(::testing::Message() << entry.name << " D=" << p.stages << " W=" << w
+                                          << (overlap ? " overlapped" : " serialised"));
+        const cost::TrainingCostModel costs(model, profile, s, setup);
+        const sim::TaskGraph g = sim::build_task_graph(s, costs.lowering());
+        ASSERT_TRUE(g.has_collectives());
+        ASSERT_EQ(g.collectives_overlap(), overlap);
+        collectives += static_cast<int>(
+            std::count_if(g.tasks().begin(), g.tasks().end(),
+                          [](const sim::Task& t) { return t.kind == sim::OpKind::Collective; }));
+        const sim::detail::FlowTable flows(g, costs);
+        const auto prefix = sim::detail::replay_network_prefix(g, costs, flows, {});
+        ++(!prefix ? declined : prefix->trace.completed ? whole : resumed);
+        expect_same_trace(sim::simulate_network(g, costs, costs, {}),
+                          sim::detail::replay_network_events(g, costs, costs, {}));
+      }
+    }
+  }
+  EXPECT_GT(collectives, 0);
+  EXPECT_GT(whole, 0);     // the event-free pass alone
+  EXPECT_GT(resumed, 0);   // the event loop from where a port or NIC could be overloaded
+  EXPECT_GT(declined, 0);  // the event loop throughout
 }
 
 TEST(SimulatorInvariants, CommDelayStretchesTheCriticalPath) {

@@ -76,4 +76,14 @@ inline void expect_engine_invariants(const UnitRun& r, const sim::CostModel& cos
   }
 }
 
+//! Two replays gave the same trace, bit for bit.
+inline void expect_same_trace(const sim::Trace& a, const sim::Trace& b) {
+  ASSERT_EQ(a.completed, b.completed);
+  ASSERT_EQ(a.timing.size(), b.timing.size());
+  for (size_t i = 0; i < a.timing.size(); ++i) {
+    ASSERT_EQ(a.timing[i].start, b.timing[i].start) << "task " << i;
+    ASSERT_EQ(a.timing[i].end, b.timing[i].end) << "task " << i;
+  }
+}
+
 }  // namespace pipesim::testing

@@ -13,14 +13,18 @@
 // GEMMs for their weight gradients; Megatron overlaps that all-gather with the data-gradient
 // GEMM (Korthikanti §4.2.2), so it is not on the critical path and not priced.
 // Full recomputation repeats the forward's collectives; selective recomputation (the attention
-// core) has none. The collectives sit on the compute stream's critical path (Megatron without
-// TP-communication overlap waits for them), so cost/ adds their time to the op's duration
-// rather than overlapping it. The group lies within one node (placement), so the intra-node
-// tier prices them, by the profile's algorithm or fitted curve (hardware/collectives.hpp).
+// core) has none. Each op's collectives become one Collective task after it on the worker's
+// stream (Megatron without TP-communication overlap waits for them), or beside it with
+// tp_comm_overlap, a flow on the worker's link ports (op_collective.hpp). The group lies within
+// one node (placement), so the intra-node tier prices them, by the profile's algorithm or
+// fitted curve (hardware/collectives.hpp).
 // First/last stages add one all-reduce of b·s·h for the vocabulary-parallel embedding
 // (forward) and one for the input gradient of the vocabulary-parallel head (backward).
 
+#include <vector>
+
 #include "pipesim/core/units.hpp"
+#include "pipesim/cost/op_collective.hpp"
 #include "pipesim/hardware/collectives.hpp"
 #include "pipesim/models/transformer.hpp"
 
@@ -33,6 +37,12 @@ core::Bytes tp_buffer_bytes(const models::ModelSpec& m, const models::LayerConfi
 //! sequence parallelism) on the intra-node tier over t ranks. Zero for t = 1.
 double tp_collective_time(const hardware::HardwareProfile& hw, const models::ModelSpec& m,
                           const models::LayerConfig& c);
+
+//! The collectives of `points` collective points (each an all-reduce, or with sequence
+//! parallelism an all-gather and a reduce-scatter) of b·s·h elements over the t GPUs of the
+//! group, in one node. Empty for t = 1 or no points.
+std::vector<OpCollective> tp_collectives(const models::ModelSpec& m, const models::LayerConfig& c,
+                                         double points);
 
 //! Per layer: collectives in the forward (2) and in the input-gradient backward (2).
 constexpr int kTpCollectivesForward = 2;

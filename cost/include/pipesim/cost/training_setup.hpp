@@ -25,8 +25,8 @@ struct TrainingSetup {
   int tensor_parallel = 1;         //!< t GPUs per worker (Megatron tensor parallelism)
   bool sequence_parallel = false;  //!< Korthikanti et al. §4.2.2; needs t > 1
   //! The TP collectives overlap the GEMMs next to them (Megatron-Core --tp-comm-overlap,
-  //! Transformer Engine userbuffers; needs sequence parallelism): a layer's op lasts
-  //! max(kernels, collectives) instead of their sum.
+  //! Transformer Engine userbuffers; needs sequence parallelism): each op's Collective task
+  //! runs beside the op instead of after it, max(kernels, collectives) when nothing contends.
   bool tp_comm_overlap = false;
   bool distributed_optimizer = false;  //!< ZeRO-1: optimizer state sharded over W
   //! Gradient buckets of this many bytes (PyTorch DDP's bucket_cap_mb; 0 = one flat buffer
@@ -41,6 +41,12 @@ struct TrainingSetup {
 
 //! The model as trained: precision, vocabulary and sequence replaced by the setup's overrides.
 models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup& s);
+
+//! GPUs of the whole run: t · D · W, with `workers` the D workers of one pipeline replica (for
+//! Chimera W counts pipeline pairs, as the schedule's workers do). The one place it is counted:
+//! TrainingCostModel::gpus, scenario::PerfResult::gpus, which the reports, MFU and the
+//! validation suite read.
+int gpu_count(const TrainingSetup& s, int workers);
 
 //! The per-GPU layer configuration of the setup.
 models::LayerConfig layer_config(const TrainingSetup& s);

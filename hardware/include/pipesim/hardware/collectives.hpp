@@ -1,54 +1,41 @@
 #pragma once
-// Communication times in closed form (docs/architecture.md §4). Each result keeps its latency and
-// bandwidth parts apart, so the simulator can slow the bandwidth part when links are shared.
-//
-// Sources:
-// Every bandwidth term uses the link's β · efficiency (the communication library's share of
-// the link, profile links.<tier>.efficiency).
+// Communication times in closed form (docs/architecture.md §4): point-to-point, and each
+// collective by the profile's algorithm (collectives/, one algorithm per file behind
+// CollectiveAlgorithm) or by its measured fit. Each result keeps its latency and bandwidth parts
+// apart, so the simulator can slow the bandwidth part when links are shared.
 //
 //  [H94] Hockney, "The communication challenge for MPP", Parallel Computing 20(3), 1994.
-//  [T05] Thakur, Rabenseifner & Gropp, "Optimization of Collective Communication Operations in
-//        MPICH", IJHPCA 19(1), 2005: ring all-reduce 2(r−1)α + 2(r−1)/r·nβ; Rabenseifner's
-//        reduce-scatter + all-gather 2log₂r·α + 2(r−1)/r·nβ (β here as seconds per byte).
-//  [J18] Jia et al., "Highly Scalable Deep Learning Training System with Mixed-Precision",
-//        arXiv 1807.11205, §3.3: hierarchical all-reduce = intra-node reduce-scatter,
-//        inter-node all-reduce of 1/g of the data, intra-node all-gather.
+// The algorithms cite theirs (hardware/README.md, "Formulas").
 
 #include "pipesim/core/units.hpp"
+#include "pipesim/hardware/collectives/collective_algorithm.hpp"
 #include "pipesim/hardware/profile.hpp"
 
 namespace pipesim::hardware {
 
-struct CommTime {
-  core::Seconds latency{0.0};  //!< α terms: not slowed by sharing
-  core::Seconds intra{0.0};    //!< bandwidth term on intra-node links, alone
-  core::Seconds inter{0.0};    //!< bandwidth term on inter-node links, alone
-  core::Seconds total() const { return latency + intra + inter; }
-};
-
-//! [H94]: α + n/β, on the given tier (`inter` selects which bandwidth field it fills).
+//! [H94]: α + n/β', on the given tier (`inter` selects which bandwidth field it fills).
 CommTime p2p_time(const Hockney& link, core::Bytes n, bool inter);
-//! [T05] ring: 2(r−1)α + 2(r−1)/r · n/β.
-CommTime ring_all_reduce(const Hockney& link, int ranks, core::Bytes n, bool inter);
-//! [T05] Rabenseifner: 2⌈log₂r⌉α + 2(r−1)/r · n/β (⌈⌉ for r not a power of two).
-CommTime rabenseifner_all_reduce(const Hockney& link, int ranks, core::Bytes n, bool inter);
-//! [J18] with g ranks per node on k nodes, ring phases: intra reduce-scatter
-//! (g−1)α_i + (g−1)/g·n/β_i, inter ring all-reduce of n/g over k nodes, intra all-gather
-//! (g−1)α_i + (g−1)/g·n/β_i.
-CommTime hierarchical_all_reduce(const Hockney& intra, const Hockney& inter, int per_node,
-                                 int nodes, core::Bytes n);
 
-//! All-reduce of n bytes over `ranks` GPUs spread over `nodes` nodes with `per_node` ranks
-//! each, by the profile's algorithm, or by its fitted curve (collectives.fitted.all_reduce)
-//! for the tier it spans. Within one node the intra tier is used; across nodes a flat
-//! algorithm runs at the inter-node link's speed (its slowest hop).
+//! The algorithm a profile names (collectives.all_reduce.algorithm).
+const CollectiveAlgorithm& algorithm(AllReduceAlgorithm a);
+
+//! Collective `c` of n bytes over `ranks` GPUs spread over `nodes` nodes (⌈ranks/nodes⌉ each),
+//! on the profile's links:
+//!  - a measured fit for `c` on the tier it spans (collectives.fitted, all-reduce, reduce-scatter,
+//!    all-gather) is α + n/β; without one, a reduce-scatter or all-gather is half a fitted
+//!    all-reduce when there is that;
+//!  - otherwise the profile's algorithm when it implements `c`: all-reduce always; reduce-scatter
+//!    and all-gather by ring for `tree` (NCCL runs them as rings); all-to-all by pairwise
+//!    exchange.
+//! Zero for one rank. Within one node the intra tier is used; a flat algorithm across nodes runs
+//! at the inter-node tier (its slowest hop).
+CommTime collective_time(const HardwareProfile& p, Collective c, int ranks, int nodes,
+                         core::Bytes n);
+
+//! collective_time for each collective.
 CommTime all_reduce_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n);
-
-//! Reduce-scatter and all-gather of n bytes (the whole buffer; each rank ends with, or starts
-//! from, n/r): the two halves of all_reduce_time's algorithm — ring (r−1)α + (r−1)/r·n/β,
-//! Rabenseifner ⌈log₂r⌉α + (r−1)/r·n/β, hierarchical its intra/inter halves [T05, J18] — or
-//! the profile's fitted curve for that collective and tier.
 CommTime reduce_scatter_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n);
 CommTime all_gather_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n);
+CommTime all_to_all_time(const HardwareProfile& p, int ranks, int nodes, core::Bytes n);
 
 }  // namespace pipesim::hardware

@@ -63,7 +63,9 @@ struct MemoryOverhead {
   double fragmentation = 0.0;   //!< caching-allocator overhead as a fraction of the peak, [0, 1)
 };
 
-enum class AllReduceAlgorithm { Ring, Rabenseifner, Hierarchical };
+//! collectives.all_reduce.algorithm: the algorithm of every collective the profile prices
+//! (hardware/collectives.hpp); `Tree` is NCCL's double binary tree.
+enum class AllReduceAlgorithm { Ring, Rabenseifner, Hierarchical, Tree };
 const char* algorithm_name(AllReduceAlgorithm a);
 
 struct HardwareProfile {
@@ -82,7 +84,7 @@ struct HardwareProfile {
   //! Measured Hockney fits that override the link-based formula: collective → tier → fit
   //! (collectives: all_reduce, all_gather, reduce_scatter; tiers: intra_node, inter_node).
   std::map<std::string, std::map<std::string, Hockney>> fitted;
-  double interference = 0.0;    //!< fraction compute slows while a collective runs, [0, 1)
+  double interference = 0.0;    //!< fraction compute slows during a gradient all-reduce, [0, 1)
   FrameworkOverhead framework;  //!< optional `framework:` section
   MemoryOverhead memory;        //!< optional `memory:` section
   std::string samples;          //!< optional calibration samples file, relative to the YAML

@@ -2,7 +2,10 @@
 // Schedule → TaskGraph, the one shared builder (docs/architecture.md §3), and the validator that
 // proves a schedule sound before it is simulated.
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "pipesim/sim/schedule.hpp"
 #include "pipesim/sim/task_graph.hpp"
@@ -14,14 +17,41 @@ namespace pipesim::sim {
 //! Otherwise the first problem found, in words.
 std::string check_structure(const Schedule& schedule);
 
+//! Which compute ops run collectives inside their layers (tensor parallelism's all-reduces, or
+//! reduce-scatter/all-gather pairs), told by the cost model. Each such op gets one Collective
+//! task for all of them (its carrier kind, stage, micro-batch and worker are the op's):
+//!  - serialised (`overlap` false, Megatron without TP-communication overlap): the collective
+//!    follows the op on the worker's stream, which the op hands straight to it, and every edge
+//!    out of the op leaves from the collective instead: the op's result exists only once its
+//!    collectives are done;
+//!  - overlapped (`overlap` true, Megatron-Core --tp-comm-overlap): the collective runs beside
+//!    the op, holding no stream; it has the op's predecessors (program order included), so it
+//!    starts when the op does, and every successor of the op waits for both.
+struct OpCollectives {
+  //! Per virtual stage and compute kind (stage · kNumComputeKinds + kind): whether that op
+  //! carries collectives. Empty: none does.
+  std::vector<std::uint8_t> carries;
+  bool overlap = false;
+
+  bool any() const {
+    return std::any_of(carries.begin(), carries.end(), [](std::uint8_t c) { return c != 0; });
+  }
+  bool carried(int stage, OpKind kind) const {
+    const size_t at = static_cast<size_t>(stage) * kNumComputeKinds + static_cast<size_t>(kind);
+    return at < carries.size() && carries[at] != 0;
+  }
+};
+
 //! Lowers a structurally valid schedule (asserted) to its task DAG:
 //!  - data edges F(s,m)→F(s+1,m), F(last,m)→B(last,m), B(s+1,m)→B(s,m) (I likewise), I→W,
 //!    F→R→B; an edge between two workers goes through a Transfer task;
 //!  - program-order edges between consecutive ops of each worker; compute tasks are numbered
 //!    worker by worker in program order (metrics rely on it);
 //!  - one AllReduce per stage after that stage's last backward on every worker that holds it,
-//!    then one Optimizer per worker after all of its stages' all-reduces.
-TaskGraph build_task_graph(const Schedule& schedule);
+//!    then one Optimizer per worker after all of its stages' all-reduces;
+//!  - one Collective per op that carries collectives (OpCollectives), numbered after the
+//!    compute tasks, worker by worker in program order (transfers and the rest follow).
+TaskGraph build_task_graph(const Schedule& schedule, const OpCollectives& collectives = {});
 
 //! Empty when the graph (program order included) is acyclic; otherwise names a worker and the
 //! op it is stuck at: such a schedule would deadlock.

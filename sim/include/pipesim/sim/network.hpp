@@ -2,31 +2,30 @@
 // Real-cost mode's event engine (docs/architecture.md §5): compute streams as in simulate(), plus
 // communication that contends for shared resources.
 //
-// Every Transfer and AllReduce task is a flow: a latency (α terms, never slowed), then `work`
-// seconds of data movement at full speed. Flows use resources — a worker's send and receive
-// engines (its link ports), a node's NIC — each of capacity 1. While several flows share a
-// resource their speeds are max-min fair (progressive filling, Bertsekas & Gallager, "Data
-// Networks", 2nd ed., §6.5.2): every flow runs as fast as it can unless a resource it uses is
-// saturated, and a saturated resource is split evenly among flows not limited elsewhere. So two
-// equal transfers on one link each take twice as long as alone, and p2p contends with
-// all-reduce. A flow's `share` of a resource is the fraction of it the flow uses at full speed.
+// Every Transfer, AllReduce and Collective task is a flow: a latency (α terms, never slowed),
+// then `work` seconds of data movement at full speed. Flows use resources — a worker's send and
+// receive engines (its link ports), a node's NIC — each of capacity 1. While several flows share
+// a resource their speeds are max-min fair (max_min.hpp): every flow runs as fast as it can
+// unless a resource it uses is saturated, and a saturated resource is split evenly among flows
+// not limited elsewhere. So two equal transfers on one link each take twice as long as alone,
+// and p2p contends with all-reduce and with the tensor-parallel collectives of the ops. A flow's
+// `share` of a resource is the fraction of it the flow uses at full speed.
 //
 // Compute tasks (and the optimizer step) keep their CostModel duration, slowed by the
-// interference factor while a collective runs on their worker (the rate 1 − interference).
+// interference factor while a gradient all-reduce runs on their worker (the rate
+// 1 − interference); an op's own Collective task does not slow it (the profile's factor is
+// measured for data-parallel syncs). A serialised Collective holds its worker's stream like a
+// blocking send; an overlapped one holds none (lowering.hpp, OpCollectives).
 
 #include <cstdint>
 #include <vector>
 
 #include "pipesim/sim/cost_model.hpp"
+#include "pipesim/sim/max_min.hpp"
 #include "pipesim/sim/simulator.hpp"
 #include "pipesim/sim/task_graph.hpp"
 
 namespace pipesim::sim {
-
-struct ResourceUse {
-  int resource = 0;    //!< index in [0, NetworkModel::num_resources())
-  double share = 1.0;  //!< fraction of the resource's capacity used at full speed, (0, ∞)
-};
 
 struct Flow {
   double latency = 0.0;  //!< seconds before data moves
@@ -38,7 +37,7 @@ class NetworkModel {
  public:
   virtual ~NetworkModel() = default;
   virtual int num_resources() const = 0;
-  //! The flow of a Transfer or AllReduce task.
+  //! The flow of a Transfer, AllReduce or Collective task.
   virtual Flow flow(const TaskGraph& graph, TaskId id) const = 0;
   //! Tasks with one same nonzero key have equal flows, so the engine asks flow() once per key
   //! and shares the result (a model's transfers often differ only by their two workers). 0,
@@ -70,7 +69,7 @@ struct EngineOptions {
   //! Flush and EagerOpt apply to flushing schedules only: asynchronous ones gate the next
   //! update's backwards on each all-reduce (lowering.hpp), which a flush would deadlock.
   GradSync grad_sync = GradSync::Eager;
-  //! Compute runs at 1 − interference while a collective is in progress on its worker.
+  //! Compute runs at 1 − interference while a gradient all-reduce is in progress on its worker.
   double interference = 0.0;
 };
 

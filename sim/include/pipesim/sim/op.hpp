@@ -15,17 +15,20 @@ enum class OpKind : std::uint8_t {
   Transfer,        //!< S/V: activation or gradient message between two workers
   AllReduce,       //!< A: gradient all-reduce of one stage across its replicas
   Optimizer,       //!< O: optimizer step of one worker
+  //! C: the collectives inside one compute op's layers (tensor parallelism's), run after the op
+  //! on its worker's stream or beside it (lowering.hpp, OpCollectives)
+  Collective,
 };
 
 inline constexpr int kNumComputeKinds = 5;  //!< F, B, I, W, R: the kinds a Schedule lists
-inline constexpr int kNumOpKinds = 8;       //!< every kind, Optimizer last
+inline constexpr int kNumOpKinds = 9;       //!< every kind, Collective last
 
 //! True for the kinds that run on a worker's compute stream and appear in a Schedule.
 constexpr bool is_compute(OpKind k) {
   return static_cast<int>(k) < kNumComputeKinds;
 }
 
-//! One letter per kind, as in the papers' figures: F B I W R S A O.
+//! One letter per kind, as in the papers' figures: F B I W R S A O, and C.
 char op_letter(OpKind kind);
 //! Parses a letter back (F B I W R); returns false for anything else.
 bool parse_compute_letter(char c, OpKind& kind);

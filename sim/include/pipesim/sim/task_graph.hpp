@@ -21,6 +21,9 @@ using TaskId = std::uint32_t;
 
 struct Task {
   OpKind kind = OpKind::Forward;
+  //! Collective: the kind of the compute op whose collectives it runs (in the padding after
+  //! `kind`, so a task stays 32 bytes)
+  OpKind carrier = OpKind::Forward;
   int worker = 0;    //!< executing worker; the sender for a Transfer
   int peer = -1;     //!< receiver of a Transfer, otherwise −1
   int pipeline = 0;  //!< for Transfer: of the op that produced the message
@@ -31,6 +34,7 @@ struct Task {
 
   Op op() const { return Op{kind, pipeline, stage, chunk, micro_batch}; }
 };
+static_assert(sizeof(Task) == 32, "a task record stays 32 bytes");
 
 enum class EdgeKind : std::uint8_t {
   Data,          //!< the consumer needs the producer's output
@@ -54,6 +58,17 @@ class TaskGraph {
   //! Number of edges into each task (the CSR graph stores out-edges only).
   std::vector<TaskId> in_degrees() const;
   const std::vector<std::vector<int>>& group_workers() const { return groups_; }
+  //! Whether the graph has Collective tasks, and whether they run beside their op (no stream)
+  //! rather than after it on the op's stream (lowering.hpp, OpCollectives).
+  bool has_collectives() const { return collectives_ != Collectives::None; }
+  bool collectives_overlap() const { return collectives_ == Collectives::Beside; }
+  //! A serialised collective holds its worker's stream: with one, is this task the compute op
+  //! that hands its stream to its collective? Lowering makes the collective such an op's only
+  //! successor (every edge out of the op leaves from its collective instead).
+  bool hands_stream_over(TaskId t) const {
+    return collectives_ == Collectives::After && offsets_[t + 1] - offsets_[t] == 1 &&
+           tasks_[successors_[offsets_[t]]].kind == OpKind::Collective;
+  }
   //! The CSR arrays: the successors of task t are
   //! successors()[successor_offsets()[t] .. successor_offsets()[t + 1]), in the order their
   //! edges were added; edge_kinds()[i] is the kind of the edge to successors()[i].
@@ -63,7 +78,9 @@ class TaskGraph {
 
  private:
   friend class TaskGraphBuilder;
+  enum class Collectives : std::uint8_t { None, After, Beside };
   int workers_ = 0;
+  Collectives collectives_ = Collectives::None;
   std::vector<Task> tasks_;
   std::vector<TaskId> offsets_, successors_;
   std::vector<Edge> edges_;
@@ -74,12 +91,16 @@ class TaskGraphBuilder {
  public:
   explicit TaskGraphBuilder(int workers) : workers_(workers) {}
 
-  TaskId add_task(const Task& task) {
+  // Both are called once per task and edge from lowering's loops: always inlined there (GCC's
+  // unit-growth limit would otherwise keep them out of line in some of its instantiations).
+  [[gnu::always_inline]] TaskId add_task(const Task& task) {
     PIPESIM_ASSERT(task.worker >= 0 && task.worker < workers_, "task on a worker out of range");
+    PIPESIM_ASSERT(task.kind != OpKind::Collective || collectives_,
+                   "a Collective task before declare_collectives()");
     tasks_.push_back(task);
     return static_cast<TaskId>(tasks_.size() - 1);
   }
-  void add_edge(TaskId from, TaskId to, EdgeKind kind) {
+  [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
     PIPESIM_ASSERT(from < tasks_.size() && to < tasks_.size() && from != to, "bad edge");
     if (direct_) {
       const TaskId at = next_[from]++;
@@ -96,6 +117,12 @@ class TaskGraphBuilder {
   void expect_out_degrees(std::vector<TaskId> degrees);
   //! Registers the workers taking part in an all-reduce; returns the group index.
   int add_group(std::vector<int> workers);
+  //! Before adding Collective tasks: there will be some, running beside their op (`overlap`)
+  //! or after it, on its stream.
+  void declare_collectives(bool overlap) {
+    collectives_ = true;
+    collectives_overlap_ = overlap;
+  }
   void reserve(size_t tasks, size_t edges);
   const Task& task(TaskId id) const { return tasks_[id]; }
   size_t num_tasks() const { return tasks_.size(); }
@@ -109,6 +136,8 @@ class TaskGraphBuilder {
     EdgeKind kind;
   };
   int workers_;
+  bool collectives_ = false;  // declare_collectives() was called
+  bool collectives_overlap_ = false;
   std::vector<Task> tasks_;
   std::vector<Added> edges_;  // in the order added
   std::vector<std::vector<int>> groups_;

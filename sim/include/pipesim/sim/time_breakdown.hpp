@@ -11,8 +11,9 @@ namespace pipesim::sim {
 
 struct WorkerTime {
   double compute = 0.0;  //!< its compute stream runs a compute op or the optimizer step
-  //! Not computing while a transfer it sends or receives, or an all-reduce it takes part in,
-  //! is in progress: |∪ comm intervals \ ∪ compute intervals|.
+  //! Not computing while a transfer it sends or receives, an all-reduce it takes part in, or
+  //! the collectives of one of its ops (a serialised one always: its op has ended) is in
+  //! progress: |∪ comm intervals \ ∪ compute intervals|.
   double exposed_communication = 0.0;
   double idle = 0.0;  //!< the rest of the iteration window (first task start → last task end)
 };

@@ -1,0 +1,20 @@
+#pragma once
+// The gradient synchronisation of one stage (cost/README.md, "Communication and memory"): over
+// its holders in one replica × W replicas, n = the stage's parameters per GPU × gradient bytes,
+// by the profile's algorithm: an all-reduce of the gradients, or with the distributed optimizer
+// (ZeRO-1) a reduce-scatter of the gradients + an all-gather of the updated parameters.
+
+#include "pipesim/cost/static_memory.hpp"
+#include "pipesim/cost/training_setup.hpp"
+#include "pipesim/hardware/collectives.hpp"
+
+namespace pipesim::cost {
+
+//! The sync of a stage of `params` parameters per GPU over `ranks` GPUs on `nodes` nodes. With
+//! gradient buckets (setup.grad_bucket_bytes) it is k equal calls: every formula is α terms +
+//! bytes-linear terms, so k calls of G/k bytes cost k times the latency and the same bandwidth.
+hardware::CommTime gradient_sync_time(const hardware::HardwareProfile& hw,
+                                      const TrainingSetup& setup, const ParamBytes& bytes,
+                                      double params, int ranks, int nodes);
+
+}  // namespace pipesim::cost

@@ -1,0 +1,30 @@
+#pragma once
+// The collectives inside a compute op's layers: tensor parallelism's all-reduces (or
+// all-gather/reduce-scatter pairs with sequence parallelism, tensor_parallel.hpp), and the
+// same way later expert parallelism's all-to-alls or context parallelism's ring steps. An op
+// holds a list of them, each priced by the profile's algorithm (hardware/collectives.hpp); the
+// simulator runs all of an op's collectives as one Collective task (sim/lowering.hpp,
+// OpCollectives), one flow whose latency is the sum of their α terms and whose work is the sum
+// of their bandwidth terms, sharing each resource in proportion to the tier it loads
+// (topology.hpp).
+
+#include <vector>
+
+#include "pipesim/core/units.hpp"
+#include "pipesim/hardware/collectives.hpp"
+
+namespace pipesim::cost {
+
+struct OpCollective {
+  hardware::Collective kind = hardware::Collective::AllReduce;
+  int ranks = 1;           //!< GPUs of the group
+  int nodes = 1;           //!< nodes they span
+  core::Bytes bytes{0.0};  //!< each call's buffer (hardware/collectives.hpp's n)
+  double calls = 0.0;      //!< how many times the op runs it
+};
+
+//! The time of all of them, one after the other.
+hardware::CommTime collectives_time(const hardware::HardwareProfile& hw,
+                                    const std::vector<OpCollective>& collectives);
+
+}  // namespace pipesim::cost

@@ -1,0 +1,82 @@
+#pragma once
+// The compute side of a training run (docs/architecture.md §4, cost/README.md): what every
+// compute op of every virtual stage costs on one GPU, and each worker's optimizer step.
+//
+// An op is the model's kernel lists (models/transformer.hpp, one layer =
+// models/layer_kernels.hpp) priced by cost::kernel_time — the formula the layer check uses —
+// per layer × the stage's layers, plus the embedding/head kernels on the first/last stage, plus
+// the profile's per-launch framework overhead: that is what it holds its stream for. The
+// collectives inside its layers (tensor parallelism's, op_collective.hpp) are a list of their
+// own, run by the simulator as the op's Collective task.
+
+#include <array>
+#include <vector>
+
+#include "pipesim/cost/op_collective.hpp"
+#include "pipesim/cost/static_memory.hpp"
+#include "pipesim/cost/training_setup.hpp"
+#include "pipesim/hardware/profile.hpp"
+#include "pipesim/models/layer_kernels.hpp"
+#include "pipesim/models/partition.hpp"
+#include "pipesim/sim/lowering.hpp"
+#include "pipesim/sim/schedule.hpp"
+
+namespace pipesim::cost {
+
+//! Per-stage op times, for reports and tests: each op alone, its collectives included — after
+//! its kernels, or with tp_comm_overlap beside them (the longer of the two).
+struct StageTimes {
+  double forward = 0, backward_input = 0, backward_weight = 0, recompute = 0;
+};
+
+class StageCompute {
+ public:
+  //! `model` as trained, `setup` at the ops' micro-batch size, `recompute` what the ops
+  //! recompute (a schedule with R ops recomputes whatever it stored). `params` and `shards`
+  //! per virtual stage (stage_memory.hpp) size the optimizer steps.
+  StageCompute(const models::ModelSpec& model, const hardware::HardwareProfile& hw,
+               const TrainingSetup& setup, const sim::Schedule& schedule,
+               const std::vector<models::StageLayers>& partition, models::Recompute recompute,
+               const std::vector<double>& params, const std::vector<double>& shards,
+               const ParamBytes& bytes);
+
+  //! Seconds compute op `kind` of virtual stage `stage` holds its stream: its kernels (a whole
+  //! or input-gradient backward of a schedule without R ops recomputes first).
+  double kernels(int stage, sim::OpKind kind) const { return at(kernels_, stage, kind); }
+  //! The collectives inside that op.
+  const std::vector<OpCollective>& collectives(int stage, sim::OpKind kind) const {
+    return at(collectives_, stage, kind);
+  }
+  //! Their time alone.
+  const hardware::CommTime& collective_time(int stage, sim::OpKind kind) const {
+    return at(collective_time_, stage, kind);
+  }
+  //! The op alone, its collectives included (StageTimes).
+  double alone(int stage, sim::OpKind kind) const;
+  //! Which ops carry collectives, for sim::build_task_graph; empty `carries` when none does.
+  sim::OpCollectives lowering() const;
+  const std::vector<StageTimes>& stage_times() const { return times_; }
+  //! Seconds of worker w's optimizer step.
+  double optimizer(int worker) const { return optimizer_[static_cast<size_t>(worker)]; }
+  //! kernel_time of the kernels in the training precision with the profile's host overhead.
+  double compute_time(const models::KernelList& kernels) const;
+
+ private:
+  template <class T>
+  using PerKind = std::array<T, sim::kNumComputeKinds>;
+  template <class T>
+  static const T& at(const std::vector<PerKind<T>>& v, int stage, sim::OpKind kind) {
+    return v[static_cast<size_t>(stage)][static_cast<size_t>(kind)];
+  }
+
+  models::ModelSpec model_;
+  hardware::HardwareProfile hw_;
+  bool overlap_ = false;  // tp_comm_overlap
+  std::vector<PerKind<double>> kernels_;
+  std::vector<PerKind<std::vector<OpCollective>>> collectives_;
+  std::vector<PerKind<hardware::CommTime>> collective_time_;
+  std::vector<StageTimes> times_;
+  std::vector<double> optimizer_;  // per worker
+};
+
+}  // namespace pipesim::cost

@@ -1,0 +1,95 @@
+#include "pipesim/cost/stage_memory.hpp"
+
+#include <set>
+
+namespace pipesim::cost {
+
+std::vector<double> stage_params(const models::ModelSpec& model,
+                                 const std::vector<models::StageLayers>& partition, int t) {
+  std::vector<double> params;
+  params.reserve(partition.size());
+  for (const models::StageLayers& part : partition) {
+    double p = part.layers * models::layer_params_per_gpu(model, t);
+    if (part.embedding) p += models::embedding_params_per_gpu(model, t);
+    if (part.head) {
+      p += models::head_params_per_gpu(model, t);
+      if (model.tied_embeddings && !part.embedding) {
+        p += static_cast<double>(model.vocabulary) * model.hidden / t;
+      }
+    }
+    params.push_back(p);
+  }
+  return params;
+}
+
+std::vector<double> optimizer_shards(const sim::Schedule& schedule, const TrainingSetup& setup) {
+  const auto stages = static_cast<size_t>(schedule.virtual_stages);
+  std::vector<std::set<int>> holders(stages);
+  for (int p = 0; p < schedule.pipelines; ++p) {
+    for (size_t s = 0; s < stages; ++s)
+      holders[s].insert(schedule.stage_worker[static_cast<size_t>(p)][s]);
+  }
+  std::vector<double> shards(stages, 1.0);
+  if (!setup.distributed_optimizer) return shards;
+  for (size_t s = 0; s < stages; ++s)
+    shards[s] = static_cast<double>(holders[s].size()) * setup.data_parallel;
+  return shards;
+}
+
+std::vector<sim::StageMemory> stage_memory(const models::ModelSpec& model,
+                                           const TrainingSetup& setup,
+                                           const std::vector<models::StageLayers>& partition,
+                                           const std::vector<double>& params,
+                                           const std::vector<double>& shards,
+                                           const ParamBytes& bytes, models::Recompute recompute) {
+  const models::LayerConfig cfg = layer_config(setup);
+  const double layer_act = models::layer_activation_bytes(model, cfg, recompute).value;
+  const double message = models::p2p_message_bytes(model, cfg).value;
+  // Recomputation restores one layer at a time (Megatron-LM's uniform method, one layer per
+  // checkpoint): the difference between that layer's full and stored activations.
+  const double restored =
+      recompute == models::Recompute::None
+          ? 0.0
+          : (models::layer_activation_bytes(model, cfg, models::Recompute::None) -
+             models::layer_activation_bytes(model, cfg, recompute))
+                .value;
+  std::vector<sim::StageMemory> memory(partition.size());
+  for (size_t s = 0; s < partition.size(); ++s) {
+    const models::StageLayers& part = partition[s];
+    double activations = part.layers * layer_act;
+    double workspace = 2 * message;  // send and receive buffers
+    if (part.embedding) activations += models::embedding_activation_bytes(model, cfg).value;
+    if (part.head) {
+      activations += models::head_activation_bytes(model, cfg).value;
+      workspace += 4.0 * setup.micro_batch_size * model.sequence *
+                   static_cast<double>(model.vocabulary) / setup.tensor_parallel;  // fp32 dlogits
+    }
+    sim::StageMemory& m = memory[s];
+    m.weights = params[s] * bytes.weights;
+    m.gradients = params[s] * bytes.gradients;
+    m.optimizer = params[s] * bytes.optimizer / shards[s];
+    m.activations = activations;
+    m.recompute = restored;
+    m.workspace = workspace;
+  }
+  return memory;
+}
+
+void apply_memory_overheads(std::vector<sim::WorkerMemory>& workers,
+                            const hardware::MemoryOverhead& overhead) {
+  if (overhead.reserved_bytes == 0.0 && overhead.fragmentation == 0.0) return;
+  auto grown = [&](double bytes) {
+    return bytes + overhead.reserved_bytes + overhead.fragmentation * bytes;
+  };
+  for (sim::WorkerMemory& m : workers) {
+    m.static_memory.other += grown(m.static_memory.total()) - m.static_memory.total();
+    m.at_peak.other += grown(m.at_peak.total()) - m.at_peak.total();
+    m.peak = grown(m.peak);
+    m.minimum = grown(m.minimum);
+    m.final = grown(m.final);
+    for (sim::MemorySample& s : m.timeline)
+      s.bytes = grown(s.bytes);
+  }
+}
+
+}  // namespace pipesim::cost

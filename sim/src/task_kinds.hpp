@@ -1,0 +1,31 @@
+#pragma once
+// What the replays (engine.cpp, uncontended.cpp) read of a task's kind.
+
+#include "pipesim/sim/task_graph.hpp"
+
+namespace pipesim::sim::detail {
+
+//! Communication: a flow in real-cost mode (network.hpp), a pure delay in unit-cost mode.
+constexpr bool is_comm(OpKind k) {
+  return k == OpKind::Transfer || k == OpKind::AllReduce || k == OpKind::Collective;
+}
+
+//! Whether the graph's Collective tasks follow their op on its stream (not beside it). Read once
+//! per replay: the helpers below take it.
+inline bool serial_collectives(const TaskGraph& g) {
+  return g.has_collectives() && !g.collectives_overlap();
+}
+
+//! Runs on its worker's stream in either mode: compute ops, the optimizer step, serialised
+//! collectives (real cost adds blocking sends, EngineOptions::overlap_p2p).
+constexpr bool holds_stream(OpKind k, bool serial_collectives) {
+  return is_compute(k) || k == OpKind::Optimizer || (serial_collectives && k == OpKind::Collective);
+}
+
+//! The work a worker's results wait for: its compute ops and their serialised collectives. A
+//! flushed gradient sync starts once a holder has none of it left (GradSync::Flush).
+constexpr bool is_worker_work(OpKind k, bool serial_collectives) {
+  return is_compute(k) || (serial_collectives && k == OpKind::Collective);
+}
+
+}  // namespace pipesim::sim::detail
