@@ -39,12 +39,17 @@ function(pipesim_add_library name)
   set_property(GLOBAL APPEND PROPERTY PIPESIM_MODULES pipesim_${name})
 endfunction()
 
-# pipesim_add_test(<name> [PREFIX <p>] SOURCES ... DEPS ...): one GoogleTest executable registered
-# with ctest; PREFIX (e.g. "hardware.") starts every test name, so `ctest -R hardware` selects them.
-function(pipesim_add_test name)
-  cmake_parse_arguments(ARG "" "PREFIX" "SOURCES;DEPS" ${ARGN})
+# pipesim_add_test(<module> SOURCES ... DEPS ...): the GoogleTest executable <module>_test,
+# its tests registered with ctest as `<module>.<Suite>.<Test>` (`ctest -R '^sim\.'` runs one
+# module's). Every test executable gets the source tree as PIPESIM_TEST_SOURCE_DIR. No
+# precompiled header: g++ 12 loses the system-header status of libstdc++ inside one and then
+# reports its -Warray-bounds false positives as errors.
+function(pipesim_add_test module)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  set(name ${module}_test)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main pipesim::options)
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_PREFIX "${ARG_PREFIX}"
+  target_compile_definitions(${name} PRIVATE PIPESIM_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_PREFIX "${module}."
                        PROPERTIES ENVIRONMENT "PIPESIM_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()

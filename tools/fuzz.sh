@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
 # Fuzzes every parser: builds the `fuzz` preset (clang, libFuzzer, ASan + UBSan) and
-# runs each harness for SECONDS (default 60; the closing check used 600) from its seed corpus
-# tests/fuzz/corpus/<target>/. New inputs go to build/fuzz/corpus/<target>/ (the seeds stay as
-# they are); crashes, leaks and timeouts to build/fuzz/artifacts/<target>/. Exits non-zero on the
-# first harness that finds one. Reproduce: build/fuzz/tests/fuzz/<target>_fuzz <artifact>.
+# runs each harness from its seed corpus tests/fuzz/corpus/<target>/.
 #
-#   tools/fuzz.sh [SECONDS] [TARGET...]      e.g. tools/fuzz.sh 600, tools/fuzz.sh 30 value_range
+#   tools/fuzz.sh [SECONDS] [TARGET...]   random fuzzing for SECONDS per harness (default 60),
+#                                         e.g. tools/fuzz.sh 600, tools/fuzz.sh 30 value_range.
+#                                         New inputs go to build/fuzz/corpus/<target>/ (commit the
+#                                         ones worth keeping as seeds).
+#   tools/fuzz.sh --ci [TARGET...]        CI's stage: deterministic. Every committed seed, then
+#                                         FUZZ_RUNS (default 20000) mutations from seed 1, in a
+#                                         fresh work folder: the same inputs on every run.
+#
+# Crashes, leaks and timeouts go to build/fuzz/artifacts/<target>/; the script exits non-zero if
+# any harness found one. Reproduce: build/fuzz/tests/fuzz/<target>_fuzz <artifact>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${1:-60}"
-shift || true
+mode=random
+seconds=60
+if [ "${1:-}" = "--ci" ]; then
+  mode=ci
+  shift
+elif [ $# -gt 0 ]; then
+  seconds=$1
+  shift
+fi
+runs="${FUZZ_RUNS:-20000}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(model_yaml hardware_yaml sweep_yaml schedule_text pytorch_csv samples_csv value_range)
@@ -22,11 +36,18 @@ cmake --build --preset fuzz -j"$jobs"
 # One harness per core at a time (FUZZ_JOBS, default nproc): each runs single-threaded, so
 # two cores fuzz two parsers at once for the same seconds each.
 fuzz_one() {
-  local t=$1 work="build/fuzz/corpus/$1" artifacts="build/fuzz/artifacts/$1/"
+  local t=$1 work="build/fuzz/corpus/$1" artifacts="build/fuzz/artifacts/$1/" budget
+  if [ "$mode" = ci ]; then
+    work="build/fuzz/ci-corpus/$t"
+    rm -rf "$work"
+    budget=(-seed=1 -runs="$runs")
+  else
+    budget=(-max_total_time="$seconds")
+  fi
   mkdir -p "$work" "$artifacts"
   # -timeout: one input taking 10 s is a hang; -rss_limit_mb: the budgets keep real parses far
   # below 2 GB, so more is a finding; -max_len: real inputs are a few KB.
-  "build/fuzz/tests/fuzz/${t}_fuzz" -max_total_time="$seconds" -timeout=10 \
+  "build/fuzz/tests/fuzz/${t}_fuzz" "${budget[@]}" -timeout=10 \
     -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 -artifact_prefix="$artifacts" \
     "$work" "tests/fuzz/corpus/$t" 2>"build/fuzz/$t.log"
 }
@@ -34,7 +55,7 @@ parallel="${FUZZ_JOBS:-$(nproc)}"
 declare -A pid_of
 for t in "${targets[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
-  echo "== $t: ${seconds}s"
+  if [ "$mode" = ci ]; then echo "== $t: seeds + $runs runs from seed 1"; else echo "== $t: ${seconds}s"; fi
   fuzz_one "$t" &
   pid_of[$t]=$!
 done

@@ -2,6 +2,7 @@
 
 #include "pipesim/core/yaml_reader.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "pipesim/core/config_error.hpp"
@@ -105,9 +106,9 @@ TEST(YamlReader, AliasBombsStopAtTheNodeLimit) {
   // Each level refers to the previous one ten times: 10^9 nodes once aliases are expanded.
   std::string text = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char c = 'b'; c <= 'i'; ++c) {
-    const std::string p(1, static_cast<char>(c - 1));
-    text += std::string(1, c) + ": &" + c + " [*" + p + ", *" + p + ", *" + p + ", *" + p + ", *" +
-            p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + ", *" + p + "]\n";
+    const char p = static_cast<char>(c - 1);
+    text += fmt::format("{0}: &{0} [*{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}, *{1}]\n",
+                        c, p);
   }
   const std::string what = error_of(text);
   EXPECT_NE(what.find("more than 1000000 YAML nodes"), std::string::npos) << what;
