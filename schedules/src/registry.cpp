@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 
 #include "entries.hpp"
 
@@ -140,7 +141,8 @@ Registration::Registration(const ScheduleEntry& (*entry)()) {
 }
 
 Catalogue all_schedules() {
-  return Catalogue(std::span<const ScheduleEntry* const>(entries()), EntryOf{});
+  const std::span<const ScheduleEntry* const> all(entries());
+  return {all.data(), all.data() + all.size()};
 }
 
 const ScheduleEntry* find_schedule(std::string_view name) {

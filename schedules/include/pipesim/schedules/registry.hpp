@@ -10,10 +10,10 @@
 // A new scheme is one file (its generator and entry) plus one line in the catalogue
 // (schedules/src/registry.cpp); a plug-in or test registers one with a static Registration.
 
+#include <boost/iterator/indirect_iterator.hpp>
+#include <boost/range/iterator_range.hpp>
 #include <cstdint>
 #include <optional>
-#include <ranges>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,11 +85,9 @@ struct ScheduleEntry {
 };
 
 //! Every registered scheme: the shipped catalogue in order, then the registered ones in
-//! registration order; a range of `const ScheduleEntry&`.
-struct EntryOf {
-  const ScheduleEntry& operator()(const ScheduleEntry* e) const { return *e; }
-};
-using Catalogue = std::ranges::transform_view<std::span<const ScheduleEntry* const>, EntryOf>;
+//! registration order; a range of `const ScheduleEntry&`. (Boost's indirect iterator rather
+//! than std::views::transform: clang 14, which builds the fuzzers, rejects libstdc++ 12's.)
+using Catalogue = boost::iterator_range<boost::indirect_iterator<const ScheduleEntry* const*>>;
 Catalogue all_schedules();
 
 //! nullptr when no scheme has that name.
