@@ -23,6 +23,10 @@ for s in pipedream pipedream-2bw; do
 done
 draw interleaved-v2-d4-n8 --schedule interleaved -D 4 -N 8 --chunks 2 "${costs[@]}"
 for s in zb-h1 zb-h2 zb-v dualpipe dualpipev; do draw "$s-d4-n8" --schedule "$s" -D 4 -N 8 "${split[@]}"; done
+# V-Half and V-Min at the authors' equal costs (t_F = t_I = t_W), where their bounds hold.
+for s in v-half v-min; do
+  draw "$s-d4-n8" --schedule "$s" -D 4 -N 8 --t-forward 1 --t-backward 2 --t-weight 1
+done
 # Chimera: the basic unit at t_B = t_F (paper Fig. 3), N = 2D with each strategy at t_B = 2t_F
 # (Fig. 5), and D = 8 with four pipelines (Fig. 6).
 draw chimera-d4-n4-equal --schedule chimera -D 4 -N 4 --t-forward 1 --t-backward 1
