@@ -19,5 +19,7 @@ const ScheduleEntry& zb_h2_entry();
 const ScheduleEntry& zb_v_entry();
 const ScheduleEntry& dualpipe_entry();
 const ScheduleEntry& dualpipev_entry();
+const ScheduleEntry& hanayo_entry();
+const ScheduleEntry& bitpipe_entry();
 
 }  // namespace pipesim::schedules
