@@ -186,9 +186,9 @@ TEST(CliFiles, ChimeraBadParametersAreOneLine) {
 TEST(CliFiles, ListShowsEveryScheme) {
   const auto r = invoke({"list", "schedules"});
   ASSERT_EQ(r.code, 0);
-  EXPECT_EQ(count(r.out, "\n"), 13u) << r.out;
+  EXPECT_EQ(count(r.out, "\n"), 15u) << r.out;
   for (const char* name : {"dapple", "pipedream-2bw", "gems", "chimera", "interleaved", "zb-h2",
-                           "zb-v", "dualpipev"}) {
+                           "zb-v", "dualpipev", "hanayo", "bitpipe"}) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   }
 }
