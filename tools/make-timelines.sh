@@ -35,3 +35,10 @@ for strategy in direct doubling halving; do
 done
 draw chimera-p4-d8-n8 --schedule chimera -D 8 -N 8 --pipelines 4 "${costs[@]}"
 draw chimera-p4-d8-n8-equal --schedule chimera -D 8 -N 8 --pipelines 4 --t-forward 1 --t-backward 1
+# Hanayo with one and two waves; BitPipe's basic unit at the authors' figure costs (a chunk F one
+# slot, a chunk B two: t_F = 2, t_B = 4 per stage) and N = 2D (the repository's scale-moreb.svg).
+for waves in 1 2; do
+  draw "hanayo-w$waves-d4-n8" --schedule hanayo -D 4 -N 8 --waves "$waves" "${costs[@]}"
+done
+draw bitpipe-d4-n4 --schedule bitpipe -D 4 -N 4 --t-forward 2 --t-backward 4
+draw bitpipe-d4-n8 --schedule bitpipe -D 4 -N 8 --t-forward 2 --t-backward 4

@@ -21,5 +21,7 @@ const ScheduleEntry& dualpipe_entry();
 const ScheduleEntry& dualpipev_entry();
 const ScheduleEntry& v_half_entry();
 const ScheduleEntry& v_min_entry();
+const ScheduleEntry& hanayo_entry();
+const ScheduleEntry& bitpipe_entry();
 
 }  // namespace pipesim::schedules

@@ -190,7 +190,7 @@ TEST(CliFiles, ListShowsEveryScheme) {
   // One line per registered scheme.
   EXPECT_EQ(count(r.out, "\n"), std::ranges::size(schedules::all_schedules())) << r.out;
   for (const char* name : {"dapple", "pipedream-2bw", "gems", "chimera", "interleaved", "zb-h2",
-                           "zb-v", "dualpipev"}) {
+                           "zb-v", "dualpipev", "hanayo", "bitpipe"}) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   }
 }

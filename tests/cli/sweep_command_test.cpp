@@ -18,7 +18,8 @@ using testing::ScratchDir;
 
 // The documented schema: the run options in table order, then the metrics.
 const char* const kHeader =
-    "schedule,stages,micro_batches,pipelines,chunks,strategy,iterations,epoch_drain,t_forward,t_"
+    "schedule,stages,micro_batches,pipelines,chunks,strategy,iterations,epoch_drain,waves,t_"
+    "forward,t_"
     "backward,"
     "t_weight,t_comm,t_allreduce,model,hardware,micro_batch_size,data_parallel,recompute,"
     "partition,"

@@ -20,7 +20,7 @@ TEST(SweepFile, ScalarsListsAndRangesAreSwept) {
   const auto r = invoke_cli({"sweep", "--file", file, "--jobs", "1"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(count_lines(r.out), 1u + 2 * 2 * 2);
-  EXPECT_NE(r.out.find("\n1f1b,4,8,1,1,,1,off,1,2,,0.5,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n1f1b,4,8,1,1,,1,off,,1,2,,0.5,"), std::string::npos) << r.out;
 }
 
 struct BadFile {

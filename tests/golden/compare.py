@@ -24,8 +24,9 @@ import sys
 schema_path, expected_dir, actual_dir = sys.argv[1:4]
 with open(schema_path, encoding="utf-8") as f:
     schema_columns = set(json.load(f)["$defs"]["row"]["x-columns"])
-# Columns a CSV of runs carries besides the row schema's: search -o ranks and marks winners.
-schema_columns |= {"rank", "winner"}
+# Columns a CSV of runs carries besides the row schema's: search -o ranks and marks winners,
+# and says what holds each winner back.
+schema_columns |= {"rank", "winner", "limited_by"}
 failures = []
 
 
