@@ -22,6 +22,7 @@ for s in pipedream pipedream-2bw; do
   draw "$s-d4-n8" --schedule "$s" -D 4 -N 8 --iterations 3 "${costs[@]}"
 done
 draw interleaved-v2-d4-n8 --schedule interleaved -D 4 -N 8 --chunks 2 "${costs[@]}"
+draw bfs-v2-d4-n8 --schedule bfs -D 4 -N 8 --chunks 2 "${costs[@]}"
 for s in zb-h1 zb-h2 zb-v dualpipe dualpipev; do draw "$s-d4-n8" --schedule "$s" -D 4 -N 8 "${split[@]}"; done
 # Chimera: the basic unit at t_B = t_F (paper Fig. 3), N = 2D with each strategy at t_B = 2t_F
 # (Fig. 5), and D = 8 with four pipelines (Fig. 6).

@@ -19,5 +19,6 @@ const ScheduleEntry& zb_h2_entry();
 const ScheduleEntry& zb_v_entry();
 const ScheduleEntry& dualpipe_entry();
 const ScheduleEntry& dualpipev_entry();
+const ScheduleEntry& bfs_entry();
 
 }  // namespace pipesim::schedules
