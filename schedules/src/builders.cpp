@@ -1,9 +1,12 @@
 #include "builders.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <queue>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "pipesim/core/assert.hpp"
 
@@ -213,6 +216,50 @@ core::OptionValues two_chunks(const ScheduleParams&) {
   core::OptionValues shape;
   shape.set("chunks", std::int64_t{2});
   return shape;
+}
+
+core::OptionValues listed_chunks(const ScheduleParams& params) {
+  core::OptionValues shape;
+  shape.set("chunks", std::int64_t{chunks_of(params)});
+  return shape;
+}
+
+sim::Schedule looped_schedule(std::string name, const ScheduleParams& params) {
+  const int d = params.stages, v = chunks_of(params);
+  sim::Schedule s = sim::make_linear_schedule(std::move(name), d, params.micro_batches);
+  s.virtual_stages = d * v;
+  s.stage_worker[0].resize(static_cast<size_t>(d * v));
+  for (int k = 0; k < d * v; ++k)
+    s.stage_worker[0][static_cast<size_t>(k)] = k % d;
+  return s;
+}
+
+core::OptionSpec chunks_option() {
+  // A schedule without the option holds one chunk per worker.
+  return core::with_unused_text(
+      core::integer_option("chunks", 1, 64, "2", "interleaved, bfs: model chunks v per worker"),
+      "1");
+}
+
+int chunks_of(const ScheduleParams& params) {
+  return static_cast<int>(params.options.integer("chunks"));
+}
+
+std::vector<SearchVariant> chunk_variants(const SearchContext& c) {
+  std::vector<SearchVariant> variants;
+  for (int chunks = 2; chunks <= 8; chunks *= 2) {
+    if (c.layers > 0 && chunks * c.stages > c.layers) break;
+    SearchVariant v;
+    v.options.set("chunks", std::int64_t{chunks});
+    variants.push_back(std::move(v));
+  }
+  if (variants.empty()) {  // not even two chunks per worker fit the layers
+    SearchVariant v;
+    v.options.set("chunks", std::int64_t{2});
+    v.pruned = fmt::format("2 chunks × D = {} > {} layers", 2 * c.stages, c.layers);
+    variants.push_back(std::move(v));
+  }
+  return variants;
 }
 
 core::OptionValues two_pipelines(const ScheduleParams&) {

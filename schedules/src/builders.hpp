@@ -65,9 +65,25 @@ struct DualPipePhase {
   std::vector<int> micro_batches;
 };
 
+//! A looped pipeline (interleaved, breadth-first) without its programs: D·v virtual stages for
+//! v = the `chunks` option, stage c·D + w on worker w, so each micro-batch loops v times
+//! through the workers.
+sim::Schedule looped_schedule(std::string name, const ScheduleParams& params);
+
+//! The `chunks` option of the looped schemes (model chunks v per worker), declared once so they
+//! share its kind, range and default; its value on resolved params.
+core::OptionSpec chunks_option();
+int chunks_of(const ScheduleParams& params);
+
+//! Search variants of a `chunks` option: 2, 4, 8 chunks per worker while chunks · D ≤ layers
+//! (all when the layers are unknown); when not even 2 fit, one pruned variant saying why.
+std::vector<SearchVariant> chunk_variants(const SearchContext& context);
+
 //! Shapes shared by several schemes (ScheduleEntry::shape): two model chunks per worker (V
-//! shapes), two pipelines (bidirectional schemes), the listed iterations (asynchronous ones).
+//! shapes), the `chunks` option's value (looped schemes), two pipelines (bidirectional schemes),
+//! the listed iterations (asynchronous ones).
 core::OptionValues two_chunks(const ScheduleParams& params);
+core::OptionValues listed_chunks(const ScheduleParams& params);
 core::OptionValues two_pipelines(const ScheduleParams& params);
 core::OptionValues listed_iterations(const ScheduleParams& params);
 

@@ -23,5 +23,6 @@ const ScheduleEntry& v_half_entry();
 const ScheduleEntry& v_min_entry();
 const ScheduleEntry& hanayo_entry();
 const ScheduleEntry& bitpipe_entry();
+const ScheduleEntry& bfs_entry();
 
 }  // namespace pipesim::schedules

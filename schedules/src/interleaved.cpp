@@ -17,18 +17,10 @@
 namespace pipesim::schedules {
 namespace {
 
-int chunks_of(const ScheduleParams& p) {
-  return static_cast<int>(p.options.integer("chunks"));
-}
-
 sim::Schedule make_interleaved(const ScheduleParams& params) {
   const int d = params.stages, n = params.micro_batches;
-  const int v = chunks_of(params);
-  sim::Schedule s = sim::make_linear_schedule("interleaved", d, n);
-  s.virtual_stages = d * v;
-  s.stage_worker[0].resize(static_cast<size_t>(d * v));
-  for (int k = 0; k < d * v; ++k)
-    s.stage_worker[0][static_cast<size_t>(k)] = k % d;
+  const int v = detail::chunks_of(params);
+  sim::Schedule s = detail::looped_schedule("interleaved", params);
   const int total = n * v;
   for (int w = 0; w < d; ++w) {
     auto op = [&](int k, bool forward) {
@@ -63,30 +55,6 @@ constexpr std::array kConstraints{
                }},
 };
 
-core::OptionValues chunks_shape(const ScheduleParams& p) {
-  core::OptionValues shape;
-  shape.set("chunks", std::int64_t{chunks_of(p)});
-  return shape;
-}
-
-// Search explores 2, 4, 8 chunks per worker while chunks · D ≤ layers.
-std::vector<SearchVariant> search_variants(const SearchContext& c) {
-  std::vector<SearchVariant> variants;
-  for (int chunks = 2; chunks <= 8; chunks *= 2) {
-    if (c.layers > 0 && chunks * c.stages > c.layers) break;
-    SearchVariant v;
-    v.options.set("chunks", std::int64_t{chunks});
-    variants.push_back(std::move(v));
-  }
-  if (variants.empty()) {  // not even two chunks per worker fit the layers
-    SearchVariant v;
-    v.options.set("chunks", std::int64_t{2});
-    v.pruned = fmt::format("2 chunks × D = {} > {} layers", 2 * c.stages, c.layers);
-    variants.push_back(std::move(v));
-  }
-  return variants;
-}
-
 }  // namespace
 
 const ScheduleEntry& interleaved_entry() {
@@ -95,13 +63,11 @@ const ScheduleEntry& interleaved_entry() {
     e.name = "interleaved";
     e.description = "Megatron virtual pipeline, v chunks per worker (chunks)";
     e.citation = "Narayanan et al., Megatron-LM, SC 2021";
-    // A schedule without the option holds one chunk per worker.
-    e.options = {core::with_unused_text(
-        core::integer_option("chunks", 1, 64, "2", "interleaved: model chunks v per worker"), "1")};
+    e.options = {detail::chunks_option()};
     e.constraints = {kConstraints.begin(), kConstraints.end()};
     e.make = &make_interleaved;
-    e.shape = &chunks_shape;
-    e.variants = &search_variants;
+    e.shape = &detail::listed_chunks;
+    e.variants = &detail::chunk_variants;
     return e;
   }();
   return entry;
