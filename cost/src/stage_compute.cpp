@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "pipesim/cost/context_parallel.hpp"
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/tensor_parallel.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -34,6 +35,22 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   const double layer_w = compute_time(models::layer_backward_weight(model_, cfg));
   const double layer_r = compute_time(models::layer_recompute(model_, cfg, recompute));
   const double points_r = recompute == models::Recompute::Full ? kTpCollectivesForward : 0;
+  // Context parallelism's ring (context_parallel.hpp): per layer one forward ring beside the
+  // attention forward (again when recomputed, full or selective) and one backward ring beside
+  // the attention backward, in the input-gradient part.
+  const auto attention_time = [&](const models::KernelList& ks) {
+    models::KernelList attention;
+    for (const models::LayerKernel& k : ks) {
+      if (k.op == models::MemoryOp::flash_attention ||
+          k.op == models::MemoryOp::flash_attention_backward) {
+        attention.push_back(k);
+      }
+    }
+    return compute_time(attention);
+  };
+  const double attn_f = attention_time(models::layer_forward(model_, cfg));
+  const double attn_b = attention_time(models::layer_backward_input(model_, cfg));
+  const double rings_r = recompute == models::Recompute::None ? 0 : 1;
   const size_t stages = partition.size();
   kernels_.resize(stages);
   collectives_.resize(stages);
@@ -51,6 +68,10 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     points[kF] = L * kTpCollectivesForward;
     points[kI] = L * kTpCollectivesBackward;
     points[kR] = L * points_r;
+    PerKind<double> rings_f{}, rings_b{};  // forward and backward rings per op
+    rings_f[kF] = L;
+    rings_b[kI] = L;
+    rings_f[kR] = L * rings_r;
     if (part.embedding) {
       // The vocabulary-parallel embedding sums its t partial lookups: one collective.
       k[kF] += compute_time(models::embedding_forward(model_, cfg));
@@ -64,24 +85,36 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       k[kW] += compute_time(models::head_backward_weight(model_, cfg));
       points[kI] += 1;
     }
+    const auto op_collectives = [&](size_t p, const PerKind<double>& pts,
+                                    const PerKind<double>& fwd, const PerKind<double>& bwd) {
+      std::vector<OpCollective> list = tp_collectives(model_, cfg, pts[p]);
+      for (const auto& ring : {cp_ring(hw_, model_, cfg, false, attn_f, fwd[p]),
+                               cp_ring(hw_, model_, cfg, true, attn_b, bwd[p])}) {
+        list.insert(list.end(), ring.begin(), ring.end());
+      }
+      return list;
+    };
     const auto part_alone = [&](size_t p) {
       const double comm =
-          collectives_time(hw_, tp_collectives(model_, cfg, points[p])).total().value;
+          collectives_time(hw_, op_collectives(p, points, rings_f, rings_b)).total().value;
       return overlap_ ? std::max(k[p], comm) : k[p] + comm;
     };
     times_[s] = {part_alone(kF), part_alone(kI), part_alone(kW), part_alone(kR)};
     // The ops: a backward of a schedule without R ops recomputes its forward first.
     const bool folds_recompute = !schedule.recompute;
-    PerKind<double> op_points = points;
+    PerKind<double> op_points = points, op_f = rings_f, op_b = rings_b;
     op_points[kI] += folds_recompute ? points[kR] : 0;
     op_points[kB] = op_points[kI];
+    op_f[kI] += folds_recompute ? rings_f[kR] : 0;
+    op_f[kB] = op_f[kI];
+    op_b[kB] = op_b[kI];
     const double extra = folds_recompute ? k[kR] : 0.0;
     PerKind<double>& ops = kernels_[s];
     ops = k;
     ops[kB] = k[kI] + k[kW] + extra;
     ops[kI] = k[kI] + extra;
     for (size_t kind = 0; kind < sim::kNumComputeKinds; ++kind) {
-      collectives_[s][kind] = tp_collectives(model_, cfg, op_points[kind]);
+      collectives_[s][kind] = op_collectives(kind, op_points, op_f, op_b);
       collective_time_[s][kind] = collectives_time(hw_, collectives_[s][kind]);
     }
   }
@@ -101,6 +134,16 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       kernel.bytes = static_cast<std::int64_t>(0.5 * params[s] * adam_bytes / shards[s]);
       adam[w].push_back(kernel);
       adam[w].push_back(kernel);
+      if (models::low_precision_gemms(model_.precision)) {
+        // The updated weights are quantized once per iteration (row- and column-wise copies,
+        // reused by every micro-batch): read bf16, write both copies, every parameter.
+        models::LayerKernel cast;
+        cast.name = "weight_cast";
+        cast.op = models::MemoryOp::other;
+        cast.bytes =
+            static_cast<std::int64_t>(params[s] * (2.0 + 2.0 * quantized_bytes(model_.precision)));
+        adam[w].push_back(cast);
+      }
     }
   }
   optimizer_.assign(adam.size(), 0.0);
@@ -129,17 +172,40 @@ sim::OpCollectives StageCompute::lowering() const {
 }
 
 double StageCompute::compute_time(const models::KernelList& kernels) const {
-  if (model_.precision != models::Precision::FP8) {
+  if (!models::low_precision_gemms(model_.precision)) {
     return kernel_time(kernels, hw_.gpu, models::precision_name(model_.precision),
                        hw_.framework.op_overhead);
   }
-  // fp8 training (Transformer Engine): the linear layers' GEMMs run in fp8, everything else
-  // (attention, LM head, memory-bound kernels) in bf16.
-  models::KernelList fp8, bf16;
+  // A Transformer Engine recipe: the linear layers' GEMMs run in the low-precision format,
+  // everything else (attention, LM head, memory-bound kernels) in bf16, plus the quantizing
+  // casts in front of the GEMMs (low_precision_casts).
+  models::KernelList low, bf16;
   for (const models::LayerKernel& k : kernels)
-    (k.linear ? fp8 : bf16).push_back(k);
-  return kernel_time(fp8, hw_.gpu, "fp8", hw_.framework.op_overhead) +
+    (k.linear ? low : bf16).push_back(k);
+  const models::KernelList casts = low_precision_casts(kernels, model_.precision);
+  bf16.insert(bf16.end(), casts.begin(), casts.end());
+  return kernel_time(low, hw_.gpu, models::precision_name(model_.precision),
+                     hw_.framework.op_overhead) +
          kernel_time(bf16, hw_.gpu, "bf16", hw_.framework.op_overhead);
+}
+
+models::KernelList low_precision_casts(const models::KernelList& kernels, models::Precision p) {
+  models::KernelList casts;
+  const double q = quantized_bytes(p);
+  if (q <= 0) return casts;
+  for (const models::LayerKernel& k : kernels) {
+    // The weight-gradient GEMM reads the column-wise copies its forward and data-gradient
+    // GEMMs' casts already wrote: no cast of its own.
+    if (!k.linear || k.weight_gradient) continue;
+    const double elements =
+        static_cast<double>(k.m) * static_cast<double>(k.k) * static_cast<double>(k.batch);
+    models::LayerKernel cast;
+    cast.name = k.name + "_cast";
+    cast.op = models::MemoryOp::other;
+    cast.bytes = static_cast<std::int64_t>(elements * (2.0 + 2.0 * q));
+    casts.push_back(cast);
+  }
+  return casts;
 }
 
 }  // namespace pipesim::cost

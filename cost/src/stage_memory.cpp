@@ -32,7 +32,8 @@ std::vector<double> optimizer_shards(const sim::Schedule& schedule, const Traini
   std::vector<double> shards(stages, 1.0);
   if (!setup.distributed_optimizer) return shards;
   for (size_t s = 0; s < stages; ++s)
-    shards[s] = static_cast<double>(holders[s].size()) * setup.data_parallel;
+    shards[s] = static_cast<double>(holders[s].size()) * setup.data_parallel *
+                setup.context_parallel;  // Megatron shards over the data × context group
   return shards;
 }
 

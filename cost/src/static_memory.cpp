@@ -2,6 +2,19 @@
 
 namespace pipesim::cost {
 
+double quantized_bytes(models::Precision p) {
+  switch (p) {
+    case models::Precision::FP8:
+      return 1.0;
+    case models::Precision::MXFP8:
+      return 1.0 + 1.0 / 32;
+    case models::Precision::NVFP4:
+      return 0.5 + 1.0 / 16;
+    default:
+      return 0.0;
+  }
+}
+
 ParamBytes param_bytes(models::Precision p, double bytes_per_param) {
   const double e = models::precision_bytes(p);
   if (bytes_per_param > 0) return {e, e, bytes_per_param - 2 * e, e};
@@ -13,7 +26,9 @@ ParamBytes param_bytes(models::Precision p, double bytes_per_param) {
     case models::Precision::BF16:
       return {2, 4, 12, 2};
     case models::Precision::FP8:
-      return {3, 4, 12, 2};
+    case models::Precision::MXFP8:
+    case models::Precision::NVFP4:
+      return {2 + 2 * quantized_bytes(p), 4, 12, 2};
   }
   return {};
 }

@@ -57,8 +57,10 @@ sim::Flow Topology::collective(const hardware::CommTime& time, std::span<const i
 int Topology::nodes_spanned(std::span<const int> workers) const {
   std::set<int> spanned;
   for (int r = 0; r < placement_.replicas; ++r) {
-    for (int w : workers)
-      spanned.insert(placement_.node(r, w));
+    for (int w : workers) {
+      for (int n = placement_.node(r, w); n <= placement_.last_node(r, w); ++n)
+        spanned.insert(n);
+    }
   }
   return static_cast<int>(spanned.size());
 }

@@ -59,20 +59,21 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       hw_(hardware),
       setup_(op_setup(given, schedule)),
       param_bytes_(checked_param_bytes(model_, hw_, setup_)),
+      rank_(rank_model(model_, setup_)),
       peak_(hw_.gpu.peak_flops.at(models::precision_name(model_.precision))),
       gpus_(gpu_count(setup_, schedule.workers)),
-      partition_(models::partition_layers(model_, schedule.virtual_stages, setup_.partition,
+      partition_(models::partition_layers(rank_, schedule.virtual_stages, setup_.partition,
                                           setup_.micro_batch_size)),
-      stage_params_(stage_params(model_, partition_, setup_.tensor_parallel)),
+      stage_params_(stage_params(rank_, partition_, setup_.tensor_parallel)),
       shards_(optimizer_shards(schedule, setup_)),
-      memory_(cost::stage_memory(model_, setup_, partition_, stage_params_, shards_, param_bytes_,
+      memory_(cost::stage_memory(rank_, setup_, partition_, stage_params_, shards_, param_bytes_,
                                  recompute_mode(schedule, setup_))),
-      compute_(model_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
+      compute_(rank_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
                stage_params_, shards_, param_bytes_),
-      topology_(hw_,
-                hardware::Placement{schedule.workers, setup_.data_parallel, hw_.gpus_per_node,
-                                    hw_.nics_per_node, setup_.placement, setup_.tensor_parallel}),
-      message_bytes_(models::p2p_message_bytes(model_, layer_config(setup_)).value) {}
+      topology_(hw_, hardware::Placement{schedule.workers, setup_.data_parallel, hw_.gpus_per_node,
+                                         hw_.nics_per_node, setup_.placement,
+                                         setup_.tensor_parallel, setup_.context_parallel}),
+      message_bytes_(models::p2p_message_bytes(rank_, layer_config(setup_)).value) {}
 
 double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) const {
   const sim::Task& t = graph.task(id);
@@ -120,7 +121,10 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
       return topology_.transfer(t.worker, t.peer, core::Bytes(message_bytes_));
     case sim::OpKind::AllReduce: {
       const std::vector<int>& holders = graph.group_workers()[static_cast<size_t>(t.group)];
-      const int ranks = static_cast<int>(holders.size()) * setup_.data_parallel;
+      // The gradients are reduced over data- × context-parallel ranks (every CP rank computes
+      // gradients of the same weights from its share of the tokens).
+      const int ranks =
+          static_cast<int>(holders.size()) * setup_.data_parallel * setup_.context_parallel;
       const hardware::CommTime c =
           gradient_sync_time(hw_, setup_, param_bytes_, stage_params_[static_cast<size_t>(t.stage)],
                              ranks, topology_.nodes_spanned(holders));

@@ -14,6 +14,42 @@ namespace {
   throw core::ConfigError::option(field, problem);
 }
 
+// Context parallelism (Megatron-Core): c divides the sequence into 2c chunks for a causal model
+// (rank i holds chunks i and 2c−1−i, so every rank does the same attention work) or c chunks;
+// only Transformer Engine's fused attention implements the ring, hence flash attention; the
+// t·c GPUs of a worker are placed innermost (t, then c), so they must tile the NVLink domain.
+void validate_context_parallel(const models::ModelSpec& m, const hardware::HardwareProfile& hw,
+                               const TrainingSetup& s) {
+  const int c = s.context_parallel;
+  if (c < 1) fail("context_parallel", fmt::format("must be >= 1, got {}", c));
+  if (c == 1) return;
+  const int chunks = m.causal ? 2 * c : c;
+  if (m.sequence % chunks != 0) {
+    fail("context_parallel",
+         fmt::format("{} must split the sequence {} of model {} into {} equal chunks ({}), "
+                     "which it does not; choose c with {} dividing sequence",
+                     c, m.sequence, m.name, chunks,
+                     m.causal ? "two per rank, for causal load balancing" : "one per rank",
+                     m.causal ? "2c" : "c"));
+  }
+  if (s.attention != models::Attention::Flash) {
+    fail("context_parallel",
+         fmt::format("{} needs attention = flash (Megatron-Core runs the context-parallel ring "
+                     "in Transformer Engine's fused attention only)",
+                     c));
+  }
+  const int group = s.tensor_parallel * c;
+  const int domain = hw.gpus_per_node;
+  if (domain % group != 0 && group % domain != 0) {
+    fail("context_parallel",
+         fmt::format("tensor_parallel · context_parallel = {} · {} = {} GPUs per worker must "
+                     "divide the {} GPUs per node of profile {} or be a multiple of it (the "
+                     "groups are placed innermost, tensor then context, and may not straddle "
+                     "a node)",
+                     s.tensor_parallel, c, group, domain, hw.name));
+  }
+}
+
 }  // namespace
 
 models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup& s) {
@@ -24,12 +60,20 @@ models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup&
   return out;
 }
 
+models::ModelSpec rank_model(const models::ModelSpec& trained, const TrainingSetup& s) {
+  models::ModelSpec out = trained;
+  if (s.context_parallel > 1) out.sequence /= s.context_parallel;
+  return out;
+}
+
 int gpu_count(const TrainingSetup& s, int workers) {
-  return s.tensor_parallel * workers * s.data_parallel;
+  return s.tensor_parallel * s.context_parallel * workers * s.data_parallel;
 }
 
 models::LayerConfig layer_config(const TrainingSetup& s) {
-  return {s.micro_batch_size, s.tensor_parallel, s.sequence_parallel, s.attention};
+  models::LayerConfig c{s.micro_batch_size, s.tensor_parallel, s.sequence_parallel, s.attention};
+  c.context_parallel = s.context_parallel;
+  return c;
 }
 
 void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile& hw,
@@ -52,12 +96,14 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
                      "group stays within one node)",
                      t, hw.gpus_per_node, hw.name));
   }
+  validate_context_parallel(m, hw, s);
   if (s.sequence_parallel) {
     if (t < 2) fail("sequence_parallel", "needs tensor parallelism (tensor_parallel > 1)");
-    if (m.sequence % t != 0) {
-      fail("sequence_parallel", fmt::format("tensor_parallel = {} must divide the sequence "
-                                            "length {}",
-                                            t, m.sequence));
+    const int local = m.sequence / s.context_parallel;
+    if (local % t != 0) {
+      fail("sequence_parallel",
+           fmt::format("tensor_parallel = {} must divide the sequence length {}{}", t, local,
+                       s.context_parallel > 1 ? " each context-parallel rank holds" : ""));
     }
   }
   if (s.tp_comm_overlap && !s.sequence_parallel) {
@@ -71,8 +117,8 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
                                  m.sequence, m.position_embeddings, m.name));
   }
   const std::string dtype = models::precision_name(m.precision);
-  // fp8 training also computes attention and the head in bf16 (cost model).
-  for (const std::string& d : m.precision == models::Precision::FP8
+  // Low-precision recipes also compute attention and the head in bf16 (cost model).
+  for (const std::string& d : models::low_precision_gemms(m.precision)
                                   ? std::vector<std::string>{dtype, "bf16"}
                                   : std::vector<std::string>{dtype}) {
     if (!hw.gpu.peak_flops.contains(d) || !hw.gpu.gemm_efficiency.contains(d)) {

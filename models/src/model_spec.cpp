@@ -109,17 +109,22 @@ const char* precision_name(Precision p) {
       return "fp32";
     case Precision::FP8:
       return "fp8";
+    case Precision::MXFP8:
+      return "mxfp8";
+    case Precision::NVFP4:
+      return "nvfp4";
   }
   return "?";
 }
 
 Precision parse_precision(const std::string& name, const std::string& source,
                           const std::string& field) {
-  for (Precision p : {Precision::FP16, Precision::BF16, Precision::FP32, Precision::FP8}) {
+  for (Precision p : {Precision::FP16, Precision::BF16, Precision::FP32, Precision::FP8,
+                      Precision::MXFP8, Precision::NVFP4}) {
     if (name == precision_name(p)) return p;
   }
-  throw core::ConfigError(source, field,
-                          fmt::format("must be one of fp32|fp16|bf16|fp8, got '{}'", name));
+  throw core::ConfigError(
+      source, field, fmt::format("must be one of fp32|fp16|bf16|fp8|mxfp8|nvfp4, got '{}'", name));
 }
 
 double precision_bytes(Precision p) {
@@ -127,10 +132,17 @@ double precision_bytes(Precision p) {
     case Precision::FP32:
       return 4.0;
     case Precision::FP8:
+    case Precision::MXFP8:
       return 1.0;
+    case Precision::NVFP4:
+      return 0.5;
     default:
       return 2.0;
   }
+}
+
+bool low_precision_gemms(Precision p) {
+  return p == Precision::FP8 || p == Precision::MXFP8 || p == Precision::NVFP4;
 }
 
 ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {

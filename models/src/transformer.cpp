@@ -153,6 +153,7 @@ LayerShape base_shape(const ModelSpec& m, const LayerConfig& c) {
   s.dropout = m.dropout;
   s.tensor_parallel = c.tensor_parallel;
   s.sequence_parallel = c.sequence_parallel;
+  s.context_parallel = c.context_parallel;
   s.flash = c.attention == Attention::Flash;
   s.causal = m.causal;
   s.head_dim = m.explicit_head_dim;

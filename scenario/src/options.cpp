@@ -213,16 +213,23 @@ std::vector<Option> make_options() {
           core::real_option("bytes_per_param", 0, 1024, "0",
                             "Real-cost mode: static bytes per parameter, weights + "
                             "gradients + optimizer (0 = from the precision: fp32 16, "
-                            "fp16 16, bf16 18, fp8 19)"),
+                            "fp16 16, bf16 18, fp8 20, mxfp8 20.06, nvfp4 19.125)"),
           "", Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.bytes_per_param; }),
       // Parallelism and numerics of real runs (cost/training_setup.hpp).
       field_option(
           core::integer_option("tensor_parallel", 1, 1024, "1",
                                "Real-cost mode: tensor-parallel GPUs t per worker, "
-                               "within a node (GPUs = t·D·W)"),
+                               "within a node (GPUs = t·c·D·W)"),
           "T", Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.tensor_parallel; }),
+      field_option(
+          core::integer_option("context_parallel", 1, 1024, "1",
+                               "Real-cost mode: context-parallel GPUs c per worker, each "
+                               "holding 1/c of the sequence (ring attention; GPUs = "
+                               "t·c·D·W; needs flash attention)"),
+          "C", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.context_parallel; }),
       switch_field(
           "sequence_parallel", false, "Real-cost mode: sequence parallelism on|off (needs t > 1)",
           Scope::RealCost, kRealCost,
@@ -253,7 +260,8 @@ std::vector<Option> make_options() {
     Option precision;
     precision.spec = core::choice_option(
         "precision", names_list(kPrecisionNames), "",
-        "Real-cost mode: training precision fp32|fp16|bf16|fp8 (empty = the model file's)");
+        "Real-cost mode: training precision fp32|fp16|bf16|fp8|mxfp8|nvfp4 (fp8 family: "
+        "Transformer Engine, 8/4-bit GEMMs, bf16 activations; empty = the model file's)");
     precision.scope = Scope::RealCost;
     precision.group = kRealCost;
     precision.get = [](const Scenario& s) -> std::optional<OptionValue> {

@@ -105,7 +105,7 @@ TEST(KernelList, FrameworkOverheadIsPaidPerLaunchBySimulatorOnly) {
 
 TEST(KernelList, Fp8RunsOnlyTheLinearLayersGemmsInFp8) {
   // Transformer Engine: QKV, projection and MLP GEMMs in fp8; attention, the LM head and the
-  // memory-bound kernels in bf16.
+  // memory-bound kernels in bf16, plus one cast per GEMM input (fp8_test.cpp checks its bytes).
   const models::ModelSpec m = models::load_model("llama3-8b");
   const hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
   TrainingSetup setup;
@@ -122,6 +122,13 @@ TEST(KernelList, Fp8RunsOnlyTheLinearLayersGemmsInFp8) {
     (k.linear ? linear : rest).push_back(k);
   EXPECT_EQ(linear.size(), 4u);  // qkv, proj, fc1, fc2
   const double L = costs.partition()[1].layers;
+  // Each cast reads the bf16 input (2 bytes) and writes fp8 and its transpose (2 bytes).
+  for (const auto& k : linear) {
+    models::LayerKernel cast;
+    cast.op = models::MemoryOp::other;
+    cast.bytes = k.m * k.k * 4;
+    rest.push_back(cast);
+  }
   EXPECT_DOUBLE_EQ(costs.stage_times()[1].forward,
                    L * (kernel_time(linear, hw.gpu, "fp8") + kernel_time(rest, hw.gpu, "bf16")));
   EXPECT_DOUBLE_EQ(costs.peak_flops(), hw.gpu.peak_flops.at("fp8"));

@@ -7,8 +7,8 @@
 
 #include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
-#include "schedule_helpers.hpp"
 #include "pipesim/sim/lowering.hpp"
+#include "schedule_helpers.hpp"
 
 namespace pipesim::cost {
 namespace {
@@ -22,9 +22,12 @@ TEST(StaticMemory, BytesPerParameterByPrecision) {
   EXPECT_EQ(fp32.weights, 4);
   EXPECT_EQ(fp32.gradients, 4);
   EXPECT_EQ(fp32.optimizer, 8);  // Adam m, v; the fp32 weights are the master copy
-  EXPECT_EQ(param_bytes(Precision::FP16).total(), 16);       // 2 + 2 + 12 (ZeRO §3.1)
-  EXPECT_EQ(param_bytes(Precision::BF16).total(), 18);       // 2 + 4 fp32 grads + 12 (Megatron)
-  EXPECT_EQ(param_bytes(Precision::FP8).total(), 19);        // bf16's + the cached fp8 weight
+  EXPECT_EQ(param_bytes(Precision::FP16).total(), 16);  // 2 + 2 + 12 (ZeRO §3.1)
+  EXPECT_EQ(param_bytes(Precision::BF16).total(), 18);  // 2 + 4 fp32 grads + 12 (Megatron)
+  EXPECT_EQ(param_bytes(Precision::FP8).total(), 20);   // bf16's + fp8 weight and its transpose
+  // Block scales: one byte per 32 (mxfp8), per 16 (nvfp4) elements, on both copies.
+  EXPECT_DOUBLE_EQ(param_bytes(Precision::MXFP8).total(), 18 + 2 * (1 + 1.0 / 32));
+  EXPECT_DOUBLE_EQ(param_bytes(Precision::NVFP4).total(), 18 + 2 * (0.5 + 1.0 / 16));
   const ParamBytes user = param_bytes(Precision::FP16, 20);  // explicit override
   EXPECT_EQ(user.weights, 2);
   EXPECT_EQ(user.gradients, 2);

@@ -21,7 +21,18 @@ struct OpCollective {
   int nodes = 1;           //!< nodes they span
   core::Bytes bytes{0.0};  //!< each call's buffer (hardware/collectives.hpp's n)
   double calls = 0.0;      //!< how many times the op runs it
+  //! A ring exchange instead of `kind` (context parallelism's, context_parallel.hpp): each call
+  //! is ranks − 1 steps in which every rank sends `bytes` to the next, at the inter-node tier
+  //! when the group spans nodes (nodes > 1); each step runs beside `hidden` seconds of compute,
+  //! and only what does not hide, max(0, step − hidden), is charged (its latency and bandwidth
+  //! parts scaled alike, so what is charged loads the links in the same proportion).
+  bool ring_exchange = false;
+  double hidden = 0.0;
 };
+
+//! One call of a ring exchange: (ranks − 1) · max(0, step − hidden), step = α + n/β on its tier
+//! ([H94], hardware/collectives.hpp's p2p_time).
+hardware::CommTime ring_exposed_time(const hardware::HardwareProfile& hw, const OpCollective& c);
 
 //! The time of all of them, one after the other.
 hardware::CommTime collectives_time(const hardware::HardwareProfile& hw,

@@ -79,4 +79,12 @@ class StageCompute {
   std::vector<double> optimizer_;  // per worker
 };
 
+//! The quantizing casts a Transformer Engine low-precision recipe adds to `kernels`
+//! (cost/README.md, "Precision"): one memory-bound cast per linear GEMM that is not a weight
+//! gradient, of its non-weight operand (the input in the forward, the output gradient in the
+//! data-gradient GEMM, m·k elements): read in bf16 (2 bytes), write a row-wise and a column-wise
+//! quantized copy (2q bytes, static_memory.hpp's q), amax taken in the same pass. Empty for
+//! 16/32-bit precisions.
+models::KernelList low_precision_casts(const models::KernelList& kernels, models::Precision p);
+
 }  // namespace pipesim::cost

@@ -28,7 +28,7 @@ std::vector<double> stage_params(const models::ModelSpec& model,
                                  const std::vector<models::StageLayers>& partition, int t);
 
 //! Over how many GPUs each virtual stage's optimizer state is sharded: its holders in one
-//! replica (Chimera: two) × W with the distributed optimizer (ZeRO-1), 1 without.
+//! replica (Chimera: two) × W × c with the distributed optimizer (ZeRO-1), 1 without.
 std::vector<double> optimizer_shards(const sim::Schedule& schedule, const TrainingSetup& setup);
 
 //! Each virtual stage's memory on one GPU (`setup` at the ops' micro-batch size, `recompute`

@@ -5,7 +5,12 @@
 //   fp32       4 weights + 4 gradients + 8 Adam m, v                     = 16 (no master copy)
 //   fp16       2 weights + 2 gradients + 12 (fp32 master, m, v)          = 16 [R20 §3.1]
 //   bf16       2 weights + 4 fp32 gradients + 12 (fp32 master, m, v)     = 18 [M-DO]
-//   fp8        bf16's 18 + 1 B fp8 weight copy cached across micro-batches = 19 [TE]
+//   fp8        bf16's 18 + 2q cached low-precision weight copies           = 18 + 2q [TE]
+//   mxfp8, nvfp4  the same, q = the format's bytes per element with its block scales
+// The low-precision recipes keep a row-wise and a column-wise (transposed) quantized copy of
+// each weight between micro-batches (the forward and the data-gradient GEMM read different
+// layouts), q bytes per element each: fp8 1 (one fp32 scale per tensor, negligible), mxfp8
+// 1 + 1/32 (one E8M0 scale per 32 elements), nvfp4 1/2 + 1/16 (one E4M3 scale per 16).
 // With the distributed optimizer (ZeRO-1; Megatron's --use-distributed-optimizer [M-DO]) the
 // optimizer part (master weights and Adam state) is sharded over the W data-parallel ranks;
 // the gradient all-reduce becomes a reduce-scatter of the gradients plus an all-gather of the
@@ -15,7 +20,9 @@
 //  [M-DO] NVIDIA Megatron-LM, docs/source/api-guide/dist_optimizer.md: bf16 params with fp32
 //         main grads 6 + 12/d bytes per parameter with the distributed optimizer, 18 without.
 //  [TE]   NVIDIA Transformer Engine, fp8 primer: bf16/fp32 master state as mixed precision,
-//         fp8 casts of the weights kept between micro-batches (is_first_microbatch).
+//         fp8 casts of the weights kept between micro-batches (is_first_microbatch); its
+//         recipes (DelayedScaling/Float8CurrentScaling, MXFP8BlockScaling, NVFP4BlockScaling)
+//         and the OCP Microscaling Formats (MX) v1.0 spec for the block sizes and scale types.
 // An explicit bytes-per-parameter B overrides the table: weights and gradients e bytes each
 // (e = the precision's element size) and B − 2e of optimizer state (the shardable part).
 
@@ -30,6 +37,10 @@ struct ParamBytes {
   double gathered = 0.0;   //!< element bytes of the parameters all-gathered after a sharded step
   double total() const { return weights + gradients + optimizer; }
 };
+
+//! Bytes per element of one quantized copy of a low-precision recipe's GEMM operand, its block
+//! scales included (q above); 0 for a 16/32-bit precision.
+double quantized_bytes(models::Precision p);
 
 //! The table above; `bytes_per_param` > 0 overrides it (must be ≥ 2e; checked by the caller).
 ParamBytes param_bytes(models::Precision p, double bytes_per_param = 0.0);

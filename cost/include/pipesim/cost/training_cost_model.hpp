@@ -67,7 +67,7 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   //! Samples in one micro-batch as the ops run it: B, or B / Schedule::micro_batch_divisor
   //! (Chimera's backward halving runs at B/2).
   int micro_batch_size() const { return setup_.micro_batch_size; }
-  //! GPUs of the whole run, t · D · W (gpu_count).
+  //! GPUs of the whole run, t · c · D · W (gpu_count).
   int gpus() const { return gpus_; }
 
   //! kernel_time of the kernels in the training precision with the profile's host overhead.
@@ -80,6 +80,7 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   hardware::HardwareProfile hw_;
   TrainingSetup setup_;
   ParamBytes param_bytes_;
+  models::ModelSpec rank_;  //!< what one context-parallel rank computes (rank_model)
   double peak_ = 0;
   int gpus_ = 0;
   std::vector<models::StageLayers> partition_;

@@ -1,7 +1,8 @@
 #pragma once
 // How a model is trained, besides the schedule: micro-batch, data/tensor parallelism,
-// precision, attention kernel, recomputation, optimizer sharding. GPUs = t · D · W (D workers
-// per pipeline replica; for Chimera W counts pipeline pairs, as the schedule's workers do).
+// precision, attention kernel, recomputation, optimizer sharding. GPUs = t · c · D · W (D workers
+// per pipeline replica; for Chimera W counts pipeline pairs, as the schedule's workers do): a
+// worker is a group of t·c GPUs, t tensor-parallel × c context-parallel.
 
 #include <optional>
 
@@ -24,6 +25,9 @@ struct TrainingSetup {
   double bytes_per_param = 0.0;
   int tensor_parallel = 1;         //!< t GPUs per worker (Megatron tensor parallelism)
   bool sequence_parallel = false;  //!< Korthikanti et al. §4.2.2; needs t > 1
+  //! c GPUs per worker each holding 1/c of every sequence (Megatron-Core context parallelism,
+  //! ring attention; cost/context_parallel.hpp). Needs flash attention.
+  int context_parallel = 1;
   //! The TP collectives overlap the GEMMs next to them (Megatron-Core --tp-comm-overlap,
   //! Transformer Engine userbuffers; needs sequence parallelism): each op's Collective task
   //! runs beside the op instead of after it, max(kernels, collectives) when nothing contends.
@@ -42,7 +46,11 @@ struct TrainingSetup {
 //! The model as trained: precision, vocabulary and sequence replaced by the setup's overrides.
 models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup& s);
 
-//! GPUs of the whole run: t · D · W, with `workers` the D workers of one pipeline replica (for
+//! The model one context-parallel rank computes: the sequence divided by c (attention still
+//! reads all c·(s/c) keys through LayerConfig::context_parallel). The model itself for c = 1.
+models::ModelSpec rank_model(const models::ModelSpec& trained, const TrainingSetup& s);
+
+//! GPUs of the whole run: t · c · D · W, with `workers` the D workers of one pipeline replica (for
 //! Chimera W counts pipeline pairs, as the schedule's workers do). The one place it is counted:
 //! TrainingCostModel::gpus, scenario::PerfResult::gpus, which the reports, MFU and the
 //! validation suite read.
@@ -53,9 +61,11 @@ models::LayerConfig layer_config(const TrainingSetup& s);
 
 //! Checks the combination (throws core::ConfigError("command line", field, problem)):
 //! t ≥ 1 dividing heads, key/value heads and the FFN size (Megatron's column/row split),
-//! t ≤ gpus_per_node and dividing it (the group stays in one NVLink domain); sequence
-//! parallelism needs t > 1 and t dividing the sequence; a sequence fits the model's learned
-//! position table; the profile has the precision's peak and GEMM curve.
+//! t ≤ gpus_per_node and dividing it (the group stays in one NVLink domain); c ≥ 1 with c
+//! (2c for a causal model: two chunks per rank) dividing the sequence, flash attention when
+//! c > 1, and the t·c group placeable (t·c dividing gpus_per_node, or a multiple of it);
+//! sequence parallelism needs t > 1 and t dividing the rank's s/c; a sequence fits the model's
+//! learned position table; the profile has the precision's peak and GEMM curve.
 void validate_setup(const models::ModelSpec& trained, const hardware::HardwareProfile& hw,
                     const TrainingSetup& s);
 

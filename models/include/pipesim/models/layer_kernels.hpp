@@ -86,10 +86,13 @@ struct LayerShape {
   bool dropout = true;               //!< dropout after attention probs, projection and MLP
   std::int64_t tensor_parallel = 1;  //!< t: GEMM columns/rows and heads split over t GPUs
   bool sequence_parallel = false;    //!< norm/dropout/residual region split by sequence over t
-  bool flash = false;                //!< FlashAttention core instead of unfused QKᵀ/softmax/AV
-  bool causal = true;                //!< causal mask (flash skips masked blocks)
-  std::int64_t head_dim = 0;         //!< d; 0 = h / a
-  bool qk_norm = false;              //!< a norm over each head's query and key (Qwen3)
+  //! c: context parallelism, `seq` is this GPU's 1/c of the sequence and its queries attend
+  //! to the keys and values of all c·seq positions (ring attention, load-balanced causal).
+  std::int64_t context_parallel = 1;
+  bool flash = false;         //!< FlashAttention core instead of unfused QKᵀ/softmax/AV
+  bool causal = true;         //!< causal mask (flash skips masked blocks)
+  std::int64_t head_dim = 0;  //!< d; 0 = h / a
+  bool qk_norm = false;       //!< a norm over each head's query and key (Qwen3)
   // Multi-head latent attention (kv_lora_rank > 0) instead of the fused QKV.
   std::int64_t q_lora_rank = 0;       //!< query latent; 0: queries projected from h directly
   std::int64_t kv_lora_rank = 0;      //!< key/value latent
@@ -250,6 +253,7 @@ inline LayerKernel plain_gemm(const char* name, std::int64_t m, std::int64_t n, 
 // The sizes one GPU works with, derived once from a LayerShape.
 struct LayerDims {
   std::int64_t t, b, s, h, a, kv, d, bs, e, at, rows;
+  std::int64_t skv;         // key/value positions each query row attends to: c·s
   std::int64_t f, fc1;      // dense FFN columns per GPU, [gate|up] or up
   std::int64_t q, k, v, o;  // per GPU: query, key, value widths; core output
   std::int64_t qkv;         // fused QKV columns per GPU (standard attention)
@@ -266,6 +270,7 @@ inline LayerDims dims(const LayerShape& shape) {
   x.t = shape.tensor_parallel > 0 ? shape.tensor_parallel : 1;
   x.b = shape.batch;
   x.s = shape.seq;
+  x.skv = x.s * (shape.context_parallel > 0 ? shape.context_parallel : 1);
   x.h = shape.hidden;
   x.a = shape.heads;
   x.kv = shape.kv_heads > 0 ? shape.kv_heads : x.a;
@@ -288,14 +293,14 @@ inline LayerDims dims(const LayerShape& shape) {
     x.k = x.at * x.dqk;
     x.v = x.at * x.dv;
     x.o = x.at * x.dv;
-    x.core = 2.0 * static_cast<double>(x.bs) * static_cast<double>(x.s) *
+    x.core = 2.0 * static_cast<double>(x.bs) * static_cast<double>(x.skv) *
              static_cast<double>(x.a * (x.dqk + x.dv)) / static_cast<double>(x.t);
   } else {
     x.dqk = x.dv = x.d;
     x.q = x.o = x.a * x.d / x.t;
     x.k = x.v = x.kv * x.d / x.t;
     x.qkv = (x.a * x.d + 2 * x.kv * x.d) / x.t;
-    x.core = 4.0 * static_cast<double>(x.bs) * static_cast<double>(x.s) *
+    x.core = 4.0 * static_cast<double>(x.bs) * static_cast<double>(x.skv) *
              static_cast<double>(x.a * x.d) / static_cast<double>(x.t);  // QKᵀ + AV
   }
   x.moe = shape.experts > 0;
@@ -481,6 +486,7 @@ inline KernelList layer_kernels(const LayerShape& shape, LayerDirection directio
   using layer_detail::memory;
   const layer_detail::LayerDims x = layer_detail::dims(shape);
   const std::int64_t b = x.b, s = x.s, h = x.h, bs = x.bs, e = x.e, at = x.at, rows = x.rows;
+  const std::int64_t skv = x.skv;
   const std::int64_t q_bytes = bs * x.q * e, o_bytes = bs * x.o * e;
   const std::int64_t kv_bytes = bs * x.k * e + bs * x.v * e;
   const std::int64_t lse = 4 * b * at * s;  // fp32 log-sum-exp per query row
@@ -495,13 +501,16 @@ inline KernelList layer_kernels(const LayerShape& shape, LayerDirection directio
     if (shape.flash) {
       LayerKernel fa = memory("flash_attn", MemoryOp::flash_attention, b * at * s, x.dqk, e);
       fa.fused_flops = x.causal * x.core;
-      fa.bytes = q_bytes + o_bytes + kv_bytes + lse;  // Q, K, V in; O and LSE out
+      // Q, K, V in (the K, V of all c chunks with context parallelism); O and LSE out
+      fa.bytes = q_bytes + o_bytes + kv_bytes * (skv / s) + lse;
       ks.push_back(fa);
     } else {
-      ks.push_back(gemm("scores", s, s, x.dqk, b * at, true, false, e));
-      ks.push_back(memory("softmax", MemoryOp::softmax, b * at * s, s, e));
-      if (shape.dropout) ks.push_back(memory("attn_dropout", MemoryOp::dropout, b * at * s, s, e));
-      ks.push_back(gemm("context", s, x.dv, s, b * at, false, false, e));
+      ks.push_back(gemm("scores", s, skv, x.dqk, b * at, true, false, e));
+      ks.push_back(memory("softmax", MemoryOp::softmax, b * at * s, skv, e));
+      if (shape.dropout) {
+        ks.push_back(memory("attn_dropout", MemoryOp::dropout, b * at * s, skv, e));
+      }
+      ks.push_back(gemm("context", s, x.dv, skv, b * at, false, false, e));
     }
     ks.push_back(gemm("proj", bs, h, x.o, 1, false, true, e));
     ks.push_back(memory("proj_dropout_residual", x.add, rows, h, e));
@@ -534,17 +543,17 @@ inline KernelList layer_kernels(const LayerShape& shape, LayerDirection directio
           memory("flash_attn_bwd", MemoryOp::flash_attention_backward, b * at * s, x.dqk, e);
       fa.fused_flops = 2.5 * x.causal * x.core;
       // Q, K, V, O, dO, LSE in; dQ, dK, dV out
-      fa.bytes = 2 * q_bytes + 2 * o_bytes + 2 * kv_bytes + lse;
+      fa.bytes = 2 * q_bytes + 2 * o_bytes + 2 * kv_bytes * (skv / s) + lse;
       ks.push_back(fa);
     } else {
-      ks.push_back(gemm("context_dprobs", s, s, x.dv, b * at, false, true, e));
-      ks.push_back(gemm("context_dv", s, x.dv, s, b * at, true, false, e));
+      ks.push_back(gemm("context_dprobs", s, skv, x.dv, b * at, false, true, e));
+      ks.push_back(gemm("context_dv", skv, x.dv, s, b * at, true, false, e));
       if (shape.dropout) {
-        ks.push_back(memory("attn_dropout_bwd", MemoryOp::dropout_backward, b * at * s, s, e));
+        ks.push_back(memory("attn_dropout_bwd", MemoryOp::dropout_backward, b * at * s, skv, e));
       }
-      ks.push_back(memory("softmax_bwd", MemoryOp::softmax_backward, b * at * s, s, e));
-      ks.push_back(gemm("scores_dq", s, x.dqk, s, b * at, false, false, e));
-      ks.push_back(gemm("scores_dk", s, x.dqk, s, b * at, true, false, e));
+      ks.push_back(memory("softmax_bwd", MemoryOp::softmax_backward, b * at * s, skv, e));
+      ks.push_back(gemm("scores_dq", s, x.dqk, skv, b * at, false, false, e));
+      ks.push_back(gemm("scores_dk", skv, x.dqk, s, b * at, true, false, e));
     }
     layer_detail::attention_in_backward(ks, shape, x);
     ks.push_back(memory("ln1_bwd", x.norm_bwd, rows, h, e));

@@ -7,15 +7,24 @@
 
 namespace pipesim::models {
 
-enum class Precision { FP16, BF16, FP32, FP8 };
+//! Training precisions. FP8, MXFP8 and NVFP4 are Transformer Engine's low-precision recipes:
+//! the linear layers' GEMMs in that format (per-tensor scaled E4M3/E5M2; MX block-scaled E4M3
+//! with one E8M0 scale per 32 elements; NVFP4 E2M1 with one E4M3 scale per 16 elements and a
+//! per-tensor fp32 scale), activations, attention and master weights in bf16.
+enum class Precision { FP16, BF16, FP32, FP8, MXFP8, NVFP4 };
 
-//! "fp16", "bf16", "fp32", "fp8": the key of the hardware profile's peak_flops map.
+//! "fp16", "bf16", "fp32", "fp8", "mxfp8", "nvfp4": the key of the hardware profile's
+//! peak_flops map.
 const char* precision_name(Precision p);
 //! Parses one of those names; throws core::ConfigError(source, field) otherwise.
 Precision parse_precision(const std::string& name, const std::string& source,
                           const std::string& field);
-//! Bytes per element of the GEMM operands (weights) in this precision: 4, 2, 2, 1.
+//! Bytes per element of the GEMM operands (weights) in this precision: 4, 2, 2, 1 (fp8, mxfp8),
+//! 0.5 (nvfp4); block scales not included (cost/static_memory.hpp adds them).
 double precision_bytes(Precision p);
+//! A Transformer Engine low-precision recipe (fp8, mxfp8, nvfp4): low-precision linear GEMMs,
+//! bf16 everything else.
+bool low_precision_gemms(Precision p);
 
 enum class Norm { LayerNorm, RMSNorm };
 

@@ -46,6 +46,9 @@ struct LayerConfig {
   int tensor_parallel = 1;         //!< t
   bool sequence_parallel = false;  //!< [K22 §4.2.2]; needs t > 1
   Attention attention = Attention::Standard;
+  //! c: the model's sequence is this GPU's 1/c share and attention reads the keys and values of
+  //! all c shares (context parallelism; cost/context_parallel.hpp).
+  int context_parallel = 1;
   int expert_parallel = 1;         //!< e: the routed experts spread over e GPUs, E/e on each
   int expert_tensor_parallel = 0;  //!< e_t: each expert's FFN split over e_t GPUs; 0 = t
   //! Tokens the busiest GPU's experts receive relative to the balanced k·tokens/e (>= 1); a

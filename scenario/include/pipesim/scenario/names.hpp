@@ -47,11 +47,13 @@ inline constexpr NameTable<models::Attention, 2> kAttentionNames{{
     {"standard", models::Attention::Standard},
     {"flash", models::Attention::Flash},
 }};
-inline constexpr NameTable<models::Precision, 4> kPrecisionNames{{
+inline constexpr NameTable<models::Precision, 6> kPrecisionNames{{
     {"fp32", models::Precision::FP32},
     {"fp16", models::Precision::FP16},
     {"bf16", models::Precision::BF16},
     {"fp8", models::Precision::FP8},
+    {"mxfp8", models::Precision::MXFP8},
+    {"nvfp4", models::Precision::NVFP4},
 }};
 
 //! The name of `value` in `table` (every enumerator has one).

@@ -1,0 +1,98 @@
+// Transformer Engine low-precision recipes (fp8 per-tensor, mxfp8, nvfp4) against hand
+// computation: which GEMMs run at the low-precision peak, the bytes of the quantizing casts in
+// front of them, the per-iteration weight cast, and the bytes per parameter held.
+
+#include <gtest/gtest.h>
+
+#include "pipesim/cost/kernel_time.hpp"
+#include "pipesim/cost/stage_compute.hpp"
+#include "pipesim/cost/training_cost_model.hpp"
+#include "pipesim/hardware/profile.hpp"
+#include "schedule_helpers.hpp"
+
+namespace pipesim::cost {
+namespace {
+
+using models::Precision;
+using testing::one_f_one_b;
+
+double cast_bytes(const models::KernelList& casts) {
+  double total = 0;
+  for (const auto& k : casts)
+    total += static_cast<double>(k.bytes);
+  return total;
+}
+
+TEST(LowPrecision, CastsReadBf16AndWriteBothQuantizedCopiesOfEachGemmInput) {
+  const models::ModelSpec m = models::load_model("llama3-8b");  // h 4096, f 14336, a_kv 8
+  const double bs = m.sequence, h = m.hidden, f = m.ffn_hidden, qkv = h + 2 * 8 * 128;
+  const models::LayerConfig c;
+  // Forward inputs of qkv, proj, fc1, fc2; data-gradient inputs dY of fc2, fc1 ([gate|up]),
+  // proj, qkv. Weight-gradient GEMMs reuse the column-wise copies.
+  const double fwd = bs * (h + h + h + f), bwd = bs * (h + 2 * f + h + qkv);
+  for (const auto& [p, q] : {std::pair{Precision::FP8, 1.0},
+                             {Precision::MXFP8, 1.0 + 1.0 / 32},
+                             {Precision::NVFP4, 0.5 + 1.0 / 16}}) {
+    const double per = 2.0 + 2.0 * q;
+    EXPECT_NEAR(cast_bytes(low_precision_casts(models::layer_forward(m, c), p)), per * fwd, 8.0);
+    EXPECT_NEAR(cast_bytes(low_precision_casts(models::layer_backward_input(m, c), p)), per * bwd,
+                8.0);
+    EXPECT_TRUE(low_precision_casts(models::layer_backward_weight(m, c), p).empty());
+  }
+  EXPECT_TRUE(low_precision_casts(models::layer_forward(m, c), Precision::BF16).empty());
+}
+
+TEST(LowPrecision, BlackwellFormatsRunTheLinearGemmsAtTheirOwnPeak) {
+  const models::ModelSpec m = models::load_model("llama3-8b");
+  const hardware::HardwareProfile hw = hardware::load_profile("gb200-nvl72");
+  const sim::Schedule sched = one_f_one_b(4, 4);
+  for (const auto& [p, name, q] : {std::tuple{Precision::MXFP8, "mxfp8", 1.0 + 1.0 / 32},
+                                   {Precision::NVFP4, "nvfp4", 0.5 + 1.0 / 16},
+                                   {Precision::FP8, "fp8", 1.0}}) {
+    TrainingSetup setup;
+    setup.precision = p;
+    const TrainingCostModel costs(m, hw, sched, setup);
+    EXPECT_DOUBLE_EQ(costs.peak_flops(), hw.gpu.peak_flops.at(name));
+    models::ModelSpec trained = m;
+    trained.precision = p;
+    const models::KernelList fwd = models::layer_forward(trained, layer_config(setup));
+    models::KernelList low, rest;
+    for (const auto& k : fwd)
+      (k.linear ? low : rest).push_back(k);
+    for (const auto& k : low) {
+      models::LayerKernel cast;
+      cast.op = models::MemoryOp::other;
+      cast.bytes = static_cast<std::int64_t>(static_cast<double>(k.m * k.k) * (2 + 2 * q));
+      rest.push_back(cast);
+    }
+    const double L = costs.partition()[1].layers;
+    EXPECT_NEAR(costs.stage_times()[1].forward,
+                L * (kernel_time(low, hw.gpu, name) + kernel_time(rest, hw.gpu, "bf16")), 1e-12);
+    // Weights: bf16 + two quantized copies; gradients fp32; optimizer fp32 master + Adam.
+    const double params = costs.stage_memory()[1].gradients / 4;
+    EXPECT_NEAR(costs.stage_memory()[1].weights, params * (2 + 2 * q), 1e-6 * params);
+    EXPECT_DOUBLE_EQ(costs.stage_memory()[1].optimizer, params * 12);
+  }
+}
+
+TEST(LowPrecision, TheOptimizerStepQuantizesTheWeightsOncePerIteration) {
+  const models::ModelSpec m = models::load_model("llama3-8b");
+  hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
+  hw.gpu.kernel_launch = 0;
+  hw.framework.op_overhead = 0;
+  hw.gpu.hbm_efficiency = hardware::EfficiencyCurve{{{1.0, 1.0}}};  // flat: efficiency 1
+  const sim::Schedule sched = one_f_one_b(4, 4);
+  TrainingSetup bf16, fp8;
+  bf16.precision = Precision::BF16;
+  fp8.precision = Precision::FP8;
+  const TrainingCostModel a(m, hw, sched, bf16), b(m, hw, sched, fp8);
+  const double params = a.stage_memory()[1].gradients / 4;
+  // bf16 Adam: 0.5·P·(2·12 + 4 + 2) twice; fp8: the weight term is 2 + 2q = 4, plus the cast
+  // 2 + 2 = 4 bytes per parameter.
+  const double bw = hw.gpu.hbm_bandwidth;
+  EXPECT_NEAR(a.compute().optimizer(1), params * 30 / bw, 1e-9);
+  EXPECT_NEAR(b.compute().optimizer(1), params * (32 + 4) / bw, 1e-9);
+}
+
+}  // namespace
+}  // namespace pipesim::cost
