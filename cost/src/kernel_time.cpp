@@ -32,8 +32,8 @@ double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& g
     // the profile's fraction of the dense curve.
     const bool grouped = k.is_gemm && k.linear && k.batch > 1;
     const double fraction = fused_attention ? gpu.attention_efficiency
-                            : grouped ? gpu.grouped_gemm_efficiency * eff->second.at(flops)
-                                      : eff->second.at(flops);
+                            : grouped       ? gpu.grouped_gemm_efficiency * eff->second.at(flops)
+                                            : eff->second.at(flops);
     t += flops / (peak->second * fraction);
   }
   if (bytes > 0) t += bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency.at(bytes));

@@ -25,7 +25,10 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
                            models::Recompute recompute, const std::vector<double>& params,
                            const std::vector<double>& shards, const ParamBytes& bytes,
                            const ExpertLayout& experts)
-    : model_(model), hw_(hw), overlap_(setup.tp_comm_overlap) {
+    // An op's collectives run all after it or all beside it (one Collective task): beside with
+    // the TP overlap, or with the MoE all-to-all overlap (validate_setup asks for the TP one
+    // too when t > 1).
+    : model_(model), hw_(hw), overlap_(setup.tp_comm_overlap || setup.moe_overlap) {
   const models::LayerConfig cfg = layer_config(setup);
   // One layer of each kind on one GPU: its kernels (F, I, W, R), and its tensor-parallel
   // collective points (tensor_parallel.hpp): two in the forward, two in the input gradient, the

@@ -70,7 +70,8 @@ std::vector<double> optimizer_shards(const sim::Schedule& schedule, const Traini
     shards[s] = holders_s * setup.data_parallel;
     const double experts = s < expert_params.size() ? expert_params[s] : 0.0;
     if (experts > 0 && params[s] > 0) {
-      shards[s] = params[s] / ((params[s] - experts) / shards[s] + experts / (holders_s * expert_dp));
+      shards[s] =
+          params[s] / ((params[s] - experts) / shards[s] + experts / (holders_s * expert_dp));
     }
   }
   return shards;

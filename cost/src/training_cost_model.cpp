@@ -135,10 +135,10 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
                              topology_.nodes_spanned(holders));
       if (experts > 0) {
         // The routed experts' gradients: over the expert data-parallel group, after the rest.
-        c = c + gradient_sync_time(
-                    hw_, setup_, param_bytes_, experts,
-                    static_cast<int>(holders.size()) * experts_.expert_data_parallel(),
-                    experts_.edp_nodes(holders));
+        c = c +
+            gradient_sync_time(hw_, setup_, param_bytes_, experts,
+                               static_cast<int>(holders.size()) * experts_.expert_data_parallel(),
+                               experts_.edp_nodes(holders));
       }
       return topology_.collective(c, holders);
     }

@@ -81,17 +81,20 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
                         : s.moe_overlap                 ? "moe_overlap"
                                                         : nullptr;
     if (field != nullptr) {
-      fail(field,
-           fmt::format("applies to mixture-of-experts models; model {} is dense", m.name));
+      fail(field, fmt::format("applies to mixture-of-experts models; model {} is dense", m.name));
     }
   } else {
+    if (s.moe_overlap && t > 1 && !s.tp_comm_overlap) {
+      fail("moe_overlap",
+           "with tensor_parallel > 1 needs tp_comm_overlap on: an op's collectives run all "
+           "after it or all beside it");
+    }
     try {
       models::validate_expert_layout(m, layer_config(s));
     } catch (const core::ConfigError& e) {
       // As an option error (the front end's spelling); models/ names the imbalance by its
       // layer-config field.
-      fail(e.field() == "expert_imbalance" ? std::string("moe_imbalance") : e.field(),
-           e.problem());
+      fail(e.field() == "expert_imbalance" ? std::string("moe_imbalance") : e.field(), e.problem());
     }
   }
   const std::string dtype = models::precision_name(m.precision);

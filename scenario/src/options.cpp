@@ -271,7 +271,8 @@ std::vector<Option> make_options() {
           "moe_overlap", false,
           "Real-cost mode, MoE models: expert-parallel all-to-alls overlap another "
           "micro-batch's compute on|off (Megatron-Core's 1F1B all-to-all overlap)",
-          Scope::RealCost, kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.moe_overlap; }),
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.moe_overlap; }),
   };
   {
     // Unset: the model file's precision.

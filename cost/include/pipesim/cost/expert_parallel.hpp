@@ -54,8 +54,7 @@ class ExpertLayout {
   //! The collectives of `layers` MoE layers in one direction (dispatch + combine; with e_t > 1
   //! the all-gather and reduce-scatter over the e_t group). Empty when e = e_t = 1 or none.
   std::vector<OpCollective> layer_collectives(const models::ModelSpec& model,
-                                              const models::LayerConfig& cfg,
-                                              double layers) const;
+                                              const models::LayerConfig& cfg, double layers) const;
 
  private:
   // GPU of expert rank x of worker w's stage (x in [0, T·W)).

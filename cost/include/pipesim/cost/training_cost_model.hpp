@@ -88,7 +88,7 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   ExpertLayout experts_;
   std::vector<double> stage_params_;   //!< parameters of each virtual stage on one GPU
   std::vector<double> expert_params_;  //!< the routed experts' part of them
-  std::vector<double> shards_;        //!< optimizer shards of each virtual stage
+  std::vector<double> shards_;         //!< optimizer shards of each virtual stage
   std::vector<sim::StageMemory> memory_;
   StageCompute compute_;
   Topology topology_;

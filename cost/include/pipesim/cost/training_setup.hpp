@@ -44,8 +44,11 @@ struct TrainingSetup {
   //! Tokens the busiest expert receives over the mean (>= 1; routing imbalance): the busiest
   //! rank sets the time of the grouped GEMMs and of the all-to-all.
   double moe_imbalance = 1.0;
-  //! Megatron-Core's 1F1B all-to-all overlap (--overlap-moe-expert-parallel-comm): a
-  //! micro-batch's dispatch and combine run beside another micro-batch's compute.
+  //! Megatron-Core's 1F1B all-to-all overlap (--overlap-moe-expert-parallel-comm) and
+  //! DualPipe's F&B chunk: a micro-batch's dispatch and combine hidden behind another
+  //! micro-batch's compute. Modelled as each op's Collective task running beside the op
+  //! (max(kernels, collectives) uncontended, the ideal overlap), with its flows still loading
+  //! the links; with t > 1 it needs tp_comm_overlap (one Collective task per op).
   bool moe_overlap = false;
 };
 
