@@ -82,11 +82,13 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       points[kF] += 1;
     }
     if (part.head) {
-      k[kF] += compute_time(models::head_forward(model_, cfg));
+      // The head runs once more per multi-token prediction module (DeepSeek-V3 §2.2).
+      const double heads = 1.0 + model_.mtp_layers;
+      k[kF] += heads * compute_time(models::head_forward(model_, cfg));
       // The head's input gradient sums over the t vocabulary slices: one collective.
-      k[kI] += compute_time(models::head_backward_input(model_, cfg));
-      k[kW] += compute_time(models::head_backward_weight(model_, cfg));
-      points[kI] += 1;
+      k[kI] += heads * compute_time(models::head_backward_input(model_, cfg));
+      k[kW] += heads * compute_time(models::head_backward_weight(model_, cfg));
+      points[kI] += heads;
     }
     const auto op_collectives = [&](double tp_points, double moe_count) {
       std::vector<OpCollective> list = tp_collectives(model_, cfg, tp_points);

@@ -50,6 +50,16 @@ models::Recompute recompute_mode(const sim::Schedule& schedule, const TrainingSe
                                                                           : setup.recompute;
 }
 
+// DeepSeek-V3's multi-token prediction modules (§2.2) run after the last layer on the last
+// stage: each is one more layer of its kind (layer_kind numbers them on from the model's
+// layers) and one more pass through the shared head (StageCompute). Their small 2h → h
+// projections and norms are not priced.
+std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts,
+                                          const models::ModelSpec& m) {
+  if (m.mtp_layers > 0 && !parts.empty()) parts.back().layers += m.mtp_layers;
+  return parts;
+}
+
 hardware::Placement placement_of(const hardware::HardwareProfile& hw, const sim::Schedule& schedule,
                                  const TrainingSetup& setup) {
   return {schedule.workers, setup.data_parallel, hw.gpus_per_node,
@@ -67,8 +77,9 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       param_bytes_(checked_param_bytes(model_, hw_, setup_)),
       peak_(hw_.gpu.peak_flops.at(models::precision_name(model_.precision))),
       gpus_(gpu_count(setup_, schedule.workers)),
-      partition_(models::partition_layers(model_, schedule.virtual_stages, setup_.partition,
-                                          setup_.micro_batch_size)),
+      partition_(with_mtp(models::partition_layers(model_, schedule.virtual_stages,
+                                                   setup_.partition, setup_.micro_batch_size),
+                          model_)),
       experts_(model_, placement_of(hw_, schedule, setup_), setup_),
       stage_params_(stage_params(model_, partition_, layer_config(setup_))),
       expert_params_(stage_expert_params(model_, partition_, layer_config(setup_))),
