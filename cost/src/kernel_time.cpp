@@ -28,8 +28,13 @@ double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& g
     // A fused attention kernel runs at its own fraction of the peak when the profile states one
     // (FlashAttention-2 runs well below cuBLAS GEMMs of the same FLOPs).
     const bool fused_attention = !k.is_gemm && gpu.attention_efficiency > 0;
-    t += flops /
-         (peak->second * (fused_attention ? gpu.attention_efficiency : eff->second.at(flops)));
+    // A grouped GEMM (the local experts' linear layers in one launch: batched and linear) at
+    // the profile's fraction of the dense curve.
+    const bool grouped = k.is_gemm && k.linear && k.batch > 1;
+    const double fraction = fused_attention ? gpu.attention_efficiency
+                            : grouped       ? gpu.grouped_gemm_efficiency * eff->second.at(flops)
+                                            : eff->second.at(flops);
+    t += flops / (peak->second * fraction);
   }
   if (bytes > 0) t += bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency.at(bytes));
   return t + static_cast<double>(kernels.size()) * (gpu.kernel_launch + host_overhead);

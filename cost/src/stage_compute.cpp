@@ -24,17 +24,33 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
                            const TrainingSetup& setup, const sim::Schedule& schedule,
                            const std::vector<models::StageLayers>& partition,
                            models::Recompute recompute, const std::vector<double>& params,
-                           const std::vector<double>& shards, const ParamBytes& bytes)
-    : model_(model), hw_(hw), overlap_(setup.tp_comm_overlap) {
+                           const std::vector<double>& shards, const ParamBytes& bytes,
+                           const ExpertLayout& experts)
+    // An op's collectives run all after it or all beside it (one Collective task): beside with
+    // the TP overlap, or with the MoE all-to-all overlap (validate_setup asks for the TP one
+    // too when t > 1).
+    : model_(model), hw_(hw), overlap_(setup.tp_comm_overlap || setup.moe_overlap) {
   const models::LayerConfig cfg = layer_config(setup);
-  // One layer on one GPU: its kernels, and its tensor-parallel collective points
-  // (tensor_parallel.hpp): two in the forward, two in the input gradient, the forward's again
-  // in a full recomputation.
-  const double layer_f = compute_time(models::layer_forward(model_, cfg));
-  const double layer_i = compute_time(models::layer_backward_input(model_, cfg));
-  const double layer_w = compute_time(models::layer_backward_weight(model_, cfg));
-  const double layer_r = compute_time(models::layer_recompute(model_, cfg, recompute));
-  const double points_r = recompute == models::Recompute::Full ? kTpCollectivesForward : 0;
+  // One layer of each kind on one GPU: its kernels (F, I, W, R), and its tensor-parallel
+  // collective points (tensor_parallel.hpp): two in the forward, two in the input gradient, the
+  // forward's again in a full recomputation. A mixture-of-experts layer adds its
+  // expert-parallel collectives (expert_parallel.hpp) in the same three places.
+  const bool moe = model_.is_moe();
+  struct Layer {
+    PerKind<double> k{};
+  };
+  const auto layer = [&](models::LayerKind kind) {
+    Layer l;
+    l.k[kF] = compute_time(models::layer_forward(model_, cfg, kind));
+    l.k[kI] = compute_time(models::layer_backward_input(model_, cfg, kind));
+    l.k[kW] = compute_time(models::layer_backward_weight(model_, cfg, kind));
+    l.k[kR] = compute_time(models::layer_recompute(model_, cfg, recompute, kind));
+    return l;
+  };
+  const Layer dense = layer(models::LayerKind::Dense);
+  const Layer expert = moe ? layer(models::LayerKind::Moe) : dense;
+  const bool full = recompute == models::Recompute::Full;
+  const double points_r = full ? kTpCollectivesForward : 0;
   // Context parallelism's ring (context_parallel.hpp): per layer one forward ring beside the
   // attention forward (again when recomputed, full or selective) and one backward ring beside
   // the attention backward, in the input-gradient part.
@@ -48,8 +64,10 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     }
     return compute_time(attention);
   };
-  const double attn_f = attention_time(models::layer_forward(model_, cfg));
-  const double attn_b = attention_time(models::layer_backward_input(model_, cfg));
+  const double attn_f =
+      attention_time(models::layer_forward(model_, cfg, models::LayerKind::Dense));
+  const double attn_b =
+      attention_time(models::layer_backward_input(model_, cfg, models::LayerKind::Dense));
   const double rings_r = recompute == models::Recompute::None ? 0 : 1;
   const size_t stages = partition.size();
   kernels_.resize(stages);
@@ -59,12 +77,17 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   for (size_t s = 0; s < stages; ++s) {
     const models::StageLayers& part = partition[s];
     const double L = part.layers;
-    // The four parts of a stage's work (F, I, W, R): kernels and collective points.
-    PerKind<double> k{}, points{};
-    k[kF] = L * layer_f;
-    k[kI] = L * layer_i;
-    k[kW] = L * layer_w;
-    k[kR] = L * layer_r;
+    double moe_layers = 0;
+    for (int l = part.first_layer; moe && l < part.first_layer + part.layers; ++l)
+      moe_layers += models::layer_kind(model_, l) == models::LayerKind::Moe ? 1 : 0;
+    const double dense_layers = L - moe_layers;
+    // The four parts of a stage's work (F, I, W, R): kernels, collective points, MoE layers
+    // whose expert collectives they run.
+    PerKind<double> k{}, points{}, expert_layers{};
+    for (size_t p : {kF, kI, kW, kR}) {
+      k[p] = (dense_layers > 0 ? dense_layers * dense.k[p] : 0.0) +
+             (moe_layers > 0 ? moe_layers * expert.k[p] : 0.0);
+    }
     points[kF] = L * kTpCollectivesForward;
     points[kI] = L * kTpCollectivesBackward;
     points[kR] = L * points_r;
@@ -72,6 +95,9 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     rings_f[kF] = L;
     rings_b[kI] = L;
     rings_f[kR] = L * rings_r;
+    expert_layers[kF] = moe_layers;
+    expert_layers[kI] = moe_layers;
+    expert_layers[kR] = full ? moe_layers : 0;
     if (part.embedding) {
       // The vocabulary-parallel embedding sums its t partial lookups: one collective.
       k[kF] += compute_time(models::embedding_forward(model_, cfg));
@@ -79,32 +105,40 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       points[kF] += 1;
     }
     if (part.head) {
-      k[kF] += compute_time(models::head_forward(model_, cfg));
+      // The head runs once more per multi-token prediction module (DeepSeek-V3 §2.2).
+      const double heads = 1.0 + model_.mtp_layers;
+      k[kF] += heads * compute_time(models::head_forward(model_, cfg));
       // The head's input gradient sums over the t vocabulary slices: one collective.
-      k[kI] += compute_time(models::head_backward_input(model_, cfg));
-      k[kW] += compute_time(models::head_backward_weight(model_, cfg));
-      points[kI] += 1;
+      k[kI] += heads * compute_time(models::head_backward_input(model_, cfg));
+      k[kW] += heads * compute_time(models::head_backward_weight(model_, cfg));
+      points[kI] += heads;
     }
-    const auto op_collectives = [&](size_t p, const PerKind<double>& pts,
-                                    const PerKind<double>& fwd, const PerKind<double>& bwd) {
-      std::vector<OpCollective> list = tp_collectives(model_, cfg, pts[p]);
-      for (const auto& ring : {cp_ring(hw_, model_, cfg, false, attn_f, fwd[p]),
-                               cp_ring(hw_, model_, cfg, true, attn_b, bwd[p])}) {
+    const auto op_collectives = [&](double tp_points, double moe_count, double ring_f,
+                                    double ring_b) {
+      std::vector<OpCollective> list = tp_collectives(model_, cfg, tp_points);
+      for (OpCollective& c : experts.layer_collectives(model_, cfg, moe_count))
+        list.push_back(c);
+      for (const auto& ring : {cp_ring(hw_, model_, cfg, false, attn_f, ring_f),
+                               cp_ring(hw_, model_, cfg, true, attn_b, ring_b)}) {
         list.insert(list.end(), ring.begin(), ring.end());
       }
       return list;
     };
     const auto part_alone = [&](size_t p) {
       const double comm =
-          collectives_time(hw_, op_collectives(p, points, rings_f, rings_b)).total().value;
+          collectives_time(hw_, op_collectives(points[p], expert_layers[p], rings_f[p], rings_b[p]))
+              .total()
+              .value;
       return overlap_ ? std::max(k[p], comm) : k[p] + comm;
     };
     times_[s] = {part_alone(kF), part_alone(kI), part_alone(kW), part_alone(kR)};
     // The ops: a backward of a schedule without R ops recomputes its forward first.
     const bool folds_recompute = !schedule.recompute;
-    PerKind<double> op_points = points, op_f = rings_f, op_b = rings_b;
+    PerKind<double> op_points = points, op_experts = expert_layers, op_f = rings_f, op_b = rings_b;
     op_points[kI] += folds_recompute ? points[kR] : 0;
     op_points[kB] = op_points[kI];
+    op_experts[kI] += folds_recompute ? expert_layers[kR] : 0;
+    op_experts[kB] = op_experts[kI];
     op_f[kI] += folds_recompute ? rings_f[kR] : 0;
     op_f[kB] = op_f[kI];
     op_b[kB] = op_b[kI];
@@ -114,7 +148,8 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     ops[kB] = k[kI] + k[kW] + extra;
     ops[kI] = k[kI] + extra;
     for (size_t kind = 0; kind < sim::kNumComputeKinds; ++kind) {
-      collectives_[s][kind] = op_collectives(kind, op_points, op_f, op_b);
+      collectives_[s][kind] =
+          op_collectives(op_points[kind], op_experts[kind], op_f[kind], op_b[kind]);
       collective_time_[s][kind] = collectives_time(hw_, collectives_[s][kind]);
     }
   }

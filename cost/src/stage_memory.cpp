@@ -1,15 +1,34 @@
 #include "pipesim/cost/stage_memory.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace pipesim::cost {
 
+namespace {
+
+// The layers of a stage by kind: the model's layers first_layer .. first_layer + layers − 1.
+template <class F>
+double over_layers(const models::ModelSpec& model, const models::StageLayers& part, F per_layer) {
+  double dense = 0, moe = 0;
+  for (int l = part.first_layer; l < part.first_layer + part.layers; ++l)
+    (models::layer_kind(model, l) == models::LayerKind::Moe ? moe : dense) += 1;
+  return (dense > 0 ? dense * per_layer(models::LayerKind::Dense) : 0.0) +
+         (moe > 0 ? moe * per_layer(models::LayerKind::Moe) : 0.0);
+}
+
+}  // namespace
+
 std::vector<double> stage_params(const models::ModelSpec& model,
-                                 const std::vector<models::StageLayers>& partition, int t) {
+                                 const std::vector<models::StageLayers>& partition,
+                                 const models::LayerConfig& cfg) {
+  const int t = cfg.tensor_parallel;
   std::vector<double> params;
   params.reserve(partition.size());
   for (const models::StageLayers& part : partition) {
-    double p = part.layers * models::layer_params_per_gpu(model, t);
+    double p = over_layers(model, part, [&](models::LayerKind k) {
+      return models::layer_params_per_gpu(model, cfg, k).total();
+    });
     if (part.embedding) p += models::embedding_params_per_gpu(model, t);
     if (part.head) {
       p += models::head_params_per_gpu(model, t);
@@ -22,7 +41,22 @@ std::vector<double> stage_params(const models::ModelSpec& model,
   return params;
 }
 
-std::vector<double> optimizer_shards(const sim::Schedule& schedule, const TrainingSetup& setup) {
+std::vector<double> stage_expert_params(const models::ModelSpec& model,
+                                        const std::vector<models::StageLayers>& partition,
+                                        const models::LayerConfig& cfg) {
+  std::vector<double> params;
+  params.reserve(partition.size());
+  for (const models::StageLayers& part : partition) {
+    params.push_back(over_layers(model, part, [&](models::LayerKind k) {
+      return models::layer_params_per_gpu(model, cfg, k).expert;
+    }));
+  }
+  return params;
+}
+
+std::vector<double> optimizer_shards(const sim::Schedule& schedule, const TrainingSetup& setup,
+                                     const std::vector<double>& params,
+                                     const std::vector<double>& expert_params, int expert_dp) {
   const auto stages = static_cast<size_t>(schedule.virtual_stages);
   std::vector<std::set<int>> holders(stages);
   for (int p = 0; p < schedule.pipelines; ++p) {
@@ -31,9 +65,16 @@ std::vector<double> optimizer_shards(const sim::Schedule& schedule, const Traini
   }
   std::vector<double> shards(stages, 1.0);
   if (!setup.distributed_optimizer) return shards;
-  for (size_t s = 0; s < stages; ++s)
-    shards[s] = static_cast<double>(holders[s].size()) * setup.data_parallel *
-                setup.context_parallel;  // Megatron shards over the data × context group
+  for (size_t s = 0; s < stages; ++s) {
+    const double holders_s = static_cast<double>(holders[s].size());
+    // Megatron shards over the data × context group.
+    shards[s] = holders_s * setup.data_parallel * setup.context_parallel;
+    const double experts = s < expert_params.size() ? expert_params[s] : 0.0;
+    if (experts > 0 && params[s] > 0) {
+      shards[s] =
+          params[s] / ((params[s] - experts) / shards[s] + experts / (holders_s * expert_dp));
+    }
+  }
   return shards;
 }
 
@@ -44,20 +85,28 @@ std::vector<sim::StageMemory> stage_memory(const models::ModelSpec& model,
                                            const std::vector<double>& shards,
                                            const ParamBytes& bytes, models::Recompute recompute) {
   const models::LayerConfig cfg = layer_config(setup);
-  const double layer_act = models::layer_activation_bytes(model, cfg, recompute).value;
   const double message = models::p2p_message_bytes(model, cfg).value;
-  // Recomputation restores one layer at a time (Megatron-LM's uniform method, one layer per
-  // checkpoint): the difference between that layer's full and stored activations.
-  const double restored =
-      recompute == models::Recompute::None
-          ? 0.0
-          : (models::layer_activation_bytes(model, cfg, models::Recompute::None) -
-             models::layer_activation_bytes(model, cfg, recompute))
-                .value;
+  const auto act = [&](models::Recompute r) {
+    return [&model, &cfg, r](models::LayerKind k) {
+      return models::layer_activation_bytes(model, cfg, r, k).value;
+    };
+  };
   std::vector<sim::StageMemory> memory(partition.size());
   for (size_t s = 0; s < partition.size(); ++s) {
     const models::StageLayers& part = partition[s];
-    double activations = part.layers * layer_act;
+    // Recomputation restores one layer at a time (Megatron-LM's uniform method, one layer per
+    // checkpoint): the difference between that layer's full and stored activations, the
+    // largest over the stage's layer kinds.
+    double restored = 0.0;
+    const auto restore = [&](models::LayerKind k) {
+      restored = std::max(restored, act(models::Recompute::None)(k) - act(recompute)(k));
+    };
+    if (recompute != models::Recompute::None) {
+      if (!model.is_moe()) restore(models::LayerKind::Dense);
+      for (int l = part.first_layer; model.is_moe() && l < part.first_layer + part.layers; ++l)
+        restore(models::layer_kind(model, l));
+    }
+    double activations = over_layers(model, part, act(recompute));
     double workspace = 2 * message;  // send and receive buffers
     if (part.embedding) activations += models::embedding_activation_bytes(model, cfg).value;
     if (part.head) {

@@ -50,6 +50,22 @@ models::Recompute recompute_mode(const sim::Schedule& schedule, const TrainingSe
                                                                           : setup.recompute;
 }
 
+// DeepSeek-V3's multi-token prediction modules (§2.2) run after the last layer on the last
+// stage: each is one more layer of its kind (layer_kind numbers them on from the model's
+// layers) and one more pass through the shared head (StageCompute). Their small 2h → h
+// projections and norms are not priced.
+std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts,
+                                          const models::ModelSpec& m) {
+  if (m.mtp_layers > 0 && !parts.empty()) parts.back().layers += m.mtp_layers;
+  return parts;
+}
+
+hardware::Placement placement_of(const hardware::HardwareProfile& hw, const sim::Schedule& schedule,
+                                 const TrainingSetup& setup) {
+  return {schedule.workers, setup.data_parallel,   hw.gpus_per_node,      hw.nics_per_node,
+          setup.placement,  setup.tensor_parallel, setup.context_parallel};
+}
+
 }  // namespace
 
 TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
@@ -62,17 +78,19 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       rank_(rank_model(model_, setup_)),
       peak_(hw_.gpu.peak_flops.at(models::precision_name(model_.precision))),
       gpus_(gpu_count(setup_, schedule.workers)),
-      partition_(models::partition_layers(rank_, schedule.virtual_stages, setup_.partition,
-                                          setup_.micro_batch_size)),
-      stage_params_(stage_params(rank_, partition_, setup_.tensor_parallel)),
-      shards_(optimizer_shards(schedule, setup_)),
+      partition_(with_mtp(models::partition_layers(rank_, schedule.virtual_stages, setup_.partition,
+                                                   setup_.micro_batch_size),
+                          rank_)),
+      experts_(rank_, placement_of(hw_, schedule, setup_), setup_),
+      stage_params_(stage_params(rank_, partition_, layer_config(setup_))),
+      expert_params_(stage_expert_params(rank_, partition_, layer_config(setup_))),
+      shards_(optimizer_shards(schedule, setup_, stage_params_, expert_params_,
+                               experts_.expert_data_parallel())),
       memory_(cost::stage_memory(rank_, setup_, partition_, stage_params_, shards_, param_bytes_,
                                  recompute_mode(schedule, setup_))),
       compute_(rank_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
-               stage_params_, shards_, param_bytes_),
-      topology_(hw_, hardware::Placement{schedule.workers, setup_.data_parallel, hw_.gpus_per_node,
-                                         hw_.nics_per_node, setup_.placement,
-                                         setup_.tensor_parallel, setup_.context_parallel}),
+               stage_params_, shards_, param_bytes_, experts_),
+      topology_(hw_, placement_of(hw_, schedule, setup_)),
       message_bytes_(models::p2p_message_bytes(rank_, layer_config(setup_)).value) {}
 
 double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) const {
@@ -125,9 +143,18 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
       // gradients of the same weights from its share of the tokens).
       const int ranks =
           static_cast<int>(holders.size()) * setup_.data_parallel * setup_.context_parallel;
-      const hardware::CommTime c =
-          gradient_sync_time(hw_, setup_, param_bytes_, stage_params_[static_cast<size_t>(t.stage)],
-                             ranks, topology_.nodes_spanned(holders));
+      const auto s = static_cast<size_t>(t.stage);
+      const double experts = expert_params_[s];
+      hardware::CommTime c =
+          gradient_sync_time(hw_, setup_, param_bytes_, stage_params_[s] - experts, ranks,
+                             topology_.nodes_spanned(holders));
+      if (experts > 0) {
+        // The routed experts' gradients: over the expert data-parallel group, after the rest.
+        c = c +
+            gradient_sync_time(hw_, setup_, param_bytes_, experts,
+                               static_cast<int>(holders.size()) * experts_.expert_data_parallel(),
+                               experts_.edp_nodes(holders));
+      }
       return topology_.collective(c, holders);
     }
     case sim::OpKind::Collective: {

@@ -73,6 +73,9 @@ int gpu_count(const TrainingSetup& s, int workers) {
 models::LayerConfig layer_config(const TrainingSetup& s) {
   models::LayerConfig c{s.micro_batch_size, s.tensor_parallel, s.sequence_parallel, s.attention};
   c.context_parallel = s.context_parallel;
+  c.expert_parallel = s.expert_parallel;
+  c.expert_tensor_parallel = s.expert_tensor_parallel;
+  c.expert_imbalance = s.moe_imbalance;
   return c;
 }
 
@@ -115,6 +118,36 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
     fail("sequence", fmt::format("{} tokens exceed the {} rows of model {}'s learned position "
                                  "table",
                                  m.sequence, m.position_embeddings, m.name));
+  }
+  if (!m.is_moe()) {
+    const char* field = s.expert_parallel != 1          ? "expert_parallel"
+                        : s.expert_tensor_parallel != 1 ? "expert_tensor_parallel"
+                        : s.moe_imbalance != 1.0        ? "moe_imbalance"
+                        : s.moe_overlap                 ? "moe_overlap"
+                                                        : nullptr;
+    if (field != nullptr) {
+      fail(field, fmt::format("applies to mixture-of-experts models; model {} is dense", m.name));
+    }
+  } else {
+    if (s.context_parallel > 1 && s.expert_parallel * s.expert_tensor_parallel > 1) {
+      // MoE parallel folding over T·C·W (experts over the attention's CP ranks too) is not
+      // modelled: refused rather than priced over the wrong groups.
+      fail("context_parallel",
+           "with expert_parallel or expert_tensor_parallel > 1 is not modelled yet; use one of "
+           "them");
+    }
+    if (s.moe_overlap && t > 1 && !s.tp_comm_overlap) {
+      fail("moe_overlap",
+           "with tensor_parallel > 1 needs tp_comm_overlap on: an op's collectives run all "
+           "after it or all beside it");
+    }
+    try {
+      models::validate_expert_layout(m, layer_config(s));
+    } catch (const core::ConfigError& e) {
+      // As an option error (the front end's spelling); models/ names the imbalance by its
+      // layer-config field.
+      fail(e.field() == "expert_imbalance" ? std::string("moe_imbalance") : e.field(), e.problem());
+    }
   }
   const std::string dtype = models::precision_name(m.precision);
   // Low-precision recipes also compute attention and the head in bf16 (cost model).

@@ -62,6 +62,8 @@ GpuSpec parse_gpu(core::YamlMap y) {
   g.kernel_launch = y.number("kernel_launch", 0.0, kMaxLaunch);
   if (y.has("attention_efficiency"))
     g.attention_efficiency = y.positive("attention_efficiency", 1.0);
+  if (y.has("grouped_gemm_efficiency"))
+    g.grouped_gemm_efficiency = y.positive("grouped_gemm_efficiency", 1.0);
   peak.finish();
   eff.finish();
   y.finish();
@@ -313,6 +315,9 @@ std::string to_yaml(const HardwareProfile& p) {
   o += fmt::format("  kernel_launch: {}\n", num(p.gpu.kernel_launch));
   if (p.gpu.attention_efficiency > 0) {
     o += fmt::format("  attention_efficiency: {}\n", num(p.gpu.attention_efficiency));
+  }
+  if (p.gpu.grouped_gemm_efficiency != 1.0) {
+    o += fmt::format("  grouped_gemm_efficiency: {}\n", num(p.gpu.grouped_gemm_efficiency));
   }
   o += fmt::format("node:\n  gpus_per_node: {}\n", p.gpus_per_node);
   if (p.nics_per_node != 1) o += fmt::format("  nics_per_node: {}\n", p.nics_per_node);

@@ -254,6 +254,32 @@ std::vector<Option> make_options() {
                             "flat buffer per stage"),
           "", Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.grad_bucket_bytes; }),
+      // Mixture-of-experts layers (cost/expert_parallel.hpp).
+      field_option(
+          core::integer_option("expert_parallel", 1, 1 << 16, "1",
+                               "Real-cost mode, MoE models: expert-parallel GPUs e, dividing the "
+                               "experts; the expert layers fold e_t·e·(T·W/(e·e_t)) over the "
+                               "attention's GPUs (no extra GPUs)"),
+          "E", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.expert_parallel; }),
+      field_option(
+          core::integer_option("expert_tensor_parallel", 1, 1024, "1",
+                               "Real-cost mode, MoE models: GPUs e_t each expert's FFN is split "
+                               "over, within a node"),
+          "", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.expert_tensor_parallel; }),
+      field_option(
+          core::real_option("moe_imbalance", 1, 1024, "1",
+                            "Real-cost mode, MoE models: the busiest expert's tokens over the "
+                            "mean (1 = balanced routing); the busiest rank sets the time"),
+          "", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.moe_imbalance; }),
+      switch_field(
+          "moe_overlap", false,
+          "Real-cost mode, MoE models: expert-parallel all-to-alls overlap another "
+          "micro-batch's compute on|off (Megatron-Core's 1F1B all-to-all overlap)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.moe_overlap; }),
   };
   {
     // Unset: the model file's precision.

@@ -12,6 +12,7 @@
 #include <array>
 #include <vector>
 
+#include "pipesim/cost/expert_parallel.hpp"
 #include "pipesim/cost/op_collective.hpp"
 #include "pipesim/cost/static_memory.hpp"
 #include "pipesim/cost/training_setup.hpp"
@@ -33,12 +34,13 @@ class StageCompute {
  public:
   //! `model` as trained, `setup` at the ops' micro-batch size, `recompute` what the ops
   //! recompute (a schedule with R ops recomputes whatever it stored). `params` and `shards`
-  //! per virtual stage (stage_memory.hpp) size the optimizer steps.
+  //! per virtual stage (stage_memory.hpp) size the optimizer steps; `experts` the
+  //! expert-parallel collectives of mixture-of-experts layers.
   StageCompute(const models::ModelSpec& model, const hardware::HardwareProfile& hw,
                const TrainingSetup& setup, const sim::Schedule& schedule,
                const std::vector<models::StageLayers>& partition, models::Recompute recompute,
                const std::vector<double>& params, const std::vector<double>& shards,
-               const ParamBytes& bytes);
+               const ParamBytes& bytes, const ExpertLayout& experts = {});
 
   //! Seconds compute op `kind` of virtual stage `stage` holds its stream: its kernels (a whole
   //! or input-gradient backward of a schedule without R ops recomputes first).

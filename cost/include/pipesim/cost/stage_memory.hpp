@@ -21,15 +21,28 @@
 
 namespace pipesim::cost {
 
-//! Parameters of each virtual stage on one GPU of a t-way group: its layers, plus the embedding
-//! on the first stage and the head on the last (a tied head on its own stage keeps a copy of
-//! the embedding, as Megatron-LM does).
+//! Parameters of each virtual stage on one GPU of a t-way group: its layers, each of its kind
+//! (a mixture-of-experts layer holds E/e routed experts, each / e_t), plus the embedding on the
+//! first stage and the head on the last (a tied head on its own stage keeps a copy of the
+//! embedding, as Megatron-LM does).
 std::vector<double> stage_params(const models::ModelSpec& model,
-                                 const std::vector<models::StageLayers>& partition, int t);
+                                 const std::vector<models::StageLayers>& partition,
+                                 const models::LayerConfig& cfg);
+//! The routed experts' part of stage_params (0 for a dense model): reduced over the expert
+//! data-parallel group rather than the data-parallel one.
+std::vector<double> stage_expert_params(const models::ModelSpec& model,
+                                        const std::vector<models::StageLayers>& partition,
+                                        const models::LayerConfig& cfg);
 
 //! Over how many GPUs each virtual stage's optimizer state is sharded: its holders in one
-//! replica (Chimera: two) × W × c with the distributed optimizer (ZeRO-1), 1 without.
-std::vector<double> optimizer_shards(const sim::Schedule& schedule, const TrainingSetup& setup);
+//! replica (Chimera: two) × W with the distributed optimizer (ZeRO-1), 1 without. With routed
+//! experts (`expert_params` per stage, `expert_dp` = T·W/(e·e_t)) their state is sharded over
+//! holders × expert_dp instead; the value returned is the one divisor that gives the stage's
+//! optimizer bytes, params / (dense / shards + experts / expert shards).
+std::vector<double> optimizer_shards(const sim::Schedule& schedule, const TrainingSetup& setup,
+                                     const std::vector<double>& params = {},
+                                     const std::vector<double>& expert_params = {},
+                                     int expert_dp = 1);
 
 //! Each virtual stage's memory on one GPU (`setup` at the ops' micro-batch size, `recompute`
 //! what the ops recompute).

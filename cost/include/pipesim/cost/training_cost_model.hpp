@@ -60,6 +60,8 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   const std::vector<StageTimes>& stage_times() const { return compute_.stage_times(); }
   const StageCompute& compute() const { return compute_; }
   const hardware::Placement& placement() const { return topology_.placement(); }
+  //! The expert-parallel groups (mixture-of-experts models).
+  const ExpertLayout& experts() const { return experts_; }
   //! The model as trained (precision override applied).
   const models::ModelSpec& model() const { return model_; }
   //! Dense peak FLOP/s of one GPU in the training precision (MFU denominator).
@@ -84,8 +86,10 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   double peak_ = 0;
   int gpus_ = 0;
   std::vector<models::StageLayers> partition_;
-  std::vector<double> stage_params_;  //!< parameters of each virtual stage on one GPU
-  std::vector<double> shards_;        //!< optimizer shards of each virtual stage
+  ExpertLayout experts_;
+  std::vector<double> stage_params_;   //!< parameters of each virtual stage on one GPU
+  std::vector<double> expert_params_;  //!< the routed experts' part of them
+  std::vector<double> shards_;         //!< optimizer shards of each virtual stage
   std::vector<sim::StageMemory> memory_;
   StageCompute compute_;
   Topology topology_;

@@ -41,6 +41,19 @@ struct TrainingSetup {
   models::Attention attention = models::Attention::Standard;
   int vocabulary = 0;  //!< overrides the model file's vocabulary V when > 0
   int sequence = 0;    //!< overrides the model file's sequence length s when > 0
+  // Mixture-of-experts layers (expert_parallel.hpp): Megatron-Core's MoE parallel folding. The
+  // expert layers run e_t × e × (T·W / (e·e_t)) over the T·W GPUs a stage's attention uses.
+  int expert_parallel = 1;         //!< e: routed experts spread over e GPUs (E/e on each)
+  int expert_tensor_parallel = 1;  //!< e_t: each expert's FFN split over e_t GPUs
+  //! Tokens the busiest expert receives over the mean (>= 1; routing imbalance): the busiest
+  //! rank sets the time of the grouped GEMMs and of the all-to-all.
+  double moe_imbalance = 1.0;
+  //! Megatron-Core's 1F1B all-to-all overlap (--overlap-moe-expert-parallel-comm) and
+  //! DualPipe's F&B chunk: a micro-batch's dispatch and combine hidden behind another
+  //! micro-batch's compute. Modelled as each op's Collective task running beside the op
+  //! (max(kernels, collectives) uncontended, the ideal overlap), with its flows still loading
+  //! the links; with t > 1 it needs tp_comm_overlap (one Collective task per op).
+  bool moe_overlap = false;
 };
 
 //! The model as trained: precision, vocabulary and sequence replaced by the setup's overrides.
@@ -60,6 +73,8 @@ int gpu_count(const TrainingSetup& s, int workers);
 models::LayerConfig layer_config(const TrainingSetup& s);
 
 //! Checks the combination (throws core::ConfigError("command line", field, problem)):
+//! the expert options apply to mixture-of-experts models only (models::validate_expert_layout:
+//! e divides the experts, e_t the expert FFN size; the imbalance in range);
 //! t ≥ 1 dividing heads, key/value heads and the FFN size (Megatron's column/row split),
 //! t ≤ gpus_per_node and dividing it (the group stays in one NVLink domain); c ≥ 1 with c
 //! (2c for a causal model: two chunks per rank) dividing the sequence, flash attention when

@@ -48,6 +48,11 @@ struct GpuSpec {
   //! backward together; 0 = priced on the GEMM curve. Fused attention runs below cuBLAS GEMMs
   //! (online softmax, causal masking, the backward's recomputation and atomics).
   double attention_efficiency = 0.0;
+  //! A grouped GEMM's (the experts of a mixture-of-experts layer, one launch) fraction of the
+  //! dense GEMM curve at its total FLOPs, (0, 1]. Default 1: the assumption that one launch
+  //! filling the GPU with every local expert's tiles runs as a dense GEMM of that size does
+  //! (hardware/README.md, "Grouped GEMMs"); a calibration that times grouped GEMMs replaces it.
+  double grouped_gemm_efficiency = 1.0;
 };
 
 //! What the training framework pays per operation on the host (optional; default 0).
