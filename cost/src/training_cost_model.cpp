@@ -5,6 +5,7 @@
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/gradient_sync.hpp"
+#include "pipesim/models/layout.hpp"
 
 namespace pipesim::cost {
 namespace {
@@ -43,6 +44,28 @@ ParamBytes checked_param_bytes(const models::ModelSpec& model, const hardware::H
   return param_bytes(model.precision, setup.bytes_per_param);
 }
 
+// The model's virtual stages: the hand-written layout when one is given, else the partition
+// mode's split.
+std::vector<models::StageLayers> stage_partition(const models::ModelSpec& model, int stages,
+                                                 const TrainingSetup& setup) {
+  if (setup.layout.empty()) {
+    return models::partition_layers(model, stages, setup.partition, setup.micro_batch_size);
+  }
+  if (setup.partition != models::PartitionMode::Uniform) {
+    throw core::ConfigError::option(
+        "layout", "places every layer itself; leave partition at uniform when a layout is given");
+  }
+  return models::layout_partition(model, setup.layout, stages);
+}
+
+// The synchronous global check before a step: an all-reduce of two fp32 scalars (the squared
+// gradient norm and the NaN/Inf flag) over every GPU, all latency. It is part of the step:
+// too small to load a link, it only delays every worker's step by the same time.
+double step_sync_time(const hardware::HardwareProfile& hw, int gpus) {
+  const int nodes = (gpus + hw.gpus_per_node - 1) / hw.gpus_per_node;
+  return hardware::all_reduce_time(hw, gpus, nodes, core::Bytes(8.0)).total().value;
+}
+
 // A schedule with R ops recomputes whatever it stored; with recompute none that is a full
 // recomputation (Chimera's forward doubling).
 models::Recompute recompute_mode(const sim::Schedule& schedule, const TrainingSetup& setup) {
@@ -61,8 +84,7 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       param_bytes_(checked_param_bytes(model_, hw_, setup_)),
       peak_(hw_.gpu.peak_flops.at(models::precision_name(model_.precision))),
       gpus_(gpu_count(setup_, schedule.workers)),
-      partition_(models::partition_layers(model_, schedule.virtual_stages, setup_.partition,
-                                          setup_.micro_batch_size)),
+      partition_(stage_partition(model_, schedule.virtual_stages, setup_)),
       stage_params_(stage_params(model_, partition_, setup_.tensor_parallel)),
       shards_(optimizer_shards(schedule, setup_)),
       memory_(cost::stage_memory(model_, setup_, partition_, stage_params_, shards_, param_bytes_,
@@ -72,7 +94,8 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       topology_(hw_,
                 hardware::Placement{schedule.workers, setup_.data_parallel, hw_.gpus_per_node,
                                     hw_.nics_per_node, setup_.placement, setup_.tensor_parallel}),
-      message_bytes_(models::p2p_message_bytes(model_, layer_config(setup_)).value) {}
+      message_bytes_(models::p2p_message_bytes(model_, layer_config(setup_)).value),
+      step_sync_(schedule.global_step_sync ? step_sync_time(hw_, gpus_) : 0.0) {}
 
 double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) const {
   const sim::Task& t = graph.task(id);
@@ -85,7 +108,7 @@ double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) 
       return graph.has_collectives() ? compute_.kernels(t.stage, t.kind)
                                      : compute_.alone(t.stage, t.kind);
     case sim::OpKind::Optimizer:
-      return compute_.optimizer(t.worker);
+      return compute_.optimizer(t.worker) + step_sync_;
     case sim::OpKind::Transfer:
     case sim::OpKind::AllReduce:
     case sim::OpKind::Collective: {

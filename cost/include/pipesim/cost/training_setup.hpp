@@ -4,6 +4,7 @@
 // per pipeline replica; for Chimera W counts pipeline pairs, as the schedule's workers do).
 
 #include <optional>
+#include <string>
 
 #include "pipesim/hardware/placement.hpp"
 #include "pipesim/hardware/profile.hpp"
@@ -18,6 +19,9 @@ struct TrainingSetup {
   int data_parallel = 1;     //!< W pipeline replicas
   models::Recompute recompute = models::Recompute::None;
   models::PartitionMode partition = models::PartitionMode::Uniform;
+  //! A hand-written layout of the virtual stages (models/layout.hpp); when set it replaces
+  //! `partition`, which must then stay Uniform.
+  std::string layout;
   hardware::PlacementMode placement = hardware::PlacementMode::PipelineMajor;
   //! Static bytes per parameter (weights + gradients + optimizer); 0 = derived from the
   //! precision and the optimizer (static_memory.hpp).
