@@ -5,6 +5,7 @@
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/gradient_sync.hpp"
+#include "pipesim/models/layout.hpp"
 
 namespace pipesim::cost {
 namespace {
@@ -43,6 +44,35 @@ ParamBytes checked_param_bytes(const models::ModelSpec& model, const hardware::H
   return param_bytes(model.precision, setup.bytes_per_param);
 }
 
+// The model's virtual stages: the hand-written layout when one is given, else the partition
+// mode's split.
+std::vector<models::StageLayers> stage_partition(const models::ModelSpec& model, int stages,
+                                                 const TrainingSetup& setup) {
+  if (setup.layout.empty()) {
+    return models::partition_layers(model, stages, setup.partition, setup.micro_batch_size);
+  }
+  if (setup.partition != models::PartitionMode::Uniform) {
+    throw core::ConfigError::option(
+        "layout", "places every layer itself; leave partition at uniform when a layout is given");
+  }
+  if (model.mtp_layers > 0) {
+    // with_mtp prices the modules on the last stage; a layout's `m` placement is not priced yet.
+    throw core::ConfigError::option(
+        "layout", fmt::format("model {} has multi-token prediction layers, which a layout "
+                              "cannot place yet; leave layout unset",
+                              model.name));
+  }
+  return models::layout_partition(model, setup.layout, stages);
+}
+
+// The synchronous global check before a step: an all-reduce of two fp32 scalars (the squared
+// gradient norm and the NaN/Inf flag) over every GPU, all latency. It is part of the step:
+// too small to load a link, it only delays every worker's step by the same time.
+double step_sync_time(const hardware::HardwareProfile& hw, int gpus) {
+  const int nodes = (gpus + hw.gpus_per_node - 1) / hw.gpus_per_node;
+  return hardware::all_reduce_time(hw, gpus, nodes, core::Bytes(8.0)).total().value;
+}
+
 // A schedule with R ops recomputes whatever it stored; with recompute none that is a full
 // recomputation (Chimera's forward doubling).
 models::Recompute recompute_mode(const sim::Schedule& schedule, const TrainingSetup& setup) {
@@ -78,9 +108,7 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       rank_(rank_model(model_, setup_)),
       peak_(hw_.gpu.peak_flops.at(models::precision_name(model_.precision))),
       gpus_(gpu_count(setup_, schedule.workers)),
-      partition_(with_mtp(models::partition_layers(rank_, schedule.virtual_stages, setup_.partition,
-                                                   setup_.micro_batch_size),
-                          rank_)),
+      partition_(with_mtp(stage_partition(rank_, schedule.virtual_stages, setup_), rank_)),
       experts_(rank_, placement_of(hw_, schedule, setup_), setup_),
       stage_params_(stage_params(rank_, partition_, layer_config(setup_))),
       expert_params_(stage_expert_params(rank_, partition_, layer_config(setup_))),
@@ -91,7 +119,8 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       compute_(rank_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
                stage_params_, shards_, param_bytes_, experts_),
       topology_(hw_, placement_of(hw_, schedule, setup_)),
-      message_bytes_(models::p2p_message_bytes(rank_, layer_config(setup_)).value) {}
+      message_bytes_(models::p2p_message_bytes(rank_, layer_config(setup_)).value),
+      step_sync_(schedule.global_step_sync ? step_sync_time(hw_, gpus_) : 0.0) {}
 
 double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) const {
   const sim::Task& t = graph.task(id);
@@ -104,7 +133,7 @@ double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) 
       return graph.has_collectives() ? compute_.kernels(t.stage, t.kind)
                                      : compute_.alone(t.stage, t.kind);
     case sim::OpKind::Optimizer:
-      return compute_.optimizer(t.worker);
+      return compute_.optimizer(t.worker) + step_sync_;
     case sim::OpKind::Transfer:
     case sim::OpKind::AllReduce:
     case sim::OpKind::Collective: {

@@ -70,15 +70,22 @@ std::vector<int> balanced_counts(const ModelSpec& m, int stages, int b) {
 
 std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, PartitionMode mode,
                                           int micro_batch_size) {
-  // AccountEnds gives the embedding and the loss a slot each, so L + 2 stages can be filled.
-  const int ends = mode == PartitionMode::AccountEnds ? 2 : 0;
+  // The Account* modes give the embedding and/or the loss a slot each, so up to L + 2 stages
+  // can be filled.
+  const bool embedding_slot =
+      mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountEmbedding;
+  const bool loss_slot = mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountLoss;
+  const int ends = (embedding_slot ? 1 : 0) + (loss_slot ? 1 : 0);
   if (stages > m.layers + ends) {
     throw core::ConfigError::option(
         "stages",
         fmt::format("{} pipeline stages exceed the {} layers of model {} (each stage needs a "
                     "layer{})",
                     stages, m.layers, m.name,
-                    ends > 0 ? "; the embedding and the loss count as one each" : ""));
+                    ends == 2   ? "; the embedding and the loss count as one each"
+                    : ends == 1 ? (embedding_slot ? "; the embedding counts as one"
+                                                  : "; the loss counts as one")
+                                : ""));
   }
   if (mode == PartitionMode::Balanced) {
     return from_counts(balanced_counts(m, stages, micro_batch_size));
@@ -90,10 +97,9 @@ std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, Partit
     const long next = static_cast<long>(s + 1) * slots / stages;
     counts[static_cast<size_t>(s)] = static_cast<int>(next - first);
   }
-  if (ends > 0) {  // each end stage gives its first (last) slot to the embedding (loss)
-    --counts.front();
-    --counts.back();
-  }
+  // An end stage gives its first (last) slot to the embedding (loss).
+  if (embedding_slot) --counts.front();
+  if (loss_slot) --counts.back();
   return from_counts(counts);
 }
 

@@ -191,9 +191,19 @@ std::vector<Option> make_options() {
           kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.recompute; }),
       named_option(
           "partition", kPartitionNames, "uniform",
-          "Real-cost mode: layers to stages, uniform|balanced|account-ends (the "
-          "embedding and the loss count as a layer each)",
+          "Real-cost mode: layers to stages, uniform|balanced|account-ends|account-embedding|"
+          "account-loss (account-*: the embedding and/or the loss count as a layer in the "
+          "uniform split)",
           Scope::RealCost, kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.partition; }),
+      field_option(
+          named(core::text_option("layout", "",
+                                  "Real-cost mode: the virtual stages written out, Megatron-LM's "
+                                  "pipeline layout (E embedding, t layer, m MTP layer, L loss, "
+                                  "| between stages, x*n and (..)*n repeat; D·v stages), e.g. "
+                                  "\"Et*3|(tt|)*29,m|L\"; empty = partition"),
+                "TEXT"),
+          "", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.layout; }),
       named_option(
           "placement", kPlacementNames, "pipeline-major",
           "Real-cost mode: workers on GPUs, pipeline-major|data-major", Scope::RealCost, kRealCost,
@@ -205,6 +215,14 @@ std::vector<Option> make_options() {
           "end) or blocking (asynchronous schedules: eager, and the worker waits for it "
           "and its step, as with PyTorch DDP)",
           Scope::RealCost, kRealCost, [](Scenario & s) -> auto& { return s.perf.grad_sync; }),
+      named_option(
+          "optimizer_sync", kOptimizerSyncNames, "post-validation",
+          "Real-cost mode, schedules that split the backward: the optimizer step after "
+          "post-validation (each worker steps once its stages are reduced; Zero Bubble §4) or "
+          "all-reduce (every step waits for a global all-reduce of the gradient norm and "
+          "NaN/Inf check over all stages)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.optimizer_sync_all_reduce; }),
       switch_field(
           "overlap_p2p", true,
           "Real-cost mode: p2p transfers overlap compute (on) or block the sender (off)",

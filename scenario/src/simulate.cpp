@@ -30,17 +30,34 @@ void check_unit_costs(const sim::UnitCosts& u) {
   }
 }
 
-// t_weight prices the W op of a split backward; a schedule without one would ignore it.
-void require_weight_applies(const sim::UnitCosts& u, const sim::Schedule& s) {
-  if (!u.weight || s.split_backward) return;
+// The registered schedules with the split-backward trait, for an error message.
+std::string split_backward_schedules() {
   std::string split;
   for (const schedules::ScheduleEntry& e : schedules::all_schedules()) {
     if (e.traits.split_backward) split += (split.empty() ? "" : ", ") + e.name;
   }
+  return split;
+}
+
+// t_weight prices the W op of a split backward; a schedule without one would ignore it.
+void require_weight_applies(const sim::UnitCosts& u, const sim::Schedule& s) {
+  if (!u.weight || s.split_backward) return;
   throw core::ConfigError::option(
       "t_weight", fmt::format("applies only to schedules that split the backward into I and W "
                               "({}), not {}",
-                              split, s.name));
+                              split_backward_schedules(), s.name));
+}
+
+// Post-validation (Zero Bubble §4) is the split-backward schedules' way of stepping; the
+// synchronous alternative is offered to them alone, by their trait.
+void apply_optimizer_sync(bool all_reduce, sim::Schedule& schedule) {
+  if (all_reduce && !schedule.split_backward) {
+    throw core::ConfigError::option(
+        "optimizer_sync", fmt::format("all-reduce applies only to schedules that split the "
+                                      "backward ({}), not {}",
+                                      split_backward_schedules(), schedule.name));
+  }
+  schedule.global_step_sync = all_reduce;
 }
 
 // Asynchronous schedules never flush (each update's sync gates the next one's backwards), so
@@ -192,7 +209,10 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
   check_unit_costs(spec.unit);
   Result r;
   r.schedule = std::move(schedule);
-  if (spec.perf.enabled()) apply_grad_sync(spec.perf.grad_sync, r.schedule);
+  if (spec.perf.enabled()) {
+    apply_grad_sync(spec.perf.grad_sync, r.schedule);
+    apply_optimizer_sync(spec.perf.optimizer_sync_all_reduce, r.schedule);
+  }
   if (std::string why = sim::check_structure(r.schedule); !why.empty()) {
     throw core::ConfigError(source, "generated order", why);
   }

@@ -168,7 +168,7 @@ struct StageGrads {
 // Gradient synchronisation and the optimizer step, one round per weight update.
 //  - Flushing schedules update once per run: per stage one AllReduce after its last backward on
 //    every worker holding it (eager synchronisation), then one Optimizer per worker after all of
-//    its stages' all-reduces.
+//    its stages' all-reduces (with Schedule::global_step_sync, after every stage's).
 //  - Asynchronous schedules (PipeDream, 2BW) update once per iteration of N micro-batches: the
 //    same round per iteration k (A(s,k) after the stage's last backward of k, O(w,k) after the
 //    worker's A(·,k)), and O(w,k) gates an op of iteration k+1 (Schedule::update_gate):
@@ -224,6 +224,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
   size_t i = 0;
   for (int k = 0; k < updates; ++k) {
     std::vector<std::vector<TaskId>> worker_reductions(static_cast<size_t>(s.workers));
+    std::vector<TaskId> round_reductions;
     const size_t round = i;
     while (i < grads.size() && grads[i].iteration == k) {
       size_t j = i;
@@ -234,6 +235,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
       Task reduce{.kind = OpKind::AllReduce, .worker = holders.front(), .stage = grads[i].stage};
       reduce.group = graph.add_group(holders);
       const TaskId id = graph.add_task(reduce);
+      round_reductions.push_back(id);
       for (size_t h = i; h < j; ++h) {
         graph.add_edge(grads[h].last, id, EdgeKind::Sync);
         worker_reductions[static_cast<size_t>(grads[h].worker)].push_back(id);
@@ -249,6 +251,15 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
       step[static_cast<size_t>(w)] = graph.add_task(Task{.kind = OpKind::Optimizer, .worker = w});
       for (TaskId from : reductions)
         graph.add_edge(from, step[static_cast<size_t>(w)], EdgeKind::Sync);
+    }
+    // A synchronous global check: every step also waits for the all-reduces of stages it
+    // does not hold.
+    for (int w = 0; s.global_step_sync && !s.asynchronous && w < s.workers; ++w) {
+      const auto& own = worker_reductions[static_cast<size_t>(w)];
+      for (TaskId from : round_reductions) {
+        if (std::find(own.begin(), own.end(), from) == own.end())
+          graph.add_edge(from, step[static_cast<size_t>(w)], EdgeKind::Sync);
+      }
     }
     // A blocking sync holds the worker until its step is done.
     for (size_t h = round; s.blocking_sync && h < i; ++h) {

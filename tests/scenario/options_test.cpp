@@ -76,7 +76,7 @@ core::OptionValue sample(const Option& o) {
       return o.spec.default_text != "on";
     case core::ValueKind::Choice:
       return o.spec.choices.back() != o.spec.default_text ? o.spec.choices.back()
-                                                           : o.spec.choices.front();
+                                                          : o.spec.choices.front();
     case core::ValueKind::Text:
       return std::string("some-name");
   }
@@ -129,7 +129,8 @@ TEST(Names, EveryEnumHasOneNameAndRoundTrips) {
   for (const auto& [name, value] : kPlacementNames) {
     EXPECT_EQ(name_of(kPlacementNames, value), name);
   }
-  EXPECT_EQ(names_of(kPartitionNames), "uniform|balanced|account-ends");
+  EXPECT_EQ(names_of(kPartitionNames),
+            "uniform|balanced|account-ends|account-embedding|account-loss");
   EXPECT_FALSE(value_of(kGradSyncNames, "lazy").has_value());
   const Scenario s = make_scenario({{"recompute", "selective"},
                                     {"placement", "data-major"},

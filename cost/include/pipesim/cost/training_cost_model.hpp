@@ -94,6 +94,7 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   StageCompute compute_;
   Topology topology_;
   double message_bytes_ = 0;
+  double step_sync_ = 0;  //!< the global check's all-reduce before each step (global_step_sync)
 };
 
 }  // namespace pipesim::cost

@@ -5,6 +5,7 @@
 // worker is a group of t·c GPUs, t tensor-parallel × c context-parallel.
 
 #include <optional>
+#include <string>
 
 #include "pipesim/hardware/placement.hpp"
 #include "pipesim/hardware/profile.hpp"
@@ -19,6 +20,9 @@ struct TrainingSetup {
   int data_parallel = 1;     //!< W pipeline replicas
   models::Recompute recompute = models::Recompute::None;
   models::PartitionMode partition = models::PartitionMode::Uniform;
+  //! A hand-written layout of the virtual stages (models/layout.hpp); when set it replaces
+  //! `partition`, which must then stay Uniform.
+  std::string layout;
   hardware::PlacementMode placement = hardware::PlacementMode::PipelineMajor;
   //! Static bytes per parameter (weights + gradients + optimizer); 0 = derived from the
   //! precision and the optimizer (static_memory.hpp).

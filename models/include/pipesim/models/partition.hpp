@@ -15,17 +15,26 @@ enum class PartitionMode {
   //! the last: the first and last stages hold one layer fewer, or none when L + 2 = D
   //! (Megatron-LM's --account-for-embedding/loss-in-pipeline-split; Zero Bubble's split).
   AccountEnds,
+  //! Uniform over L + 1 slots, the embedding taking the first (Megatron-LM's
+  //! --account-for-embedding-in-pipeline-split alone).
+  AccountEmbedding,
+  //! Uniform over L + 1 slots, the loss taking the last (Megatron-LM's
+  //! --account-for-loss-in-pipeline-split alone).
+  AccountLoss,
 };
 
 struct StageLayers {
   int first_layer = 0;
-  int layers = 0;  //!< at least one, except an end stage of AccountEnds (embedding or head only)
+  //! Transformer layers: at least one, except an end stage of an Account* mode (embedding or
+  //! head only) and any stage of a layout (layout.hpp), where stages may be empty.
+  int layers = 0;
   bool embedding = false;
   bool head = false;
+  int mtp_layers = 0;  //!< multi-token-prediction layers (a layout's `m`), after the last layer
 };
 
-//! Throws core::ConfigError("command line", "--stages", ...) when stages > L (AccountEnds:
-//! stages > L + 2).
+//! Throws core::ConfigError on option `stages` when stages > L (+ 1 for each end an Account*
+//! mode counts).
 std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, PartitionMode mode,
                                           int micro_batch_size);
 

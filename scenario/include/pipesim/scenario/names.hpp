@@ -22,10 +22,12 @@ inline constexpr NameTable<models::Recompute, 3> kRecomputeNames{{
     {"selective", models::Recompute::Selective},
     {"full", models::Recompute::Full},
 }};
-inline constexpr NameTable<models::PartitionMode, 3> kPartitionNames{{
+inline constexpr NameTable<models::PartitionMode, 5> kPartitionNames{{
     {"uniform", models::PartitionMode::Uniform},
     {"balanced", models::PartitionMode::Balanced},
     {"account-ends", models::PartitionMode::AccountEnds},
+    {"account-embedding", models::PartitionMode::AccountEmbedding},
+    {"account-loss", models::PartitionMode::AccountLoss},
 }};
 inline constexpr NameTable<hardware::PlacementMode, 2> kPlacementNames{{
     {"pipeline-major", hardware::PlacementMode::PipelineMajor},
@@ -40,6 +42,11 @@ inline constexpr NameTable<sim::GradSync, 4> kGradSyncNames{{
     {"eager-opt", sim::GradSync::EagerOpt},
     {"blocking", sim::GradSync::Blocking},
 }};
+//! The optimizer step of a split-backward schedule: post-validation (each worker steps once its
+//! stages are reduced) or all-reduce (a synchronous global check first);
+//! PerfSpec::optimizer_sync_all_reduce.
+inline constexpr NameTable<bool, 2> kOptimizerSyncNames{
+    {{"post-validation", false}, {"all-reduce", true}}};
 //! p2p transfers overlap compute (on) or block the sender (off); PerfSpec::overlap_p2p.
 inline constexpr NameTable<bool, 2> kOnOffNames{{{"on", true}, {"off", false}}};
 

@@ -41,6 +41,9 @@ struct PerfSpec {
   cost::TrainingSetup setup;  //!< B, W, t, recompute, partition, placement, precision, ...
   bool overlap_p2p = true;    //!< option `overlap_p2p`: on|off
   sim::GradSync grad_sync = sim::GradSync::Eager;  //!< option `grad_sync`
+  //! option `optimizer_sync`: all-reduce (true) or post-validation (false); split-backward
+  //! schedules only (sim::Schedule::global_step_sync).
+  bool optimizer_sync_all_reduce = false;
 
   bool enabled() const { return !model.empty() || !hardware.empty(); }
 };

@@ -48,7 +48,8 @@ struct OpCollectives {
 //!  - program-order edges between consecutive ops of each worker; compute tasks are numbered
 //!    worker by worker in program order (metrics rely on it);
 //!  - one AllReduce per stage after that stage's last backward on every worker that holds it,
-//!    then one Optimizer per worker after all of its stages' all-reduces;
+//!    then one Optimizer per worker after all of its stages' all-reduces (with
+//!    Schedule::global_step_sync, after every stage's: a synchronous global check);
 //!  - one Collective per op that carries collectives (OpCollectives), numbered after the
 //!    compute tasks, worker by worker in program order (transfers and the rest follow).
 TaskGraph build_task_graph(const Schedule& schedule, const OpCollectives& collectives = {});

@@ -45,6 +45,11 @@ struct Schedule {
   //! pipeline (a training loop that flushes at every epoch's end), so the period the metrics
   //! report is the whole run per iteration, not the steady state.
   bool drains_each_run = false;
+  //! Flushing schedules: every worker's optimizer step waits for every stage's all-reduce, the
+  //! barrier of a synchronous global check before the step (gradient-norm clipping, NaN/Inf);
+  //! false: each worker steps once its own stages are reduced (Zero Bubble's post-validation,
+  //! Qi et al., ICLR 2024, §4, which checks the global state during the next iteration).
+  bool global_step_sync = false;
   //! Ops run at micro-batch size B / micro_batch_divisor (Chimera's backward halving: 2).
   int micro_batch_divisor = 1;
   //! weight_versions[w]: copies of its stages' weights worker w keeps (weight stashing,
