@@ -156,7 +156,8 @@ template <class Replay>
 sim::Metrics pipesim_run(benchmark::State& state, size_t& tasks, Replay&& replay,
                          int micro_batches = kMicroBatches) {
   const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b(micro_batches));
-  if (std::string why = sim::check_structure(s); !why.empty()) state.SkipWithError(why.c_str());
+  if (const core::Check c = sim::check_structure(s); !c.ok())
+    state.SkipWithError(c.problem().what());
   const sim::TaskGraph g = sim::build_task_graph(s);
   const sim::Trace t = replay(s, g);
   if (!t.completed) state.SkipWithError(t.deadlock.c_str());

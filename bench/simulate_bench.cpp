@@ -63,7 +63,7 @@ BENCHMARK(BM_Simulate1F1B)->Unit(benchmark::kMillisecond);
 void BM_Validate1F1B(benchmark::State& state) {
   const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
   for (auto _ : state)
-    benchmark::DoNotOptimize(sim::validate(s).ok);
+    benchmark::DoNotOptimize(sim::validate(s).ok());
   report_tasks(state, sim::build_task_graph(s).num_tasks());
 }
 BENCHMARK(BM_Validate1F1B)->Unit(benchmark::kMillisecond);

@@ -154,11 +154,11 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     }
   }
 
-  // Optimizer step: memory-bound Adam over the parameters (or, sharded, the slice) the worker
-  // updates. Per parameter it reads and writes the optimizer state, reads the gradient and
-  // writes the weight (Micikevicius et al., Mixed Precision Training, ICLR 2018; Kingma & Ba,
-  // Adam, ICLR 2015). Fused multi-tensor: 2 launches per stage copy (Apex FusedAdam).
-  const double adam_bytes = 2 * bytes.optimizer + bytes.gradients + bytes.weights;
+  // Optimizer step: memory-bound passes over the parameters (or, sharded, the slice) the
+  // worker updates, optimizer_step_bytes per parameter (static_memory.hpp: Adam, and with mixed
+  // precision Megatron-LM's gradient cast, unscale, norm and weight cast around it). Fused
+  // multi-tensor kernels: 2 launches per stage copy (Apex FusedAdam).
+  const double adam_bytes = optimizer_step_bytes(model_.precision, bytes);
   std::vector<models::KernelList> adam(static_cast<size_t>(schedule.workers));
   for (int p = 0; p < schedule.pipelines; ++p) {
     for (size_t s = 0; s < stages; ++s) {

@@ -33,4 +33,15 @@ ParamBytes param_bytes(models::Precision p, double bytes_per_param) {
   return {};
 }
 
+double optimizer_step_bytes(models::Precision p, const ParamBytes& b) {
+  constexpr double kFp32 = 4;
+  if (b.weights >= kFp32) return 2 * b.optimizer + b.gradients + b.weights;  // no master copy
+  const double to_main_grads = b.gradients < kFp32 ? b.gradients + kFp32 : 0.0;
+  const double unscale = p == models::Precision::FP16 ? 2 * kFp32 : 0.0;
+  const double grad_norm = kFp32;
+  const double adam = 2 * b.optimizer + kFp32;
+  const double to_model_weights = kFp32 + b.gathered;
+  return to_main_grads + unscale + grad_norm + adam + to_model_weights;
+}
+
 }  // namespace pipesim::cost

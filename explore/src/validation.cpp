@@ -2,8 +2,6 @@
 
 #include "pipesim/explore/validation.hpp"
 
-#include "pipesim/core/shipped_files.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,6 +10,8 @@
 #include <map>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/shipped_files.hpp"
+#include "pipesim/hardware/profile.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
@@ -28,6 +28,28 @@ double source_flops(FlopsFormula formula, double samples, double sequence, doubl
       return 72 * core * (1 + sequence / (6 * hidden) + vocabulary / (12 * layers * hidden));
   }
   return 0;
+}
+
+std::string gpu_generation(const std::string& gpu_name, const std::string& profile_name) {
+  // NVIDIA's architecture per data-centre product (the products' datasheets): P100 Pascal,
+  // V100 Volta, A100 Ampere, H100/H200 Hopper, B200/B300 and the GB200/GB300 superchips
+  // Blackwell.
+  static const std::pair<const char*, const char*> kProducts[] = {
+      {"p100", "pascal"}, {"v100", "volta"},     {"a100", "ampere"},    {"h100", "hopper"},
+      {"h200", "hopper"}, {"b200", "blackwell"}, {"b300", "blackwell"},
+  };
+  for (const std::string& text : {gpu_name, profile_name}) {
+    std::string lower = text;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const auto& [product, generation] : kProducts)
+      if (lower.find(product) != std::string::npos) return generation;
+  }
+  return "other";
+}
+
+bool within_reading_error(double a, double error_a, double b, double error_b) {
+  return std::abs(a - b) <= error_a * std::abs(a) + error_b * std::abs(b);
 }
 
 std::optional<double> PointResult::error() const {
@@ -73,12 +95,26 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
     r.compare_group = run.compare_group;
     r.expressible = run.expressible;
     r.fitted = run.fitted;
+    r.reading_error = run.reading_error;
     r.metric = m.metric;
     r.measured = m.value;
     r.status = run.expressible == Expressible::No ? "not expressible" : "ok";
     out.push_back(std::move(r));
   }
-  if (run.expressible == Expressible::No) return out;
+  if (run.expressible == Expressible::No) {
+    // Not simulated, but still counted under its GPU's generation.
+    for (const auto& [name, text] : run.run) {
+      if (name != "hardware") continue;
+      try {
+        const hardware::HardwareProfile profile = hardware::load_profile(text);
+        for (PointResult& r : out)
+          r.gpu_generation = gpu_generation(profile.provenance.gpu, profile.name);
+      } catch (const core::ConfigError&) {
+        // An unreadable profile leaves the generation unknown; the point is not predicted.
+      }
+    }
+    return out;
+  }
   try {
     scenario::Scenario s = scenario::make_scenario(run.run);
     std::vector<std::string> given;
@@ -90,8 +126,13 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
     }
     cache.attach(s);
     const scenario::Result result = scenario::simulate(s);
-    for (PointResult& r : out)
+    const std::string generation =
+        gpu_generation(result.perf->hardware.provenance.gpu, result.perf->hardware.name);
+    for (PointResult& r : out) {
       r.predicted = metric_of(run, *result.perf, result.metrics.iteration_time, r.metric);
+      r.gpu_generation = generation;
+      r.gpus = result.perf->gpus;
+    }
   } catch (const core::ConfigError& e) {
     for (PointResult& r : out)
       r.status = e.what();
@@ -110,12 +151,17 @@ double median_of_sorted(const std::vector<double>& v) {
 ErrorStats error_stats(const std::vector<PointResult>& points,
                        const std::function<bool(const PointResult&)>& keep) {
   std::vector<std::pair<double, std::string>> errors;
+  double signed_sum = 0;
   for (const PointResult& p : points) {
-    if (const auto e = p.error(); e && keep(p)) errors.emplace_back(std::abs(*e), p.id);
+    if (const auto e = p.error(); e && keep(p)) {
+      errors.emplace_back(std::abs(*e), p.id);
+      signed_sum += *e;
+    }
   }
   ErrorStats s;
   s.points = errors.size();
   if (errors.empty()) return s;
+  s.mean_signed = signed_sum / static_cast<double>(errors.size());
   std::sort(errors.begin(), errors.end());
   std::vector<double> sorted;
   for (const auto& [e, id] : errors)
@@ -132,6 +178,7 @@ SourceSummary summarize_source(const std::string& name, const std::vector<PointR
   s.source = name;
   s.all = error_stats(points, speed);
   s.held_out = error_stats(points, [&](const PointResult& p) { return speed(p) && !p.fitted; });
+  s.fitted = error_stats(points, [&](const PointResult& p) { return speed(p) && p.fitted; });
   s.exact = error_stats(points, [&](const PointResult& p) {
     return speed(p) && p.expressible == Expressible::Exact;
   });
@@ -163,6 +210,15 @@ ValidationSummary summarize(const std::vector<PointResult>& points) {
   }
   for (const std::string& source : order)
     summary.sources.push_back(summarize_source(source, by_source[source]));
+  std::vector<std::string> generation_order;
+  std::map<std::string, std::vector<PointResult>> by_generation;
+  for (const PointResult& p : points) {
+    const std::string g = p.gpu_generation.empty() ? "unknown" : p.gpu_generation;
+    if (by_generation.count(g) == 0) generation_order.push_back(g);
+    by_generation[g].push_back(p);
+  }
+  for (const std::string& g : generation_order)
+    summary.generations.push_back(summarize_source(g, by_generation[g]));
   summary.overall = summarize_source("all", points);
 
   // Rankings: within a compare group, per speed metric, the predicted points in the order of
@@ -178,17 +234,28 @@ ValidationSummary summarize(const std::vector<PointResult>& points) {
   for (const auto& key : keys) {
     const auto& g = groups[key];
     if (g.size() < 2) continue;
-    // Time is lower-better, the others higher-better; the sign is the same for both sides.
-    int concordant = 0, discordant = 0;
+    // Time is lower-better, the others higher-better; the sign is the same for both sides. A
+    // pair measured within its reading error is a tie: it counts neither way.
+    int concordant = 0, discordant = 0, measured_ties = 0, predicted_ties = 0;
+    std::vector<TiedPair> ties;
     for (size_t i = 0; i < g.size(); ++i) {
       for (size_t j = i + 1; j < g.size(); ++j) {
-        const int m = sign(g[i]->measured - g[j]->measured);
+        const bool tied = within_reading_error(g[i]->measured, g[i]->reading_error, g[j]->measured,
+                                               g[j]->reading_error);
+        const int m = tied ? 0 : sign(g[i]->measured - g[j]->measured);
         const int q = sign(*g[i]->predicted - *g[j]->predicted);
+        if (m == 0) {
+          ++measured_ties;
+          ties.push_back(TiedPair{g[i]->id, g[j]->id, g[i]->measured, g[j]->measured});
+        }
+        if (q == 0) ++predicted_ties;
         if (m * q > 0) ++concordant;
         if (m * q < 0) ++discordant;
       }
     }
-    const double pairs = static_cast<double>(g.size() * (g.size() - 1) / 2);
+    const int pairs = static_cast<int>(g.size() * (g.size() - 1) / 2);
+    const double tau_denominator =
+        std::sqrt(static_cast<double>(pairs - measured_ties) * (pairs - predicted_ties));
     // Lower is better only for time; the best run is the measured fastest.
     const bool lower_better = g.front()->metric == ValidationMetric::IterationTime;
     const auto best = *std::max_element(g.begin(), g.end(), [&](const auto* a, const auto* b) {
@@ -203,8 +270,9 @@ ValidationSummary summarize(const std::vector<PointResult>& points) {
     }
     std::sort(ratio_errors.begin(), ratio_errors.end());
     const double median = median_of_sorted(ratio_errors);
+    const double tau = tau_denominator > 0 ? (concordant - discordant) / tau_denominator : 0.0;
     summary.rankings.push_back(RankingAgreement{key.first, key.second, g.size(), discordant == 0,
-                                                (concordant - discordant) / pairs, median});
+                                                tau, std::move(ties), median});
   }
   return summary;
 }

@@ -144,9 +144,7 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   if (spec.skip_replay_when_oom && !spec.memory_timeline && compute_ops_take_time(r.graph, costs)) {
     set_memory(p, sim::track_memory_untimed(r.schedule, r.graph, costs.stage_memory()));
     if (!p.fits_memory) {
-      if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
-        throw core::ConfigError(source, "generated order", why);
-      }
+      sim::check_acyclic(r.graph, source, "generated order").require();
       r.perf = std::move(p);
       return;
     }
@@ -213,9 +211,7 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
     apply_grad_sync(spec.perf.grad_sync, r.schedule);
     apply_optimizer_sync(spec.perf.optimizer_sync_all_reduce, r.schedule);
   }
-  if (std::string why = sim::check_structure(r.schedule); !why.empty()) {
-    throw core::ConfigError(source, "generated order", why);
-  }
+  sim::check_structure(r.schedule, source, "generated order").require();
   try {
     if (spec.memory_timeline && !spec.perf.enabled()) {
       throw core::ConfigError::option("memory_timeline",
@@ -233,9 +229,7 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
   } catch (const core::ConfigError&) {
     // A cyclic order is reported before any other problem, as when it was checked first.
     if (r.graph.num_tasks() == 0) r.graph = sim::build_task_graph(r.schedule);
-    if (std::string why = sim::check_acyclic(r.graph); !why.empty()) {
-      throw core::ConfigError(source, "generated order", why);
-    }
+    sim::check_acyclic(r.graph, source, "generated order").require();
     throw;
   }
   require_finite(r, source);

@@ -84,9 +84,7 @@ sim::Schedule finish(sim::Schedule s, std::string_view source, std::size_t liste
   }
   // Each compute op is one task, and at most one transfer follows it.
   core::check_task_budget(source, "schedule", 2.0 * static_cast<double>(listed_ops), budget);
-  if (std::string why = sim::check_structure(s); !why.empty()) {
-    throw core::ConfigError(source, "schedule", why);
-  }
+  sim::check_structure(s, source, "schedule").require();
   return s;
 }
 
@@ -373,9 +371,7 @@ sim::Schedule load_schedule_file(const std::filesystem::path& path, const core::
   const std::string text = core::read_text_file(path);
   sim::Schedule s = path.extension() == ".csv" ? parse_pytorch_csv(text, source, budget)
                                                : parse_schedule_text(text, source, budget);
-  if (std::string why = sim::check_acyclic(sim::build_task_graph(s)); !why.empty()) {
-    throw core::ConfigError(source, "schedule", why);
-  }
+  sim::check_acyclic(sim::build_task_graph(s), source, "schedule").require();
   return s;
 }
 

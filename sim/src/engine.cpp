@@ -172,7 +172,10 @@ class Engine {
     trace_.completed = finished == n;
     // Named as the validator names it (a parked all-reduce is not a graph predecessor, so the
     // replay's own leftovers may not show the cycle).
-    if (!trace_.completed) trace_.deadlock = check_acyclic(graph_);
+    if (!trace_.completed) {
+      const core::Check acyclic = check_acyclic(graph_);
+      trace_.deadlock = acyclic.ok() ? std::string() : acyclic.problem().problem();
+    }
     return std::move(trace_);
   }
 

@@ -280,9 +280,8 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
   }
 }
 
-}  // namespace
-
-std::string check_structure(const Schedule& s) {
+// The first structural problem, in words; empty when none.
+std::string structure_problem(const Schedule& s) {
   if (std::string why = check_dimensions(s); !why.empty()) return why;
   const int micro_batches = s.total_micro_batches();
   SeenOps seen(s, micro_batches, 0);
@@ -325,6 +324,14 @@ std::string check_structure(const Schedule& s) {
     }
   }
   return {};
+}
+
+}  // namespace
+
+core::Check check_structure(const Schedule& s, std::string_view source, std::string_view field) {
+  std::string why = structure_problem(s);
+  if (why.empty()) return {};
+  return core::ConfigError(source, field, why);
 }
 
 namespace {
@@ -547,7 +554,7 @@ std::string name_cycle(const TaskGraph& graph, std::span<const TaskId> waiting) 
 
 }  // namespace
 
-std::string check_acyclic(const TaskGraph& graph) {
+core::Check check_acyclic(const TaskGraph& graph, std::string_view source, std::string_view field) {
   const auto offset = graph.successor_offsets();
   const auto succ = graph.successors();
   const size_t n = graph.num_tasks();
@@ -565,15 +572,13 @@ std::string check_acyclic(const TaskGraph& graph) {
       if (--indegree[succ[i]] == 0) ready.push_back(succ[i]);
     }
   }
-  return done == n ? std::string() : name_cycle(graph, indegree);
+  if (done == n) return {};
+  return core::ConfigError(source, field, name_cycle(graph, indegree));
 }
 
-ValidationResult validate(const Schedule& schedule) {
-  if (std::string why = check_structure(schedule); !why.empty()) return {false, why};
-  if (std::string why = check_acyclic(build_task_graph(schedule)); !why.empty()) {
-    return {false, why};
-  }
-  return {true, {}};
+core::Check validate(const Schedule& schedule, std::string_view source, std::string_view field) {
+  if (core::Check c = check_structure(schedule, source, field); !c.ok()) return c;
+  return check_acyclic(build_task_graph(schedule), source, field);
 }
 
 }  // namespace pipesim::sim

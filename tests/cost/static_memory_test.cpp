@@ -34,6 +34,25 @@ TEST(StaticMemory, BytesPerParameterByPrecision) {
   EXPECT_EQ(user.optimizer, 16);
 }
 
+TEST(StaticMemory, OptimizerStepBytesCountEveryPassOverTheParameters) {
+  // fp32, no master copy: Adam reads and writes m and v (2 x 8), reads the gradient (4) and
+  // writes the weight (4).
+  EXPECT_EQ(optimizer_step_bytes(Precision::FP32, param_bytes(Precision::FP32)), 24);
+  // fp16: cast the gradients (2 + 4), unscale in place (4 + 4), the norm (4), Adam on master,
+  // m, v with the fp32 gradient (24 + 4), cast the master copy back (4 + 2).
+  EXPECT_EQ(optimizer_step_bytes(Precision::FP16, param_bytes(Precision::FP16)),
+            6 + 8 + 4 + 28 + 6);
+  // bf16: the main gradients already are fp32 and there is no loss scale.
+  EXPECT_EQ(optimizer_step_bytes(Precision::BF16, param_bytes(Precision::BF16)), 4 + 28 + 6);
+  // fp8 keeps bf16's optimizer: the cached fp8 weight is not part of the step.
+  EXPECT_EQ(optimizer_step_bytes(Precision::FP8, param_bytes(Precision::FP8)),
+            optimizer_step_bytes(Precision::BF16, param_bytes(Precision::BF16)));
+  // Mixed precision moves more than the Adam update alone (2 x opt + g + w).
+  const ParamBytes fp16 = param_bytes(Precision::FP16);
+  EXPECT_GT(optimizer_step_bytes(Precision::FP16, fp16),
+            2 * fp16.optimizer + fp16.gradients + fp16.weights);
+}
+
 TEST(StaticMemory, ChimeraModelsTrainInFp32AndThePrecisionCanBeOverridden) {
   const models::ModelSpec m = models::load_model("gpt2-32l");
   ASSERT_EQ(m.precision, Precision::FP32);

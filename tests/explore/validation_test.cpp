@@ -68,6 +68,10 @@ TEST_F(ValidationFile, AGoodFileKeepsEveryField) {
   ASSERT_EQ(run.run.size(), 5u);
   EXPECT_EQ(run.run[3], (std::pair<std::string, std::string>{"stages", "4"}));
   EXPECT_FALSE(run.fitted);
+  EXPECT_EQ(run.reading_error, 0.0);
+  const ValidationRun read = load_validation_run(
+      write(replaced(kGood, "flops: korthikanti", "flops: korthikanti\nreading_error: 0.03")));
+  EXPECT_DOUBLE_EQ(read.reading_error, 0.03);
 }
 
 // Each bad file is one ConfigError naming the file and the field.
@@ -81,9 +85,11 @@ TEST_F(ValidationFile, BadFilesNameTheFieldAndTheRule) {
       {replaced(kGood, "value: 40", "value: -40"), "measured[0].value"},
       {replaced(kGood, "value: 40}", "value: 40, unit: x}"), "measured[0].unit"},
       {replaced(kGood, "{metric: peak_memory_gib, value: 10}",
-                "{metric: out_of_memory, value: false}"),
+                "{metric: out_of_memory, value: maybe}"),
        "measured[1].value"},
       {replaced(kGood, "citation: \"a paper\"\n", ""), "citation"},
+      {replaced(kGood, "flops: korthikanti", "flops: korthikanti\nreading_error: 0.7"),
+       "reading_error"},
       {std::string(kGood) + "extra: 1\n", "extra"},
   };
   for (const auto& [text, field] : cases) {
@@ -161,6 +167,79 @@ TEST(ValidationSummary, RankingAgreementCountsPairs) {
       summarize({point("x", 30, 31, false, "g"), point("y", 20, 19, false, "g")});
   EXPECT_TRUE(same.rankings[0].same_order);
   EXPECT_DOUBLE_EQ(same.rankings[0].kendall_tau, 1.0);
+}
+
+// The bias: the mean of the signed errors, which |error| hides; fitted points apart.
+TEST(ValidationSummary, MeanSignedErrorAndFittedPointsAsComputedByHand) {
+  // Errors: a1 +10%, a2 −20%, a3 +5% (fitted): mean signed (0.10 − 0.20 + 0.05) / 3.
+  const std::vector<PointResult> points = {point("a1", 100, 110), point("a2", 100, 80),
+                                           point("a3", 100, 105, true)};
+  const ValidationSummary s = summarize(points);
+  EXPECT_NEAR(s.overall.all.mean_signed, (0.10 - 0.20 + 0.05) / 3, 1e-12);
+  EXPECT_NEAR(s.overall.held_out.mean_signed, (0.10 - 0.20) / 2, 1e-12);
+  EXPECT_EQ(s.overall.fitted.points, 1u);
+  EXPECT_NEAR(s.overall.fitted.mean_signed, 0.05, 1e-12);
+  EXPECT_NEAR(s.overall.fitted.median_abs, 0.05, 1e-12);
+}
+
+TEST(ValidationSummary, StatisticsPerGpuGeneration) {
+  std::vector<PointResult> points = {point("a1", 100, 110), point("a2", 100, 80),
+                                     point("b1", 10, 15)};
+  points[0].gpu_generation = "pascal";
+  points[1].gpu_generation = "ampere";
+  points[2].gpu_generation = "pascal";
+  const ValidationSummary s = summarize(points);
+  ASSERT_EQ(s.generations.size(), 2u);
+  EXPECT_EQ(s.generations[0].source, "pascal");
+  EXPECT_EQ(s.generations[0].all.points, 2u);
+  EXPECT_NEAR(s.generations[0].all.mean_signed, (0.10 + 0.50) / 2, 1e-12);
+  EXPECT_EQ(s.generations[1].source, "ampere");
+  EXPECT_NEAR(s.generations[1].all.max_abs, 0.20, 1e-12);
+}
+
+TEST(ValidationSummary, GpuGenerationFromTheProfilesGpuName) {
+  EXPECT_EQ(gpu_generation("NVIDIA Tesla P100-PCIE-16GB", "p100-daint"), "pascal");
+  EXPECT_EQ(gpu_generation("Tesla V100-SXM2-32GB", ""), "volta");
+  EXPECT_EQ(gpu_generation("", "a100-dgx"), "ampere");  // no device name: the profile's name
+  EXPECT_EQ(gpu_generation("NVIDIA H200", "x"), "hopper");
+  EXPECT_EQ(gpu_generation("NVIDIA GB200", "gb200-nvl72"), "blackwell");
+  EXPECT_EQ(gpu_generation("", "my-cluster"), "other");
+}
+
+// Two values read off a chart to ±3% are a tie when their intervals overlap.
+TEST(ValidationSummary, ReadingErrorIntervalsOverlap) {
+  EXPECT_TRUE(within_reading_error(360, 0.03, 370, 0.03));   // 10 ≤ 10.8 + 11.1
+  EXPECT_FALSE(within_reading_error(100, 0.03, 107, 0.03));  // 7 > 3 + 3.21
+  EXPECT_TRUE(within_reading_error(100, 0.0, 100, 0.0));     // equal values always tie
+  EXPECT_FALSE(within_reading_error(100, 0.0, 101, 0.0));    // a printed table: no tolerance
+  EXPECT_TRUE(within_reading_error(100, 0.05, 104, 0.0));    // one side's error suffices
+}
+
+// Planted ties: w and x measured within ±3% of each other are not ranked, whichever order
+// pipesim predicts; y and z are 10% apart and are.
+TEST(ValidationSummary, PairsWithinReadingErrorAreTiedNotRanked) {
+  std::vector<PointResult> points = {
+      point("w", 370, 300, false, "g"), point("x", 360, 320, false, "g"),  // tie, reversed
+      point("y", 200, 150, false, "g"), point("z", 180, 140, false, "g")};
+  for (PointResult& p : points)
+    p.reading_error = 0.03;
+  const ValidationSummary s = summarize(points);
+  ASSERT_EQ(s.rankings.size(), 1u);
+  const RankingAgreement& r = s.rankings[0];
+  EXPECT_TRUE(r.same_order);
+  ASSERT_EQ(r.ties.size(), 1u);
+  EXPECT_EQ(r.ties[0].first, "w");
+  EXPECT_EQ(r.ties[0].second, "x");
+  EXPECT_EQ(r.ties[0].first_measured, 370);
+  // 6 pairs, 1 tied in measurement, none in prediction, 5 concordant: τ_b = 5 / √(5·6).
+  EXPECT_NEAR(r.kendall_tau, 5 / std::sqrt(30.0), 1e-12);
+  // Without a reading error the same prediction is a discordant pair.
+  for (PointResult& p : points)
+    p.reading_error = 0;
+  const ValidationSummary strict = summarize(points);
+  EXPECT_FALSE(strict.rankings[0].same_order);
+  EXPECT_TRUE(strict.rankings[0].ties.empty());
+  EXPECT_NEAR(strict.rankings[0].kendall_tau, (5.0 - 1.0) / 6.0, 1e-12);
 }
 
 TEST(ValidationPredict, AnOutOfMemoryMarkIsComparedWithFitsMemory) {

@@ -76,8 +76,9 @@ TEST(Chimera, BackwardHalvingIsTheDoubledOrderWithoutRecomputation) {
       for (int w = 0; w < d; ++w)
         EXPECT_EQ(order(halved, w), order(doubled, w));
       for (const auto* s : {&doubled, &halved}) {
-        const sim::ValidationResult v = sim::validate(*s);
-        EXPECT_TRUE(v.ok) << "D=" << d << " k=" << k << ": " << v.reason;
+        const core::Check v = sim::validate(*s);
+        EXPECT_TRUE(v.ok()) << "D=" << d << " k=" << k << ": "
+                            << (v.ok() ? "" : v.problem().what());
       }
     }
   }

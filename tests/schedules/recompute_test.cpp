@@ -36,8 +36,8 @@ TEST(Recompute, InsertsOneRBeforeEachBackwardAndStaysValid) {
       EXPECT_EQ(recomputes, backwards);
       EXPECT_EQ(ops.size(), base.program[w].size() + recomputes);
     }
-    const sim::ValidationResult v = sim::validate(s);
-    EXPECT_TRUE(v.ok) << name << ": " << v.reason;
+    const core::Check v = sim::validate(s);
+    EXPECT_TRUE(v.ok()) << name << ": " << (v.ok() ? "" : v.problem().what());
     // Applying it twice changes nothing.
     EXPECT_EQ(schedules::with_recomputation(s).program, s.program);
   }

@@ -68,7 +68,7 @@ TEST(Registry, CheckParamsRejectsExactlyWhatMakeScheduleRejects) {
         const sim::Schedule s = make_schedule(e.name, p);
         EXPECT_TRUE(verdict.ok()) << verdict.problem().what();
         EXPECT_EQ(s.name, e.name);
-        EXPECT_TRUE(sim::validate(s).ok) << sim::validate(s).reason;
+        sim::validate(s).require();
         ++accepted;
       } catch (const core::ConfigError& thrown) {
         ASSERT_FALSE(verdict.ok()) << "generator threw " << thrown.what();

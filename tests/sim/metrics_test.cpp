@@ -21,7 +21,7 @@ TEST(Metrics, TwoStageTwoMicroBatchByHand) {
                   {K::Backward, 0, 1, 0, 0},
                   {K::Forward, 0, 1, 0, 1},
                   {K::Backward, 0, 1, 0, 1}};
-  ASSERT_TRUE(validate(s).ok);
+  ASSERT_TRUE(validate(s).ok());
   const TaskGraph g = build_task_graph(s);
   const Trace t = simulate(g, UnitCostModel({1, 2, 0, 0}));
   const Metrics m = compute_metrics(s, g, t);

@@ -104,7 +104,7 @@ TEST(Network, CollectiveSlowsComputeByTheInterferenceFactor) {
 
 TEST(Network, WithoutContentionItMatchesTheUnitEngine) {
   const Schedule s = testing::hand_chimera(4);
-  ASSERT_TRUE(validate(s).ok) << validate(s).reason;
+  validate(s).require();
   const TaskGraph g = build_task_graph(s);
   const UnitCostModel unit({1, 2, 0, 0.5});
   const Trace a = simulate(g, unit);

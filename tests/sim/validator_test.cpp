@@ -27,24 +27,29 @@ bool erase_first(std::vector<Op>& ops, OpKind kind, int micro_batch) {
   return false;
 }
 
+// The problem's text without its location; empty when the check passed.
+std::string problem_of(const core::Check& c) {
+  return c.ok() ? std::string() : c.problem().problem();
+}
+
 TEST(Validator, AcceptsGeneratedSchedules) {
-  EXPECT_TRUE(validate(valid_1f1b()).ok);
+  EXPECT_TRUE(validate(valid_1f1b()).ok());
 }
 
 TEST(Validator, RejectsMissingOp) {
   Schedule s = valid_1f1b();
   ASSERT_TRUE(erase_first(s.program[2], OpKind::Backward, 3));
-  const ValidationResult v = validate(s);
-  EXPECT_FALSE(v.ok);
-  EXPECT_EQ(v.reason, "missing B(stage 2, micro-batch 3) (expected on worker 2)");
+  const core::Check v = validate(s);
+  EXPECT_FALSE(v.ok());
+  EXPECT_EQ(problem_of(v), "missing B(stage 2, micro-batch 3) (expected on worker 2)");
 }
 
 TEST(Validator, RejectsDuplicateOp) {
   Schedule s = valid_1f1b();
   s.program[1].push_back(s.program[1].front());
-  const ValidationResult v = validate(s);
-  EXPECT_FALSE(v.ok);
-  EXPECT_EQ(v.reason, "duplicate F(stage 1, micro-batch 0) on worker 1");
+  const core::Check v = validate(s);
+  EXPECT_FALSE(v.ok());
+  EXPECT_EQ(problem_of(v), "duplicate F(stage 1, micro-batch 0) on worker 1");
 }
 
 TEST(Validator, RejectsCyclicProgramOrder) {
@@ -53,9 +58,10 @@ TEST(Validator, RejectsCyclicProgramOrder) {
   auto& ops = s.program[1];
   ASSERT_TRUE(erase_first(ops, OpKind::Backward, 0));
   ops.insert(ops.begin(), Op{OpKind::Backward, 0, 1, 0, 0});
-  const ValidationResult v = validate(s);
-  EXPECT_FALSE(v.ok);
-  EXPECT_EQ(v.reason, "cyclic order (deadlock): worker 1 can never run B(stage 1, micro-batch 0)");
+  const core::Check v = validate(s);
+  EXPECT_FALSE(v.ok());
+  EXPECT_EQ(problem_of(v),
+            "cyclic order (deadlock): worker 1 can never run B(stage 1, micro-batch 0)");
 }
 
 TEST(Validator, RejectsCrossWorkerDeadlock) {
@@ -64,37 +70,51 @@ TEST(Validator, RejectsCrossWorkerDeadlock) {
   auto& ops = s.program[0];
   ASSERT_TRUE(erase_first(ops, OpKind::Forward, 1));
   ops.push_back(Op{OpKind::Forward, 0, 0, 0, 1});
-  const ValidationResult v = validate(s);
-  EXPECT_FALSE(v.ok);
-  EXPECT_NE(v.reason.find("cyclic order (deadlock)"), std::string::npos) << v.reason;
+  const core::Check v = validate(s);
+  EXPECT_FALSE(v.ok());
+  EXPECT_NE(problem_of(v).find("cyclic order (deadlock)"), std::string::npos) << problem_of(v);
 }
 
 TEST(Validator, RejectsOpOnWrongWorker) {
   Schedule s = valid_1f1b();
   s.program[0].push_back(Op{OpKind::Forward, 0, 3, 0, 0});
-  const ValidationResult v = validate(s);
-  EXPECT_FALSE(v.ok);
-  EXPECT_EQ(v.reason, "worker 0 lists F(stage 3, micro-batch 0), but that stage runs on worker 3");
+  const core::Check v = validate(s);
+  EXPECT_FALSE(v.ok());
+  EXPECT_EQ(problem_of(v),
+            "worker 0 lists F(stage 3, micro-batch 0), but that stage runs on worker 3");
 }
 
 TEST(Validator, RejectsKindsTheScheduleDoesNotUse) {
   Schedule s = valid_1f1b();
   s.program[0].push_back(Op{OpKind::BackwardWeight, 0, 0, 0, 0});
-  const ValidationResult v = validate(s);
-  EXPECT_FALSE(v.ok);
-  EXPECT_NE(v.reason.find("does not allow"), std::string::npos) << v.reason;
+  const core::Check v = validate(s);
+  EXPECT_FALSE(v.ok());
+  EXPECT_NE(problem_of(v).find("does not allow"), std::string::npos) << problem_of(v);
+}
+
+TEST(Validator, ProblemsAreConfigErrorsAtTheCallersLocation) {
+  Schedule s = valid_1f1b();
+  s.program[1].push_back(s.program[1].front());
+  const core::Check v = validate(s, "my.schedule", "schedule");
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.problem().source(), "my.schedule");
+  EXPECT_EQ(v.problem().field(), "schedule");
+  EXPECT_STREQ(v.problem().what(),
+               "my.schedule: schedule: duplicate F(stage 1, micro-batch 0) on worker 1");
+  EXPECT_THROW(v.require(), core::ConfigError);
+  EXPECT_NO_THROW(validate(valid_1f1b()).require());
 }
 
 TEST(Validator, RejectsOutOfRangeIdsAndBadMaps) {
   Schedule s = valid_1f1b();
   s.program[0].push_back(Op{OpKind::Forward, 0, 0, 0, 99});
-  EXPECT_NE(validate(s).reason.find("outside"), std::string::npos);
+  EXPECT_NE(problem_of(validate(s)).find("outside"), std::string::npos);
   Schedule t = valid_1f1b();
   t.stage_worker[0][2] = 7;
-  EXPECT_EQ(validate(t).reason, "pipeline 0 stage 2 is mapped to worker 7, outside [0, 3]");
+  EXPECT_EQ(problem_of(validate(t)), "pipeline 0 stage 2 is mapped to worker 7, outside [0, 3]");
   Schedule u = valid_1f1b();
   u.program.pop_back();
-  EXPECT_EQ(validate(u).reason, "program lists 3 workers, expected 4");
+  EXPECT_EQ(problem_of(validate(u)), "program lists 3 workers, expected 4");
 }
 
 TEST(Lowering, InsertsOneTransferPerCrossWorkerEdgeAndSyncTasks) {
@@ -140,9 +160,9 @@ TEST(Validator, ReplayOfACyclicScheduleNamesTheSameDeadlock) {
   ASSERT_TRUE(erase_first(cross_worker.program[0], OpKind::Forward, 1));
   cross_worker.program[0].push_back(Op{OpKind::Forward, 0, 0, 0, 1});
   for (const Schedule& s : {same_worker, cross_worker}) {
-    ASSERT_TRUE(check_structure(s).empty());
+    ASSERT_TRUE(check_structure(s).ok());
     const TaskGraph g = build_task_graph(s);
-    const std::string expected = check_acyclic(g);
+    const std::string expected = problem_of(check_acyclic(g));
     ASSERT_FALSE(expected.empty());
     const Trace unit = simulate(g, UnitCostModel({1, 2, 0, 0.5}));
     EXPECT_FALSE(unit.completed);

@@ -45,4 +45,18 @@ double quantized_bytes(models::Precision p);
 //! The table above; `bytes_per_param` > 0 overrides it (must be ≥ 2e; checked by the caller).
 ParamBytes param_bytes(models::Precision p, double bytes_per_param = 0.0);
 
+//! HBM bytes one optimizer step moves per parameter it updates (memory-bound passes over the
+//! parameters). Without a master copy (fp32): Adam reads and writes m and v, reads the gradient
+//! and writes the weight, 2·opt + g + w. With mixed precision, Megatron-LM's step [M-OPT] is
+//! five passes: the gradients to fp32 main gradients (g + 4; none when the gradients already
+//! are fp32), fp16's loss-scale unscale with its non-finite check (4 + 4, fp16 only), the
+//! global gradient norm (4), Adam on the fp32 master copy (2·opt + 4) and the master copy cast
+//! back to the model's weights (4 + gathered): fp16 52, bf16 and fp8 38 bytes per parameter.
+//! The clipping rescale, which runs only when the norm exceeds the threshold, is not counted.
+//!  [M-OPT] NVIDIA Megatron-LM, megatron/core/optimizer/optimizer.py, MixedPrecisionOptimizer
+//!          step(): _copy_model_grads_to_main_grads, _unscale_main_grads_and_check_for_nan,
+//!          clip_grad_norm (multi_tensor_l2norm), the fused Adam,
+//!          _copy_main_params_to_model_params.
+double optimizer_step_bytes(models::Precision p, const ParamBytes& b);
+
 }  // namespace pipesim::cost

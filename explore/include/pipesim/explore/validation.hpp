@@ -5,9 +5,10 @@
 // source counted FLOPs, and the configuration as scenario option names. predict() simulates
 // the configuration once and turns the simulated iteration into each measured metric the way
 // the source computed it, so only pipesim's time and memory are compared, never a FLOP
-// convention. summarize() gives per-source and overall median and max |error|, apart for the
-// points whose profile parameters were fitted on them, and the ranking agreement within each
-// group of runs measured side by side.
+// convention. summarize() gives per-source, per-GPU-generation and overall median and max
+// |error| and the mean signed error (the bias), apart for the points whose profile parameters
+// were fitted on them, and the ranking agreement within each group of runs measured side by
+// side, where two measured values within their reading error are a tie, not a ranking.
 
 #include <optional>
 #include <string>
@@ -61,6 +62,9 @@ struct ValidationRun {
   //! Runs measured side by side (one table row, one figure): predictions must rank them as
   //! measured. Empty = not part of a ranking.
   std::string compare_group;
+  //! The source's reading error as a fraction of each value (optional field `reading_error`,
+  //! default 0: printed in a table): values read off a bar chart are known to ±3% (0.03).
+  double reading_error = 0;
   std::vector<MeasuredPoint> measured;
   std::vector<std::string> assumptions;
   std::vector<std::pair<std::string, std::string>> run;  //!< scenario option → text
@@ -83,6 +87,10 @@ struct PointResult {
   std::string compare_group;
   Expressible expressible = Expressible::Exact;
   bool fitted = false;
+  double reading_error = 0;  //!< the run's, as a fraction of `measured`
+  //! The GPU generation of the run's hardware profile (gpu_generation()); "" before predict.
+  std::string gpu_generation;
+  double gpus = 0;  //!< GPUs of the predicted run (t·D·W); 0 when not predicted
   ValidationMetric metric = ValidationMetric::IterationTime;
   double measured = 0;
   std::optional<double> predicted;  //!< none when not expressible or the run failed
@@ -95,19 +103,41 @@ struct PointResult {
 //! point. A configuration pipesim rejects gives results with that status, never a throw.
 std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache);
 
+//! The architecture generation of a profile's GPU ("pascal", "volta", "ampere", "hopper",
+//! "blackwell"), from NVIDIA's product names (P100, V100, A100, H100/H200, B200/B300/GB200/
+//! GB300) found in the profile's `provenance.gpu` or, failing that, its `name`; "other" when
+//! neither names a known GPU.
+std::string gpu_generation(const std::string& gpu_name, const std::string& profile_name);
+
+//! Whether two measured values are equal within their reading errors (fractions): the
+//! intervals v·(1 ± e) overlap, |a − b| ≤ e_a·a + e_b·b. Exact equality is always a tie.
+bool within_reading_error(double a, double error_a, double b, double error_b);
+
 struct ErrorStats {
   size_t points = 0;
   double median_abs = 0;  //!< median |error|
   double max_abs = 0;
+  //! Mean of the signed errors (predicted / measured − 1): the bias, which |error| hides.
+  double mean_signed = 0;
   std::string worst;  //!< id of the point with the largest |error|
+};
+
+//! Two runs of a group whose measured values lie within their reading errors.
+struct TiedPair {
+  std::string first, second;  //!< run ids, in the group's order
+  double first_measured = 0, second_measured = 0;
 };
 
 struct RankingAgreement {
   std::string group;
   std::string metric;
   size_t runs = 0;
-  bool same_order = false;  //!< predicted order of the runs equals the measured order
-  double kendall_tau = 0;   //!< 1 = same order, −1 reversed (ties count neither way)
+  //! The predicted order agrees with the measured one on every pair not tied in measurement.
+  bool same_order = false;
+  //! Kendall's τ_b (Kendall 1945: (C − D) / √((n₀ − n₁)(n₀ − n₂)), n₁ and n₂ the pairs tied
+  //! in measurement and in prediction): 1 = same order, −1 reversed; 0 when every pair ties.
+  double kendall_tau = 0;
+  std::vector<TiedPair> ties;  //!< the pairs tied in measurement (within_reading_error)
   //! Median over the group's other runs of |(predicted / predicted best) / (measured /
   //! measured best) − 1|, the best being the run measured fastest: relative speed-ups.
   double median_ratio_error = 0;
@@ -117,6 +147,7 @@ struct SourceSummary {
   std::string source;
   ErrorStats all;       //!< throughput-type points (not memory), exact and approximated
   ErrorStats held_out;  //!< the same, not fitted
+  ErrorStats fitted;    //!< the same, fitted (a profile parameter was fitted on them)
   ErrorStats exact;     //!< throughput-type points of exactly expressed runs
   ErrorStats memory;    //!< peak_memory_gib points
   size_t not_expressible = 0;
@@ -125,6 +156,9 @@ struct SourceSummary {
 
 struct ValidationSummary {
   std::vector<SourceSummary> sources;  //!< in order of first appearance
+  //! The same statistics per GPU generation (`source` holds the generation), in order of
+  //! first appearance.
+  std::vector<SourceSummary> generations;
   SourceSummary overall;
   std::vector<RankingAgreement> rankings;
 };

@@ -14,8 +14,8 @@ std::string validation_text(const std::vector<PointResult>& points,
                             const ValidationSummary& summary);
 
 //! Header: id, source, expressible, fitted, compare_group, metric, unit, measured, predicted,
-//! error_percent, status. Numbers with 4 significant digits (the table is a regression
-//! artefact: it must not churn with the last bit of a double).
+//! error_percent, status, gpu_generation, gpus, reading_error_percent. Numbers with 4 significant
+//! digits (the table is a regression artefact: it must not churn with the last bit of a double).
 std::string validation_csv(const std::vector<PointResult>& points);
 
 std::string validation_json(const std::vector<PointResult>& points,

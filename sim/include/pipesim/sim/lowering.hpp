@@ -5,17 +5,21 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "pipesim/core/check.hpp"
 #include "pipesim/sim/schedule.hpp"
 #include "pipesim/sim/task_graph.hpp"
 
 namespace pipesim::sim {
 
-//! Empty when the schedule is complete and consistent: dimensions agree, every op is on the
+//! Passes when the schedule is complete and consistent: dimensions agree, every op is on the
 //! worker that holds its stage, each required op appears exactly once, no foreign kinds.
-//! Otherwise the first problem found, in words.
-std::string check_structure(const Schedule& schedule);
+//! Otherwise the first problem found, as a ConfigError at `source`: `field` (a schedule file
+//! and "schedule", a generator's output and "generated order", ...).
+core::Check check_structure(const Schedule& schedule, std::string_view source = "schedule",
+                            std::string_view field = "order");
 
 //! Which compute ops run collectives inside their layers (tensor parallelism's all-reduces, or
 //! reduce-scatter/all-gather pairs), told by the cost model. Each such op gets one Collective
@@ -54,16 +58,13 @@ struct OpCollectives {
 //!    compute tasks, worker by worker in program order (transfers and the rest follow).
 TaskGraph build_task_graph(const Schedule& schedule, const OpCollectives& collectives = {});
 
-//! Empty when the graph (program order included) is acyclic; otherwise names a worker and the
-//! op it is stuck at: such a schedule would deadlock.
-std::string check_acyclic(const TaskGraph& graph);
-
-struct ValidationResult {
-  bool ok = false;
-  std::string reason;  //!< why not, when !ok
-};
+//! Passes when the graph (program order included) is acyclic; otherwise the problem names a
+//! worker and the op it is stuck at (such a schedule would deadlock), located as above.
+core::Check check_acyclic(const TaskGraph& graph, std::string_view source = "schedule",
+                          std::string_view field = "order");
 
 //! check_structure, then build and check_acyclic.
-ValidationResult validate(const Schedule& schedule);
+core::Check validate(const Schedule& schedule, std::string_view source = "schedule",
+                     std::string_view field = "order");
 
 }  // namespace pipesim::sim
