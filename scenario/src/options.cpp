@@ -112,6 +112,25 @@ Option scheme_option(const OptionSpec& declared) {
   return o;
 }
 
+// Megatron-LM's argument names for the same settings (megatron/training/arguments.py), so a
+// Megatron user's command line reads as written: `--tensor-model-parallel-size 8` is `-T 8`.
+void add_megatron_aliases(std::vector<Option>& table) {
+  constexpr std::pair<std::string_view, std::string_view> kAliases[] = {
+      {"tensor_parallel", "tensor_model_parallel_size"},
+      {"stages", "pipeline_model_parallel_size"},
+      {"chunks", "virtual_pipeline_model_parallel_size"},
+      {"sequence", "seq_length"},
+      {"distributed_optimizer", "use_distributed_optimizer"},
+      {"recompute", "recompute_granularity"},
+  };
+  for (const auto& [name, alias] : kAliases) {
+    const auto o =
+        std::find_if(table.begin(), table.end(), [&](const Option& x) { return x.name() == name; });
+    PIPESIM_ASSERT(o != table.end(), "an alias for an option that is not in the table");
+    o->aliases.emplace_back(alias);
+  }
+}
+
 std::vector<Option> make_options() {
   // Unit costs are slots: 1e9 keeps every sum over a run's tasks (≤ the task budget) finite
   // and exact enough, where 1e308 overflowed to an infinite iteration time.
@@ -142,6 +161,16 @@ std::vector<Option> make_options() {
                                "Micro-batches per iteration N"),
           "N", Scope::Always, kSchedule,
           [](Scenario & s) -> auto& { return s.params.micro_batches; }),
+  };
+  // Schedule names are matched case-insensitively and PyTorch's class names are aliases
+  // (schedules::find_schedule); the scenario keeps the registry's name, so every output spells
+  // a scheme one way. An unknown name is kept as given and refused when the run is checked.
+  Option& schedule = table.front();
+  schedule.set = [set = schedule.set](Scenario& s, const std::optional<OptionValue>& value) {
+    set(s, value);
+    if (const schedules::ScheduleEntry* e = schedules::find_schedule(s.schedule)) {
+      s.schedule = e->name;
+    }
   };
   for (const OptionSpec* declared : schedules::scheme_options())
     table.push_back(scheme_option(*declared));
@@ -356,6 +385,7 @@ std::vector<Option> make_options() {
                                  [](const Option& o) { return o.name() == "t_backward"; });
     table.insert(at + 1, std::move(weight));
   }
+  add_megatron_aliases(table);
   return table;
 }
 

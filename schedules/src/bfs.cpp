@@ -43,6 +43,7 @@ const ScheduleEntry& bfs_entry() {
     e.name = "bfs";
     e.description = "breadth-first looped pipeline, v chunks per worker (chunks)";
     e.citation = "Lamy-Poirier, Breadth-First Pipeline Parallelism, MLSys 2023";
+    e.aliases = {"ScheduleLoopedBFS"};  // torch.distributed.pipelining
     e.options = {detail::chunks_option()};
     e.make = &make_bfs;
     e.shape = &detail::listed_chunks;

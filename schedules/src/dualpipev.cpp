@@ -47,6 +47,7 @@ const ScheduleEntry& dualpipev_entry() {
     e.name = "dualpipev";
     e.description = "DualPipe folded into a V shape on D workers";
     e.citation = "DeepSeek-AI, github.com/deepseek-ai/DualPipe";
+    e.aliases = {"ScheduleDualPipeV"};  // torch.distributed.pipelining
     e.traits.split_backward = true;
     e.constraints = {kConstraints.begin(), kConstraints.end()};
     e.make = &make_dualpipev;

@@ -27,6 +27,7 @@ const ScheduleEntry& gpipe_entry() {
     e.name = "gpipe";
     e.description = "all forwards, then all backwards; flush every iteration";
     e.citation = "Huang et al., GPipe, NeurIPS 2019";
+    e.aliases = {"ScheduleGPipe"};  // torch.distributed.pipelining
     e.make = &make_gpipe;
     return e;
   }();

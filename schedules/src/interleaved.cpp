@@ -63,6 +63,7 @@ const ScheduleEntry& interleaved_entry() {
     e.name = "interleaved";
     e.description = "Megatron virtual pipeline, v chunks per worker (chunks)";
     e.citation = "Narayanan et al., Megatron-LM, SC 2021";
+    e.aliases = {"ScheduleInterleaved1F1B"};  // torch.distributed.pipelining
     e.options = {detail::chunks_option()};
     e.constraints = {kConstraints.begin(), kConstraints.end()};
     e.make = &make_interleaved;

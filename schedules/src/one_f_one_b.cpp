@@ -40,6 +40,7 @@ const ScheduleEntry& one_f_one_b_entry() {
     e.name = "1f1b";
     e.description = "PipeDream-Flush: D-s-1 warm-up forwards, one-forward-one-backward";
     e.citation = "Narayanan et al., PipeDream-2BW/Flush, ICML 2021";
+    e.aliases = {"Schedule1F1B"};  // torch.distributed.pipelining
     e.make = &make_1f1b;
     return e;
   }();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <span>
 
 #include "entries.hpp"
@@ -147,8 +148,14 @@ Catalogue all_schedules() {
 }
 
 const ScheduleEntry* find_schedule(std::string_view name) {
+  const auto same = [name](std::string_view known) {
+    return std::ranges::equal(name, known, [](char a, char b) {
+      return std::tolower(static_cast<unsigned char>(a)) ==
+             std::tolower(static_cast<unsigned char>(b));
+    });
+  };
   for (const ScheduleEntry* e : entries()) {
-    if (e->name == name) return e;
+    if (same(e->name) || std::ranges::any_of(e->aliases, same)) return e;
   }
   return nullptr;
 }

@@ -80,6 +80,7 @@ const ScheduleEntry& zb_v_entry() {
     e.name = "zb-v";
     e.description = "zero bubble V-shape, 2 chunks per worker, 1F1B memory";
     e.citation = "Qi et al., Controllable Memory PP, NeurIPS 2024";
+    e.aliases = {"ScheduleZBVZeroBubble"};  // torch.distributed.pipelining
     e.traits.split_backward = true;
     e.make = &make_zb_v;
     e.shape = &detail::two_chunks;

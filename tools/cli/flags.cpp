@@ -5,17 +5,33 @@
 namespace pipesim::cli {
 
 std::string cli_names(const scenario::Option& option) {
-  const std::string flag = flag_of(option.name());
-  return option.short_name.empty() ? flag : fmt::format("{},-{}", flag, option.short_name);
+  std::string names = flag_of(option.name());
+  if (!option.short_name.empty()) names += ",-" + option.short_name;
+  for (const std::string& alias : option.aliases)
+    names += "," + flag_of(alias);
+  return names;
 }
 
 CLI::Option* add_scenario_option(CLI::App& cmd, const scenario::Option& option, std::string& text,
                                  bool list) {
   const std::string type = option.spec.type_name();
   CLI::Option* o = cmd.add_option(cli_names(option), text, option.spec.help);
-  o->type_name(list ? fmt::format("LIST<{}>", type) : type)->group(option.group);
-  if (const std::string d = scenario::default_help(option); !d.empty()) o->default_str(d);
+  const std::string shown = list ? fmt::format("LIST<{}>", type) : type;
+  o->type_name(shown)->group(option.group);
+  const std::string d = scenario::default_help(option);
+  if (option.spec.kind == core::ValueKind::Switch) {
+    // A bare switch means on (given_text). CLI11 would fill a bare option with its default
+    // string, so the default is shown through the option text instead.
+    o->expected(0, 1)->option_text(d.empty() ? fmt::format("[{}]", shown)
+                                             : fmt::format("[{}] [{}]", shown, d));
+  } else if (!d.empty()) {
+    o->default_str(d);
+  }
   return o;
+}
+
+std::string given_text(const scenario::Option& option, const std::string& text) {
+  return option.spec.kind == core::ValueKind::Switch && text.empty() ? "on" : text;
 }
 
 const char* list_syntax_note() {

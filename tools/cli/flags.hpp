@@ -25,6 +25,10 @@ std::string cli_names(const scenario::Option& option);
 CLI::Option* add_scenario_option(CLI::App& cmd, const scenario::Option& option, std::string& text,
                                  bool list);
 
+//! The text of a given option: as typed, except that a bare switch (`--sequence-parallel`) is
+//! "on".
+std::string given_text(const scenario::Option& option, const std::string& text);
+
 //! The one note on list and range values that sweep and compare show under their options.
 const char* list_syntax_note();
 

@@ -31,8 +31,8 @@ void list_hardware() {
 void list_options() {
   for (const scenario::Option& o : scenario::options()) {
     const std::string d = scenario::default_help(o);
-    std::cout << fmt::format("{:<24} {:<26} {}{}\n", cli_names(o), o.spec.type_name(),
-                             o.spec.help, d.empty() ? "" : fmt::format(" [default: {}]", d));
+    std::cout << fmt::format("{:<24} {:<26} {}{}\n", cli_names(o), o.spec.type_name(), o.spec.help,
+                             d.empty() ? "" : fmt::format(" [default: {}]", d));
   }
 }
 

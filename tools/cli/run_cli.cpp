@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "commands.hpp"
 #include "completion.hpp"
@@ -15,8 +16,36 @@
 #include "output.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
+#include "suggest.hpp"
 
 namespace pipesim::cli {
+namespace {
+
+// The first `--name` on the command line that `command` does not know, named with the nearest
+// spelling it does know: "command line: --tensor-paralel: unknown option of simulate; did you
+// mean --tensor-parallel?". "" when every flag is known (the parse failed for another reason).
+std::string unknown_option(const CLI::App& command, int argc, char** argv) {
+  std::vector<std::string> known;
+  const auto options = command.get_options([](const CLI::Option*) { return true; });
+  for (const CLI::Option* o : options) {
+    for (const std::string& name : o->get_lnames())
+      known.push_back("--" + name);
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (!word.starts_with("--")) continue;
+    const std::string flag(word.substr(0, word.find('=')));
+    if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
+    const std::string nearest = closest_spelling(flag, known);
+    return fmt::format("command line: {}: unknown option of {}{}", flag, command.get_name(),
+                       nearest.empty()
+                           ? fmt::format(" (`pipesim {} --help` lists them)", command.get_name())
+                           : fmt::format("; did you mean {}?", nearest));
+  }
+  return {};
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
             const Distribution& distribution) {
@@ -55,6 +84,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
   };
   // The first word that is not a flag is the command (the app's own flags take no values):
   // name it when it is unknown, instead of CLI11's "A subcommand is required".
+  const CLI::App* command = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
     if (word.starts_with("-")) continue;
@@ -67,12 +97,17 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
         known += (known.empty() ? "" : ", ") + sub->get_name();
       return fail(2, fmt::format("command line: '{}': unknown command (known: {})", word, known));
     }
+    command = app.get_subcommand(word);
     break;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e, out, err);  // --help, --version
+    if (command != nullptr) {
+      if (const std::string unknown = unknown_option(*command, argc, argv); !unknown.empty())
+        return fail(2, unknown);
+    }
     return fail(2, fmt::format("command line: {}", e.what()));
   } catch (const std::exception& e) {
     return fail(1, fmt::format("unexpected error while reading the command line: {}", e.what()));

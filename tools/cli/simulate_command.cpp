@@ -88,7 +88,7 @@ Action add_simulate_command(CLI::App& app) {
     for (const scenario::Option& option : scenario::options()) {
       if (o->flags.at(option.name())->count() > 0) {
         given.push_back(option.name());
-        scenario::apply_given(option, o->spec, o->values.at(option.name()));
+        scenario::apply_given(option, o->spec, given_text(option, o->values.at(option.name())));
       } else {
         option.apply(o->spec, option.spec.default_text);
       }

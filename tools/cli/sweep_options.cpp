@@ -40,8 +40,9 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
 
 explore::SweepGrid make_grid(const SweepArgs& args) {
   explore::OptionTexts given;  // only the options on the command line, empty texts included
-  for (const auto& [name, text] : args.values) {
-    if (args.flags.at(name)->count() > 0) given[name] = text;
+  for (const scenario::Option& option : scenario::options()) {
+    if (args.flags.at(option.name())->count() > 0)
+      given[option.name()] = given_text(option, args.values.at(option.name()));
   }
   return explore::make_grid(given, args.file);
 }

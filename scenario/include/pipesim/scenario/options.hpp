@@ -32,6 +32,9 @@ enum class Scope : std::uint8_t {
 struct Option {
   core::OptionSpec spec;   //!< name (also the CSV column), kind, default, range, help
   std::string short_name;  //!< one-letter alias ("N"), or ""
+  //! Other front ends' names for it, neutral (Megatron-LM's "tensor_model_parallel_size"):
+  //! the CLI accepts them as flags too.
+  std::vector<std::string> aliases;
   Scope scope = Scope::Always;
   std::string group;  //!< help group: "Schedule", "Unit-cost mode", "Real-cost mode"
   //! The value in `s`; nothing when unset (a scheme option left to the scheme, a precision

@@ -66,6 +66,9 @@ struct ScheduleEntry {
   std::string name;         //!< the registry name a run asks for
   std::string description;  //!< one line
   std::string citation;     //!< the paper or code it follows
+  //! Other names a run may ask for it by (PyTorch's schedule class names); like the name,
+  //! matched case-insensitively.
+  std::vector<std::string> aliases;
   SchemeTraits traits;
   //! The scheme's own options (beyond stages and micro_batches, which every scheme takes). An
   //! option name means one thing across schemes: schemes that share one declare the same kind.
@@ -90,7 +93,8 @@ struct ScheduleEntry {
 using Catalogue = boost::iterator_range<boost::indirect_iterator<const ScheduleEntry* const*>>;
 Catalogue all_schedules();
 
-//! nullptr when no scheme has that name.
+//! The scheme with that name or alias, ignoring case ("1F1B", "Schedule1F1B"); nullptr when
+//! there is none.
 const ScheduleEntry* find_schedule(std::string_view name);
 
 //! Registers a scheme from outside the catalogue (a plug-in, a test): a static object in the
