@@ -35,7 +35,9 @@ ParamBytes param_bytes(models::Precision p, double bytes_per_param) {
 
 double optimizer_step_bytes(models::Precision p, const ParamBytes& b) {
   constexpr double kFp32 = 4;
-  if (b.weights >= kFp32) return 2 * b.optimizer + b.gradients + b.weights;  // no master copy
+  // fp32 training keeps no master copy. (Told by the precision, not the weight bytes: a
+  // low-precision recipe's weights include their quantized copies.)
+  if (p == models::Precision::FP32) return 2 * b.optimizer + b.gradients + b.weights;
   const double to_main_grads = b.gradients < kFp32 ? b.gradients + kFp32 : 0.0;
   const double unscale = p == models::Precision::FP16 ? 2 * kFp32 : 0.0;
   const double grad_norm = kFp32;

@@ -35,7 +35,7 @@ TEST(TheirWords, EveryMegatronAliasRunsAsPipesimsOwnFlag) {
       {"--pipeline-model-parallel-size", "--stages", "8", {"-N", "8"}},
       {"--virtual-pipeline-model-parallel-size",
        "--chunks",
-       "2",
+       "4",
        {"--schedule", "interleaved", "-D", "4", "-N", "8"}},
       {"--seq-length", "--sequence", "512", {"-D", "4", "-N", "8"}},
       {"--use-distributed-optimizer",

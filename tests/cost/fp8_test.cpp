@@ -6,6 +6,7 @@
 
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/stage_compute.hpp"
+#include "pipesim/cost/static_memory.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "schedule_helpers.hpp"
@@ -87,11 +88,13 @@ TEST(LowPrecision, TheOptimizerStepQuantizesTheWeightsOncePerIteration) {
   fp8.precision = Precision::FP8;
   const TrainingCostModel a(m, hw, sched, bf16), b(m, hw, sched, fp8);
   const double params = a.stage_memory()[1].gradients / 4;
-  // bf16 Adam: 0.5·P·(2·12 + 4 + 2) twice; fp8: the weight term is 2 + 2q = 4, plus the cast
-  // 2 + 2 = 4 bytes per parameter.
+  // The step's passes (optimizer_step_bytes: the same for bf16 and fp8), and for fp8 the cast
+  // of the updated weights: read bf16 (2), write two fp8 copies (2q = 2) per parameter.
   const double bw = hw.gpu.hbm_bandwidth;
-  EXPECT_NEAR(a.compute().optimizer(1), params * 30 / bw, 1e-9);
-  EXPECT_NEAR(b.compute().optimizer(1), params * (32 + 4) / bw, 1e-9);
+  const double step = optimizer_step_bytes(Precision::BF16, param_bytes(Precision::BF16));
+  EXPECT_EQ(optimizer_step_bytes(Precision::FP8, param_bytes(Precision::FP8)), step);
+  EXPECT_NEAR(a.compute().optimizer(1), params * step / bw, 1e-9);
+  EXPECT_NEAR(b.compute().optimizer(1), params * (step + 2 + 2) / bw, 1e-9);
 }
 
 }  // namespace
