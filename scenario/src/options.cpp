@@ -126,11 +126,12 @@ void add_megatron_aliases(std::vector<Option>& table) {
       {"distributed_optimizer", "use_distributed_optimizer"},
       {"recompute", "recompute_granularity"},
   };
-  for (const auto& [name, alias] : kAliases) {
-    const auto o =
-        std::find_if(table.begin(), table.end(), [&](const Option& x) { return x.name() == name; });
+  // A plain pair, not a structured binding: clang 14 cannot capture one in the lambda.
+  for (const auto& entry : kAliases) {
+    const auto o = std::find_if(table.begin(), table.end(),
+                                [&](const Option& x) { return x.name() == entry.first; });
     PIPESIM_ASSERT(o != table.end(), "an alias for an option that is not in the table");
-    o->aliases.emplace_back(alias);
+    o->aliases.emplace_back(entry.second);
   }
 }
 
