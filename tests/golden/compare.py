@@ -23,10 +23,11 @@ import sys
 
 schema_path, expected_dir, actual_dir = sys.argv[1:4]
 with open(schema_path, encoding="utf-8") as f:
-    schema_columns = set(json.load(f)["$defs"]["row"]["x-columns"])
-# Columns a CSV of runs carries besides the row schema's: search -o ranks and marks winners,
-# and says what holds each winner back.
-schema_columns |= {"rank", "winner", "limited_by"}
+    row_schema = json.load(f)["$defs"]["row"]
+# The row's columns, and those search -o adds around its winners (x-search-winners: rank
+# before, limited_by after).
+winners = row_schema["x-search-winners"]
+schema_columns = set(row_schema["x-columns"]) | set(winners["before"]) | set(winners["after"])
 failures = []
 
 
