@@ -15,6 +15,16 @@ if(PIPESIM_SANITIZE)
                                                    -fno-omit-frame-pointer -fno-sanitize-recover=all)
   target_link_options(pipesim_options INTERFACE -fsanitize=address,undefined)
 endif()
+# The libFuzzer harnesses (tests/fuzz/) link the same libraries as the tests, so one sanitized
+# clang build serves both: every target gets libFuzzer's coverage instrumentation, which the
+# sanitizer runtime satisfies in the test executables too.
+if(PIPESIM_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang" OR NOT PIPESIM_SANITIZE)
+    message(FATAL_ERROR "PIPESIM_BUILD_FUZZERS needs clang and PIPESIM_SANITIZE=ON "
+                        "(the asan preset sets both)")
+  endif()
+  target_compile_options(pipesim_options INTERFACE -fsanitize=fuzzer-no-link)
+endif()
 
 # pipesim_add_library(<name> SOURCES ... DEPS ...): a module library pipesim_<name>, aliased
 # pipesim::<name>, whose public headers live in <name>/include/pipesim/<name>/. It is installed

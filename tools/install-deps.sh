@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libbenchmark-dev gnuplot-nox
   python3-dev python3-pybind11      # the Python bindings
   libopenmpi-dev openmpi-bin        # MPI
-  clang libclang-rt-14-dev          # libFuzzer harnesses (the fuzz preset)
+  clang libclang-rt-14-dev          # the asan preset: sanitized tests and libFuzzer harnesses
   help2man                          # the man page, generated from `pipesim --help`
   python3-jsonschema                # tests: outputs validate against docs/schema/
   graphviz                          # tests: dot lays out simulate --export-dot graphs
