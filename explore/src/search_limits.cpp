@@ -1,20 +1,64 @@
 #include "pipesim/explore/search_limits.hpp"
 
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/cost/expert_parallel.hpp"
+#include "pipesim/cost/stage_memory.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
+#include "pipesim/cost/training_setup.hpp"
+#include "pipesim/hardware/placement.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/models/transformer.hpp"
 
 namespace pipesim::explore {
+namespace {
 
-SearchLimits search_limits(const models::ModelSpec& spec,
-                           const hardware::HardwareProfile& profile) {
+// The setup a candidate of this layout runs (every other option at its default; flash
+// attention with context parallelism, as the candidate sets it).
+cost::TrainingSetup setup_of(const Parallelism& x) {
+  cost::TrainingSetup s;
+  s.tensor_parallel = x.tensor;
+  s.context_parallel = x.context;
+  s.expert_parallel = x.expert;
+  s.expert_tensor_parallel = x.expert_tensor;
+  if (x.context > 1) s.attention = models::Attention::Flash;
+  return s;
+}
+
+}  // namespace
+
+SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
+                           std::shared_ptr<const hardware::HardwareProfile> hardware) {
   SearchLimits limits;
-  limits.layers = spec.layers;
+  limits.layers = model->layers;
   // Weights, gradients and optimizer state of every parameter, at the bytes per parameter of
   // the model's precision (cost/static_memory.hpp).
-  limits.static_bytes = models::model_params(spec) * cost::param_bytes(spec.precision).total();
-  limits.capacity = profile.gpu.memory_bytes;
+  const double bytes_per_param = cost::param_bytes(model->precision).total();
+  limits.static_bytes = models::model_params(*model) * bytes_per_param;
+  limits.capacity = hardware->gpu.memory_bytes;
+  limits.static_bytes_per_gpu = [model, bytes_per_param](const Parallelism& x) {
+    // The whole model as one stage, per GPU: the cost model's stage parameters (dense parts
+    // over T, routed experts over E·e_t). A tied head on another stage only adds to a stage.
+    const std::vector<models::StageLayers> whole{{0, model->layers, true, true}};
+    return cost::stage_params(*model, whole, cost::layer_config(setup_of(x))).front() *
+           bytes_per_param;
+  };
+  limits.refuse = [model, hardware](const Parallelism& x, int stages, int width) -> std::string {
+    const cost::TrainingSetup setup = setup_of(x);
+    try {
+      if (stages == 0) {
+        cost::validate_setup(cost::trained_model(*model, setup), *hardware, setup);
+      } else if (model->is_moe()) {
+        const hardware::Placement placement{
+            stages,   width,    hardware->gpus_per_node, hardware->nics_per_node, setup.placement,
+            x.tensor, x.context};
+        (void)cost::ExpertLayout(cost::rank_model(*model, setup), placement, setup);
+      }
+    } catch (const core::ConfigError& e) {
+      return e.field() + ": " + e.problem();
+    }
+    return {};
+  };
   return limits;
 }
 
