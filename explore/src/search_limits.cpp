@@ -43,6 +43,32 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
     return cost::stage_params(*model, whole, cost::layer_config(setup_of(x))).front() *
            bytes_per_param;
   };
+  limits.activation_bytes_per_gpu = [model](const Parallelism& x, int micro_batch) {
+    cost::TrainingSetup setup = setup_of(x);
+    setup.micro_batch_size = micro_batch;
+    // Full recomputation keeps the least of any mode, and a scheme may recompute whatever the
+    // option says (Chimera's forward doubling does).
+    setup.recompute = models::Recompute::Full;
+    // One context-parallel rank's share of the sequence, as the cost model prices it.
+    const models::ModelSpec rank = cost::rank_model(cost::trained_model(*model, setup), setup);
+    const models::LayerConfig cfg = cost::layer_config(setup);
+    const int moe = models::moe_layer_count(rank);
+    double bytes = models::embedding_activation_bytes(rank, cfg).value +
+                   models::head_activation_bytes(rank, cfg).value;
+    if (moe > 0) {
+      bytes +=
+          moe *
+          models::layer_activation_bytes(rank, cfg, setup.recompute, models::LayerKind::Moe).value;
+    }
+    if (rank.layers > moe) {
+      bytes += (rank.layers - moe) *
+               models::layer_activation_bytes(rank, cfg, setup.recompute, models::LayerKind::Dense)
+                   .value;
+    }
+    return bytes;
+  };
+  limits.reserved_bytes = hardware->memory.reserved_bytes;
+  limits.fragmentation = hardware->memory.fragmentation;
   limits.refuse = [model, hardware](const Parallelism& x, int stages, int width) -> std::string {
     const cost::TrainingSetup setup = setup_of(x);
     try {

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <utility>
+
 #include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::explore {
@@ -29,15 +33,15 @@ std::vector<schedules::SearchVariant> schedule_variants(const std::string& sched
   return variants;
 }
 
-// Copies of its stages' weights a worker of this configuration holds at least: one per
-// pipeline the scheme runs (Chimera 2f, GEMS and DualPipe 2), whether or not the point meets
-// the scheme's constraints (it is simulated, and refused there with the reason).
-int weight_copies(const std::string& schedule, int stages, int micro_batches,
-                  const core::OptionValues& options) {
+// The scheme's shape for this point: pipelines (copies of its stages' weights a worker holds
+// at least: Chimera 2f, GEMS and DualPipe 2) and chunks per worker, whether or not the point
+// meets the scheme's constraints (it is simulated, and refused there with the reason).
+schedules::Shape shape(const std::string& schedule, int stages, int micro_batches,
+                       const core::OptionValues& options) {
   try {
-    return schedules::shape_of(schedule, {stages, micro_batches, options}).pipelines;
+    return schedules::shape_of(schedule, {stages, micro_batches, options});
   } catch (const core::ConfigError&) {
-    return 1;  // an unknown schedule: refused when simulated
+    return {};  // an unknown schedule: refused when simulated
   }
 }
 
@@ -77,6 +81,19 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
     static_per_gpu[i] = limits.static_bytes_per_gpu ? limits.static_bytes_per_gpu(x)
                                                     : limits.static_bytes / x.tensor;
   }
+  // A per (layout, B): the same for every schedule, D and recomputation mode.
+  std::map<std::pair<size_t, int>, double> activations;
+  auto activation_bound = [&](size_t layout, int b) {
+    if (!limits.activation_bytes_per_gpu) return 0.0;
+    const auto key = std::make_pair(layout, b);
+    auto it = activations.find(key);
+    if (it == activations.end()) {
+      it = activations
+               .emplace(key, limits.activation_bytes_per_gpu(layouts[layout], std::max(1, b / 2)))
+               .first;
+    }
+    return it->second;
+  };
   for (const std::string& schedule : request.schedules) {
     for (size_t li = 0; li < layouts.size(); ++li) {
       const Parallelism& x = layouts[li];
@@ -137,12 +154,15 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
               for (const auto& [name, value] : variant.options.items())
                 c.options[name] = schedules::scheme_option(name)->format(value);
               c.pruned = variant.pruned;
-              const int copies = weight_copies(schedule, stages, n, variant.options);
-              const double lower_bound = static_per_gpu[li] / stages * copies;
+              const schedules::Shape sh = shape(schedule, stages, n, variant.options);
+              const double tensors = static_per_gpu[li] / stages * sh.pipelines +
+                                     activation_bound(li, b) / (stages * std::max(1, sh.chunks));
+              const double lower_bound =
+                  tensors + limits.reserved_bytes + limits.fragmentation * tensors;
               if (c.pruned.empty() && limits.capacity > 0 && lower_bound > limits.capacity) {
                 c.pruned = fmt::format(
-                    "weights, gradients and optimizer state alone need {:.1f} GiB per GPU "
-                    "> {:.1f} GiB",
+                    "weights, gradients, optimizer state and one micro-batch's activations "
+                    "need at least {:.1f} GiB per GPU > {:.1f} GiB",
                     gib(lower_bound), gib(limits.capacity));
                 c.pruned_for_memory = true;
               }

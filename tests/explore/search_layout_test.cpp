@@ -3,6 +3,8 @@
 // (its own checks, through SearchLimits::refuse), with a per-GPU memory bound that stays a lower
 // bound under expert folding.
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -16,6 +18,7 @@
 #include "pipesim/explore/search.hpp"
 #include "pipesim/explore/search_limits.hpp"
 #include "pipesim/scenario/options.hpp"
+#include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::explore {
 namespace {
@@ -155,12 +158,15 @@ TEST(SearchLayout, EverySimulatedLayoutIsAcceptedByTheCostModel) {
 }
 
 // Pruning (the memory bound and the cost model's refusals) never drops the best configuration:
-// the same candidates all simulated, with no pruning rule, give the same winner per schedule.
+// the same candidates all simulated, with no pruning rule, give the same winner per schedule,
+// and no candidate the memory bound prunes fits when simulated.
 TEST(SearchLayout, PrunedSearchFindsTheExhaustiveSearchsWinners) {
-  SearchRequest r = moe_request("qwen3-30b-a3b", {"1f1b", "interleaved", "zb-v", "dualpipev"}, 16);
+  std::vector<std::string> every;  // each scheme's shape (chunks, pipelines) enters the bound
+  for (const schedules::ScheduleEntry& e : schedules::all_schedules())
+    every.push_back(e.name);
+  SearchRequest r = moe_request("qwen3-30b-a3b", every, 16);
   r.tensor_parallel = {1, 2};
-  r.expert_parallel = {1, 2, 4, 8};
-  r.expert_tensor_parallel = {1, 2};
+  r.expert_parallel = {1, 8};
   r.recompute = {"none", "full"};
   SpecCache specs;
   const std::vector<Candidate> pruned = search_candidates(r, specs);
@@ -188,7 +194,9 @@ TEST(SearchLayout, PrunedSearchFindsTheExhaustiveSearchsWinners) {
   for (size_t i = 0; i < pruned.size(); ++i) {
     if (pruned[i].pruned_for_memory) {
       // Simulated, it runs out of memory or is refused by its scheme: never fits.
-      EXPECT_FALSE(all[i].ok()) << "the bound is a lower bound: " << pruned[i].pruned;
+      EXPECT_FALSE(all[i].ok()) << "the bound is a lower bound: " << pruned[i].pruned << " "
+                                << fmt::format("{}", fmt::join(all[i].inputs, " ")) << " | "
+                                << fmt::format("{}", fmt::join(scenario::input_columns(), " "));
       oom += all[i].status.kind == scenario::Status::Kind::Oom ? 1 : 0;
     }
   }

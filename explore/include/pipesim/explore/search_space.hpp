@@ -16,9 +16,16 @@
 //   (SearchLimits::refuse: its own checks, e.g. E dividing the experts, 2C the sequence of a
 //   causal model, groups inside the NVLink domain; per layout, then per (layout, D, W) for the
 //   placement), D > layers, a variant its scheme prunes (interleaved: 2·D > layers), W not
-//   dividing B̂, or weights alone above the GPU's memory (a lower bound on every worker's peak:
-//   the fullest stage holds at least 1/D of the per-GPU model, once per pipeline the scheme
-//   runs) → status `pruned` with the reason.
+//   dividing B̂, or a lower bound on the fullest worker's peak above the GPU's memory → status
+//   `pruned` with the reason. The bound: every worker's peak is at least its static bytes
+//   plus one micro-batch's activations of one of its stages (sim::track_memory adds them when
+//   a forward starts), so the fullest worker's is at least the mean over workers:
+//   copies · static / D + A / (D · chunks), with static the whole model's weights, gradients
+//   and optimizer per GPU, copies the scheme's pipelines, A the whole model's activations of
+//   one micro-batch per GPU at B/2 (Chimera's backward halving runs ops at B/2, the smallest
+//   any scheme does) with full recomputation (the least any mode stores; a scheme may
+//   recompute whatever the option says), chunks the scheme's stages per worker and pipeline;
+//   then the profile's memory overheads, as the cost model applies them.
 // Order: schedules as given, then the layouts, D ascending, B ascending, recomputation modes as
 // given, then the schedule's options; so rows come out the same on every run.
 
@@ -49,6 +56,13 @@ struct SearchLimits {
   //! over the stages, so the fullest of D stages holds at least 1/D of it); empty:
   //! static_bytes / T.
   std::function<double(const Parallelism&)> static_bytes_per_gpu;
+  //! Activations one GPU stores of the whole model for one micro-batch of `micro_batch`
+  //! samples with full recomputation (the least any mode stores), summed over the layers;
+  //! empty: 0 (no activation term in the bound).
+  std::function<double(const Parallelism&, int micro_batch)> activation_bytes_per_gpu;
+  //! The profile's overheads on a peak (hardware MemoryOverhead): peak + reserved + frag·peak.
+  double reserved_bytes = 0.0;
+  double fragmentation = 0.0;
   //! Why the cost model refuses a layout ("" when it accepts it): with stages = 0 the checks
   //! that hold for any D and W, else those of the placement of D stages × W replicas.
   std::function<std::string(const Parallelism&, int stages, int width)> refuse;
