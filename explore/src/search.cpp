@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "pipesim/cost/training_setup.hpp"
 #include "pipesim/explore/bound_values.hpp"
 #include "pipesim/explore/search_limits.hpp"
 #include "pipesim/explore/value_range.hpp"
@@ -50,11 +51,24 @@ SearchRequest make_search_request(const SearchArgs& args) {
   }
   request.recompute = expand_option_values("recompute", args.recompute);
   (void)checked("recompute", request.recompute);
-  if (!args.tensor_parallel.empty()) {
-    for (const scenario::Scenario& s :
-         checked("tensor_parallel", expand_option_values("tensor_parallel", args.tensor_parallel)))
-      request.tensor_parallel.push_back(s.perf.setup.tensor_parallel);
-  }
+  // Each degree through its option's parser and range; the cost model's rules for the model
+  // and hardware are applied per layout when the candidates are enumerated (search_limits).
+  auto degrees = [](std::string_view name, const std::string& given, auto field) {
+    std::vector<int> out;
+    if (given.empty()) return out;
+    for (const scenario::Scenario& s : checked(name, expand_option_values(name, given)))
+      out.push_back(s.perf.setup.*field);
+    return out;
+  };
+  using Setup = cost::TrainingSetup;
+  request.tensor_parallel =
+      degrees("tensor_parallel", args.tensor_parallel, &Setup::tensor_parallel);
+  request.context_parallel =
+      degrees("context_parallel", args.context_parallel, &Setup::context_parallel);
+  request.expert_parallel =
+      degrees("expert_parallel", args.expert_parallel, &Setup::expert_parallel);
+  request.expert_tensor_parallel = degrees("expert_tensor_parallel", args.expert_tensor_parallel,
+                                           &Setup::expert_tensor_parallel);
   return request;
 }
 
@@ -68,7 +82,7 @@ scenario::Point to_point(const Candidate& c) {
 }
 
 std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs) {
-  request.limits = search_limits(*specs.model(request.model), *specs.hardware(request.hardware));
+  request.limits = search_limits(specs.model(request.model), specs.hardware(request.hardware));
   return enumerate_candidates(request);
 }
 

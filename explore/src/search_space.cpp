@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <utility>
+
 #include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::explore {
@@ -29,60 +33,107 @@ std::vector<schedules::SearchVariant> schedule_variants(const std::string& sched
   return variants;
 }
 
-// Copies of its stages' weights a worker of this configuration holds at least: one per
-// pipeline the scheme runs (Chimera 2f, GEMS and DualPipe 2), whether or not the point meets
-// the scheme's constraints (it is simulated, and refused there with the reason).
-int weight_copies(const std::string& schedule, int stages, int micro_batches,
-                  const core::OptionValues& options) {
+// The scheme's shape for this point: pipelines (copies of its stages' weights a worker holds
+// at least: Chimera 2f, GEMS and DualPipe 2) and chunks per worker, whether or not the point
+// meets the scheme's constraints (it is simulated, and refused there with the reason).
+schedules::Shape shape(const std::string& schedule, int stages, int micro_batches,
+                       const core::OptionValues& options) {
   try {
-    return schedules::shape_of(schedule, {stages, micro_batches, options}).pipelines;
+    return schedules::shape_of(schedule, {stages, micro_batches, options});
   } catch (const core::ConfigError&) {
-    return 1;  // an unknown schedule: refused when simulated
+    return {};  // an unknown schedule: refused when simulated
   }
 }
 
 }  // namespace
+
+std::vector<Parallelism> parallel_layouts(const SearchRequest& request) {
+  auto or_one = [](const std::vector<int>& v) { return v.empty() ? std::vector<int>{1} : v; };
+  std::vector<Parallelism> out;
+  for (const int t : or_one(request.tensor_parallel))
+    for (const int c : or_one(request.context_parallel))
+      for (const int e : or_one(request.expert_parallel))
+        for (const int et : or_one(request.expert_tensor_parallel))
+          out.push_back({t, c, e, et});
+  return out;
+}
 
 std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
   std::vector<Candidate> out;
   const SearchLimits& limits = request.limits;
   const std::vector<std::string> recompute =
       request.recompute.empty() ? std::vector<std::string>{""} : request.recompute;
-  const bool vary_t = !request.tensor_parallel.empty();
-  const std::vector<int> degrees = vary_t ? request.tensor_parallel : std::vector<int>{1};
+  const std::vector<Parallelism> layouts = parallel_layouts(request);
+  // The cost model's verdict on each layout for any D and W, asked once per search.
+  std::vector<std::string> refused(layouts.size());
+  std::vector<double> static_per_gpu(layouts.size());
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    const Parallelism& x = layouts[i];
+    const bool divides = x.tensor >= 1 && x.context >= 1 && request.gpus % x.gpus_per_worker() == 0;
+    if (!divides) {
+      refused[i] = request.context_parallel.empty()
+                       ? fmt::format("T = {} does not divide P = {}", x.tensor, request.gpus)
+                       : fmt::format("T·C = {}·{} does not divide P = {}", x.tensor, x.context,
+                                     request.gpus);
+    } else if (limits.refuse) {
+      refused[i] = limits.refuse(x, 0, 0);
+    }
+    static_per_gpu[i] = limits.static_bytes_per_gpu ? limits.static_bytes_per_gpu(x)
+                                                    : limits.static_bytes / x.tensor;
+  }
+  // A per (layout, B): the same for every schedule, D and recomputation mode.
+  std::map<std::pair<size_t, int>, double> activations;
+  auto activation_bound = [&](size_t layout, int b) {
+    if (!limits.activation_bytes_per_gpu) return 0.0;
+    const auto key = std::make_pair(layout, b);
+    auto it = activations.find(key);
+    if (it == activations.end()) {
+      it = activations
+               .emplace(key, limits.activation_bytes_per_gpu(layouts[layout], std::max(1, b / 2)))
+               .first;
+    }
+    return it->second;
+  };
   for (const std::string& schedule : request.schedules) {
-    for (const int t : degrees) {
-      auto with_t = [&](Candidate c) {
-        if (vary_t) c.options["tensor_parallel"] = text(t);
+    for (size_t li = 0; li < layouts.size(); ++li) {
+      const Parallelism& x = layouts[li];
+      auto with_layout = [&](Candidate c) {
+        c.options["schedule"] = schedule;
+        c.options["model"] = request.model;
+        c.options["hardware"] = request.hardware;
+        if (!request.tensor_parallel.empty()) c.options["tensor_parallel"] = text(x.tensor);
+        if (!request.context_parallel.empty()) {
+          c.options["context_parallel"] = text(x.context);
+          c.options["attention"] = "flash";
+        }
+        if (!request.expert_parallel.empty()) c.options["expert_parallel"] = text(x.expert);
+        if (!request.expert_tensor_parallel.empty())
+          c.options["expert_tensor_parallel"] = text(x.expert_tensor);
         return c;
       };
-      if (t < 1 || request.gpus % t != 0) {
+      if (!refused[li].empty()) {
         Candidate c;
-        c.options = {
-            {"schedule", schedule}, {"model", request.model}, {"hardware", request.hardware}};
-        c.pruned = fmt::format("T = {} does not divide P = {}", t, request.gpus);
-        out.push_back(with_t(std::move(c)));
+        c.pruned = refused[li];
+        out.push_back(with_layout(std::move(c)));
         continue;
       }
-      const int pipeline_gpus = request.gpus / t;  // D·W
+      const int pipeline_gpus = request.gpus / x.gpus_per_worker();  // D·W
       for (int stages = 1; stages <= pipeline_gpus; ++stages) {
         if (pipeline_gpus % stages != 0) continue;
         const int width = pipeline_gpus / stages;
         auto base = [&] {
           Candidate c;
-          c.options = {{"schedule", schedule},
-                       {"model", request.model},
-                       {"hardware", request.hardware},
-                       {"stages", text(stages)},
-                       {"data_parallel", text(width)}};
-          return with_t(std::move(c));
+          c.options = {{"stages", text(stages)}, {"data_parallel", text(width)}};
+          return with_layout(std::move(c));
         };
-        // Rules that hold for every B: one pruned row for the (schedule, D) pair.
+        // Rules that hold for every B: one pruned row for the (schedule, layout, D) triple.
         std::string why;
         if (limits.layers > 0 && stages > limits.layers) {
           why = fmt::format("D = {} > {} layers", stages, limits.layers);
         } else if (request.mini_batch % width != 0) {
           why = fmt::format("W = {} does not divide the mini-batch {}", width, request.mini_batch);
+        } else if (limits.refuse) {
+          why = limits.refuse(x, stages, width);
         }
         if (!why.empty()) {
           Candidate c = base();
@@ -103,12 +154,15 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
               for (const auto& [name, value] : variant.options.items())
                 c.options[name] = schedules::scheme_option(name)->format(value);
               c.pruned = variant.pruned;
-              const int copies = weight_copies(schedule, stages, n, variant.options);
-              const double lower_bound = limits.static_bytes / stages / t * copies;
+              const schedules::Shape sh = shape(schedule, stages, n, variant.options);
+              const double tensors = static_per_gpu[li] / stages * sh.pipelines +
+                                     activation_bound(li, b) / (stages * std::max(1, sh.chunks));
+              const double lower_bound =
+                  tensors + limits.reserved_bytes + limits.fragmentation * tensors;
               if (c.pruned.empty() && limits.capacity > 0 && lower_bound > limits.capacity) {
                 c.pruned = fmt::format(
-                    "weights, gradients and optimizer state alone need {:.1f} GiB per GPU "
-                    "> {:.1f} GiB",
+                    "weights, gradients, optimizer state and one micro-batch's activations "
+                    "need at least {:.1f} GiB per GPU > {:.1f} GiB",
                     gib(lower_bound), gib(limits.capacity));
                 c.pruned_for_memory = true;
               }

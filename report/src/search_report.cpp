@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <string_view>
 
@@ -33,15 +34,20 @@ std::string search_table(const SearchHeading& heading, const std::vector<SweepRo
       counts[Status::Kind::Ok], counts[Status::Kind::Oom], counts[Status::Kind::Invalid],
       counts[Status::Kind::Pruned], heading.rank_metric);
   RankedColumns columns;
-  // T only when the search varied it (some row runs at T > 1).
-  const size_t t_column = input_column("tensor_parallel");
-  const bool vary_t =
-      t_column < inputs && std::any_of(rows.begin(), rows.end(),
-                                       [&](const auto& r) { return r.inputs[t_column] != "1"; });
-  for (const char* name :
-       {"schedule", "tensor_parallel", "stages", "data_parallel", "micro_batch_size",
-        "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
-    if (std::string_view(name) == "tensor_parallel" && !vary_t) continue;
+  // The layout's degrees only when the search varied them (some row runs at a degree > 1).
+  auto varied = [&](std::string_view name) {
+    const size_t c = input_column(std::string(name));
+    return c < inputs &&
+           std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r.inputs[c] != "1"; });
+  };
+  constexpr std::string_view kDegrees[] = {"tensor_parallel", "context_parallel", "expert_parallel",
+                                           "expert_tensor_parallel"};
+  for (const char* name : {"schedule", "tensor_parallel", "context_parallel", "expert_parallel",
+                           "expert_tensor_parallel", "stages", "data_parallel", "micro_batch_size",
+                           "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
+    const bool degree =
+        std::find(std::begin(kDegrees), std::end(kDegrees), name) != std::end(kDegrees);
+    if (degree && !varied(name)) continue;
     if (input_column(name) < inputs) columns.inputs.push_back(input_column(name));
   }
   // A schedule's own options, blank on the rows of other schedules.

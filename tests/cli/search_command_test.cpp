@@ -104,15 +104,16 @@ TEST(SearchCommand, PrunedConfigurationsAreRowsWithTheReason) {
 
 TEST(SearchCommand, WeightsAboveTheGpuArePrunedAsOom) {
   const ScratchDir dir;
-  const auto r = invoke_cli({"search", "--model", "gpt3-175b", "--hardware", "p100-daint", "--gpus",
+  // a100-dgx: a P100 has no bf16 peak, which the cost model refuses before any memory check.
+  const auto r = invoke_cli({"search", "--model", "gpt3-175b", "--hardware", "a100-dgx", "--gpus",
                              "8", "--mini-batch", "8", "--schedules", "1f1b", "--recompute", "none",
                              "--all", "-o", dir.file("all.csv")});
   ASSERT_EQ(r.code, 0) << r.err;
   const CsvTable all = parse_csv("all.csv", ScratchDir::read(dir.file("all.csv")));
   for (const auto& row : all.rows) {
     EXPECT_EQ(cell(all, row, "status")
-                  .rfind("pruned: weights, gradients and optimizer state "
-                         "alone need ",
+                  .rfind("pruned: weights, gradients, optimizer state and one micro-batch's "
+                         "activations need at least ",
                          0),
               0u)
         << cell(all, row, "status");

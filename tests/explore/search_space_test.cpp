@@ -146,8 +146,8 @@ TEST(SearchSpace, PrunedConfigurationsAreKeptWithTheReason) {
   EXPECT_EQ(pruned[0], "1 pruned: W = 32 does not divide the mini-batch 8");
   EXPECT_EQ(pruned[1], "2 pruned: W = 16 does not divide the mini-batch 8");
   EXPECT_EQ(pruned[2],
-            "4 pruned: weights, gradients and optimizer state alone need 16.0 GiB "
-            "per GPU > 15.0 GiB");
+            "4 pruned: weights, gradients, optimizer state and one micro-batch's activations "
+            "need at least 16.0 GiB per GPU > 15.0 GiB");
   EXPECT_EQ(pruned[3], "16 pruned: D = 16 > 8 layers");
   EXPECT_EQ(pruned[4], "32 pruned: D = 32 > 8 layers");
 }

@@ -112,5 +112,31 @@ TEST(DualPipe, IdleIsWithinTheReadmeFormulaWithSerialFandB) {
   }
 }
 
+// With the MoE all-to-all hidden (DeepSeek's F&B overlap: a micro-batch's dispatch and combine
+// run behind the other's compute), F, B and W are compute only and an overlapped pair costs
+// F&B = F + B. In the convention where 1F1B's bubble is exactly the README's (PP − 1)(F + B),
+// pipesim's DualPipe stays strictly below the README's (PP/2 − 1)(F&B + B − 3W) for PP ≥ 4:
+// pipesim runs the pair as F then B, and the F's activation leaves for the next rank when the F
+// ends, t_B before the pair does, where the README's fused chunk releases both at its end. The
+// README's figure is the bubble of the fused chunk; pipesim's is the serial pair's.
+TEST(DualPipe, SerialPairBeatsTheReadmeBubbleWhich1F1BMeetsExactly) {
+  for (int d : {4, 6, 8}) {
+    for (int n : {2 * d, 4 * d}) {
+      for (Costs c : kCosts) {
+        SCOPED_TRACE(::testing::Message()
+                     << "D=" << d << " N=" << n << " F=" << c.f << " I=" << c.i << " W=" << c.w);
+        const double fb = c.f + c.i + c.w, b = c.i + c.w;
+        const auto dual = idle_per_stage(run("dualpipe", d, n, c));
+        EXPECT_LT(*std::max_element(dual.begin(), dual.end()), (d / 2 - 1) * (fb + b - 3 * c.w));
+        schedules::ScheduleParams p;
+        p.stages = d;
+        p.micro_batches = n;
+        for (double idle : idle_per_stage(testing::run_unit("1f1b", p, {c.f, b, 0, 0})))
+          EXPECT_DOUBLE_EQ(idle, (d - 1) * (c.f + b));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pipesim

@@ -34,7 +34,8 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     std::string model, hardware;
     std::string schedules;
     std::string recompute = "none,selective,full";
-    std::string tensor_parallel;   // empty: T = 1, not varied
+    std::string tensor_parallel;  // empty: T = 1, not varied (C, E, e_t likewise)
+    std::string context_parallel, expert_parallel, expert_tensor_parallel;
     std::string gpus, mini_batch;  // parsed with the one number syntax of every option
     std::string jobs = "0";
     std::array<const CLI::Option*, 2> schedule_flags{};  //!< --schedule and its old spelling
@@ -45,7 +46,8 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
   CLI::App* cmd = app.add_subcommand(
       "search",
       "Find the best configuration of each schedule for a model on P GPUs and a mini-batch: "
-      "every D | P, W = P/D, power-of-two B, N = B̂/(W·B), recomputation and schedule options, "
+      "every D | P/(T·C), W = P/(T·C·D), power-of-two B, N = B̂/(W·B), recomputation and schedule "
+      "options, "
       "simulated in parallel; ranked, with what limits each winner");
   cmd->add_option("--model", o->model, "Model name, YAML path or Hugging Face config.json")
       ->required()
@@ -55,7 +57,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       ->required()
       ->type_name("NAME|PATH")
       ->group("Search");
-  cmd->add_option("--gpus,-P", o->gpus, "GPUs P = D·W")
+  cmd->add_option("--gpus,-P", o->gpus, "GPUs P = T·C·D·W")
       ->required()
       ->type_name("INT 1..1048576")
       ->group("Search");
@@ -76,6 +78,21 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
   cmd->add_option("--tensor-parallel,-T", o->tensor_parallel,
                   "Comma list or range of tensor-parallel degrees T to try (P = T·D·W; default: "
                   "T = 1 only)")
+      ->type_name("LIST<INT>")
+      ->group("Search");
+  cmd->add_option("--context-parallel,-C", o->context_parallel,
+                  "Comma list or range of context-parallel degrees C to try (P = T·C·D·W; every "
+                  "candidate then runs flash attention; default: C = 1 only)")
+      ->type_name("LIST<INT>")
+      ->group("Search");
+  cmd->add_option("--expert-parallel,-E", o->expert_parallel,
+                  "MoE models: comma list or range of expert-parallel degrees E to try, folded "
+                  "over a stage's T·W GPUs (default: E = 1 only)")
+      ->type_name("LIST<INT>")
+      ->group("Search");
+  cmd->add_option("--expert-tensor-parallel", o->expert_tensor_parallel,
+                  "MoE models: comma list or range of expert-tensor-parallel degrees e_t to try "
+                  "(default: e_t = 1 only)")
       ->type_name("LIST<INT>")
       ->group("Search");
   cmd->add_option("--jobs,-j", o->jobs,
@@ -100,6 +117,9 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       args.schedules = o->schedules;
     args.recompute = o->recompute;
     args.tensor_parallel = o->tensor_parallel;
+    args.context_parallel = o->context_parallel;
+    args.expert_parallel = o->expert_parallel;
+    args.expert_tensor_parallel = o->expert_tensor_parallel;
     explore::SearchRequest request = explore::make_search_request(args);
     const int jobs = parse_jobs(o->jobs, distribution.default_jobs);
     // The table ranks fitting rows only: an oom row needs no replay unless --all writes it.

@@ -17,7 +17,7 @@ namespace pipesim::explore {
 
 //! What a front end was given for a search, as text: every value is checked by the option it
 //! names (errors are core::ConfigError::option: `gpus`, `mini_batch`, `schedule`, `recompute`,
-//! `tensor_parallel`).
+//! `tensor_parallel`, `context_parallel`, `expert_parallel`, `expert_tensor_parallel`).
 struct SearchArgs {
   std::string model;
   std::string hardware;
@@ -26,7 +26,10 @@ struct SearchArgs {
   //! Comma list of schedules; nothing given: every registered one (an empty text is an error).
   std::optional<std::string> schedules;
   std::string recompute = "none,selective,full";  //!< comma list of modes to try
-  std::string tensor_parallel;  //!< list or range of T; "": T = 1 only, not varied
+  std::string tensor_parallel;         //!< list or range of T; "": T = 1 only, not varied
+  std::string context_parallel;        //!< list or range of C; "": C = 1 only, not varied
+  std::string expert_parallel;         //!< list or range of E; "": E = 1 only, not varied
+  std::string expert_tensor_parallel;  //!< list or range of e_t; "": e_t = 1, not varied
 };
 
 //! The request `args` describe. Throws core::ConfigError for a bad value.

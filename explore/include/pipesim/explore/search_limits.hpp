@@ -1,6 +1,7 @@
 #pragma once
 // The facts about a model and hardware that let search prune without simulating.
 
+#include <memory>
 #include <string>
 
 #include "pipesim/explore/search_space.hpp"
@@ -10,8 +11,10 @@
 namespace pipesim::explore {
 
 //! Layers, static bytes of the model and GPU capacity for `model` on `hardware`, with the
-//! options' default bytes per parameter.
-SearchLimits search_limits(const models::ModelSpec& model,
-                           const hardware::HardwareProfile& hardware);
+//! options' default bytes per parameter; the per-layout static bytes and the layout checks are
+//! the cost model's own (cost::validate_setup, cost::ExpertLayout), so search refuses exactly
+//! what a simulation would, and keeps `model` and `hardware` alive for them.
+SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
+                           std::shared_ptr<const hardware::HardwareProfile> hardware);
 
 }  // namespace pipesim::explore

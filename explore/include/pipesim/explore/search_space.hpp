@@ -1,33 +1,71 @@
 #pragma once
 // The configurations `pipesim search` considers (the Chimera paper's configuration selection,
 // Li & Hoefler SC'21 §4, done by simulation): for P GPUs and a mini-batch B̂,
-//   each tensor-parallel degree T asked for (SearchRequest::tensor_parallel; none: T = 1 and
-//   the option left at its default), T dividing P,
-//   every D dividing P / T (W = P / (T·D) pipeline replicas),
+//   each layout (T, C, E, e_t) of the degrees asked for (tensor, context, expert and
+//   expert-tensor parallelism; a list not given: 1 and the option left at its default), in
+//   that nesting order; GPUs = T·C·D·W, a worker is T·C GPUs, and the expert layers fold
+//   e_t × E × (T·W/(E·e_t)) over a stage's T·W GPUs (Megatron-Core's MoE parallel folding, no
+//   GPUs of their own),
+//   every D dividing P / (T·C) (W = P / (T·C·D) pipeline replicas),
 //   every micro-batch size B, a power of two dividing B̂ / W (N = B̂ / (W·B) micro-batches),
 //   every recomputation mode, and the variants of each schedule's own options its registry
 //   entry gives (schedules::ScheduleEntry::variants; e.g. Chimera's pipelines and strategies,
 //   interleaved's chunks).
 // A configuration that cannot run is not simulated but kept, with a status that says why:
-//   D > layers, a variant its scheme prunes (interleaved: 2·D > layers), W not dividing B̂, T not
-//   dividing P, or weights alone above the GPU's memory (a lower bound on every worker's peak:
-//   the fullest stage holds at least 1/D of the model, split T ways, once per pipeline the
-//   scheme runs) → status `pruned` with the reason.
-// Order: schedules as given, then T as given, D ascending, B ascending, recomputation modes as
+//   T·C not dividing P, a layout the cost model refuses for the model and hardware
+//   (SearchLimits::refuse: its own checks, e.g. E dividing the experts, 2C the sequence of a
+//   causal model, groups inside the NVLink domain; per layout, then per (layout, D, W) for the
+//   placement), D > layers, a variant its scheme prunes (interleaved: 2·D > layers), W not
+//   dividing B̂, or a lower bound on the fullest worker's peak above the GPU's memory → status
+//   `pruned` with the reason. The bound: every worker's peak is at least its static bytes
+//   plus one micro-batch's activations of one of its stages (sim::track_memory adds them when
+//   a forward starts), so the fullest worker's is at least the mean over workers:
+//   copies · static / D + A / (D · chunks), with static the whole model's weights, gradients
+//   and optimizer per GPU, copies the scheme's pipelines, A the whole model's activations of
+//   one micro-batch per GPU at B/2 (Chimera's backward halving runs ops at B/2, the smallest
+//   any scheme does) with full recomputation (the least any mode stores; a scheme may
+//   recompute whatever the option says), chunks the scheme's stages per worker and pipeline;
+//   then the profile's memory overheads, as the cost model applies them.
+// Order: schedules as given, then the layouts, D ascending, B ascending, recomputation modes as
 // given, then the schedule's options; so rows come out the same on every run.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace pipesim::explore {
 
-//! What search knows about the model and hardware, from the performance model; a zero means
-//! unknown and switches that pruning rule off.
+//! How a configuration splits its GPUs besides the pipeline: a worker is tensor·context GPUs;
+//! the expert layers fold expert_tensor × expert over a stage's tensor·W GPUs.
+struct Parallelism {
+  int tensor = 1;         //!< T
+  int context = 1;        //!< C
+  int expert = 1;         //!< E (e)
+  int expert_tensor = 1;  //!< e_t
+  int gpus_per_worker() const { return tensor * context; }
+};
+
+//! What search knows about the model and hardware, from the performance model; a zero or an
+//! empty function means unknown and switches that pruning rule off.
 struct SearchLimits {
   int layers = 0;             //!< transformer layers L (D ≤ L)
   double static_bytes = 0.0;  //!< weights + gradients + optimizer of the whole model, bytes
   double capacity = 0.0;      //!< memory per GPU, bytes
+  //! Weights + gradients + optimizer one GPU holds of the whole model under a layout (summed
+  //! over the stages, so the fullest of D stages holds at least 1/D of it); empty:
+  //! static_bytes / T.
+  std::function<double(const Parallelism&)> static_bytes_per_gpu;
+  //! Activations one GPU stores of the whole model for one micro-batch of `micro_batch`
+  //! samples with full recomputation (the least any mode stores), summed over the layers;
+  //! empty: 0 (no activation term in the bound).
+  std::function<double(const Parallelism&, int micro_batch)> activation_bytes_per_gpu;
+  //! The profile's overheads on a peak (hardware MemoryOverhead): peak + reserved + frag·peak.
+  double reserved_bytes = 0.0;
+  double fragmentation = 0.0;
+  //! Why the cost model refuses a layout ("" when it accepts it): with stages = 0 the checks
+  //! that hold for any D and W, else those of the placement of D stages × W replicas.
+  std::function<std::string(const Parallelism&, int stages, int width)> refuse;
 };
 
 struct SearchRequest {
@@ -38,8 +76,13 @@ struct SearchRequest {
   std::vector<std::string> schedules;  //!< in the order to report
   std::vector<std::string> recompute;  //!< recomputation modes to try
   //! Tensor-parallel degrees to try; empty: T = 1 with the option not set (the rows of a search
-  //! that does not vary T).
+  //! that does not vary T). The same for the other three degrees.
   std::vector<int> tensor_parallel;
+  //! Context-parallel degrees; when given, every candidate runs flash attention (the ring
+  //! needs it, and rows with C = 1 then compare like for like).
+  std::vector<int> context_parallel;
+  std::vector<int> expert_parallel;
+  std::vector<int> expert_tensor_parallel;
   SearchLimits limits;
 };
 
@@ -48,6 +91,9 @@ struct Candidate {
   std::string pruned;              //!< why it is not simulated (the pruned reason); "" = simulate
   bool pruned_for_memory = false;  //!< pruned because weights alone do not fit
 };
+
+//! The layouts of the request's degrees in enumeration order (T outermost, e_t innermost).
+std::vector<Parallelism> parallel_layouts(const SearchRequest& request);
 
 //! Every configuration in the documented order.
 std::vector<Candidate> enumerate_candidates(const SearchRequest& request);
