@@ -162,7 +162,7 @@ def main():
         print(f"inter_node alpha = {alpha:.3g} s (fitted on {len(alpha_runs)} runs)")
     for p in pts + alpha_pts:
         print(f"  {p['id']}: measured {p['measured']:.4g}, predicted {p['predicted']:.4g} "
-              f"({100 * (p['predicted'] / p['measured'] - 1):+.1f}%)")
+              f"({100 * p['error']:+.1f}%, + = optimistic)")
     if a.write:
         tmp = a.profile + ".tmp"
         with open(tmp, "w") as f:
