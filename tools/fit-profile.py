@@ -9,7 +9,10 @@ alternating between parameters until they settle):
     the measured communication library reaches, e.g. GLOO over TCP vs MPI);
   - with --alpha-runs, the inter-node per-message latency alpha (the communication library's
     cost per message, e.g. a GLOO ring step over TCP), fitted on those runs alone (the runs
-    whose syncs are many small calls) with k and the efficiency held at their own fit.
+    whose syncs are many small calls) with k and the efficiency held at their own fit;
+  - with --tp-overlap-sm (instead of k), framework.tp_overlap_sm_fraction: the fraction of the
+    SMs the tensor-parallel overlap kernels hold beside the linear layers' GEMMs, with the
+    profile's curves as they are (fit k first, on runs without tensor parallelism).
 
 Prints the values and the error on the fit runs; with --write, rewrites them in the profile.
 The runs not fitted are the evidence: `pipesim validate` reports them apart.
@@ -17,6 +20,8 @@ The runs not fitted are the evidence: `pipesim validate` reports them apart.
   tools/fit-profile.py --pipesim build/release/tools/pipesim \\
       --profile hardware/p100-daint.yaml --dtype fp32 --base-curve "1e8:0.30,1e10:0.75,1e12:0.85" \\
       [--inter-efficiency] [--alpha-runs A.yaml,B.yaml] validation/chi-f13-*.yaml [--write]
+  tools/fit-profile.py --pipesim build/release/tools/pipesim --profile hardware/h100-dgx.yaml \
+      --tp-overlap-sm validation/dgxc-*-h100-llama3-70b-64gpu-*.yaml [--write]
 
 --base-curve is the unfitted assumption the scale applies to (recorded in the profile's
 comment), so a rerun reproduces the same fit from the same inputs.
@@ -31,6 +36,23 @@ import re
 import subprocess
 import sys
 import tempfile
+
+
+def golden(f, lo, hi):
+    """Golden-section minimum of f on [lo, hi], rounded to 3 decimals (reruns reproduce it)."""
+    g = (math.sqrt(5) - 1) / 2
+    x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
+    f1, f2 = f(x1), f(x2)
+    for _ in range(30):
+        if f1 < f2:
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - g * (hi - lo)
+            f1 = f(x1)
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + g * (hi - lo)
+            f2 = f(x2)
+    return round((lo + hi) / 2, 3)
 
 
 def curve_text(points, k):
@@ -60,6 +82,38 @@ def set_inter_alpha(profile_text, alpha):
     return pattern.sub(lambda m: m.group(1) + f"{alpha:.3g}" + m.group(2), profile_text, count=1)
 
 
+def set_tp_overlap_sm(profile_text, fraction):
+    line = f"  tp_overlap_sm_fraction: {fraction:.3f}"
+    pattern = re.compile(r"^\s+tp_overlap_sm_fraction:.*$", re.M)
+    if pattern.search(profile_text):
+        return pattern.sub(line, profile_text, count=1)
+    framework = re.compile(r"^framework:\s*\n", re.M)
+    if framework.search(profile_text):
+        return framework.sub(lambda m: m.group(0) + line + "\n", profile_text, count=1)
+    return profile_text.rstrip("\n") + "\nframework:\n" + line + "\n"
+
+
+def fit_tp_overlap_sm(a, base_text, name):
+    with tempfile.TemporaryDirectory() as work:
+        @functools.lru_cache(maxsize=None)
+        def cost(x):
+            pts = predict(a.pipesim, set_tp_overlap_sm(base_text, x), name, a.runs, work)
+            return sum(math.log(p["predicted"] / p["measured"]) ** 2 for p in pts) / len(pts), pts
+
+        x = golden(lambda v: cost(v)[0], 0.0, 0.5)
+        err, pts = cost(x)
+    print(f"tp_overlap_sm_fraction = {x}  (mean squared log error on the fit runs {err:.4f})")
+    for p in pts:
+        print(f"  {p['id']}: measured {p['measured']:.4g}, predicted {p['predicted']:.4g} "
+              f"({100 * p['error']:+.1f}%, + = optimistic)")
+    if a.write:
+        tmp = a.profile + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(set_tp_overlap_sm(base_text, x))
+        os.replace(tmp, a.profile)
+        print(f"wrote {a.profile}")
+
+
 def predict(pipesim, profile_text, profile_name, runs, workdir):
     profile_path = os.path.join(workdir, "profile.yaml")
     with open(profile_path, "w") as f:
@@ -83,8 +137,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pipesim", required=True)
     ap.add_argument("--profile", required=True)
-    ap.add_argument("--dtype", required=True)
-    ap.add_argument("--base-curve", required=True, help="x:y,x:y,... the unfitted curve")
+    ap.add_argument("--dtype")
+    ap.add_argument("--base-curve", help="x:y,x:y,... the unfitted curve")
+    ap.add_argument("--tp-overlap-sm", action="store_true",
+                    help="fit framework.tp_overlap_sm_fraction instead of a GEMM curve")
     ap.add_argument("--inter-efficiency", action="store_true",
                     help="also fit links.inter_node.efficiency")
     ap.add_argument("--alpha-runs", default="",
@@ -92,6 +148,13 @@ def main():
     ap.add_argument("--write", action="store_true", help="rewrite the fitted values in the profile")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
+    if a.tp_overlap_sm:
+        with open(a.profile) as f:
+            text = f.read()
+        fit_tp_overlap_sm(a, text, re.search(r"^name:\s*(\S+)", text, re.M).group(1))
+        return
+    if not a.dtype or not a.base_curve:
+        ap.error("--dtype and --base-curve are required unless --tp-overlap-sm")
     points = [tuple(float(v) for v in p.split(":")) for p in a.base_curve.split(",")]
     with open(a.profile) as f:
         base_text = f.read()
@@ -104,21 +167,6 @@ def main():
         if alpha is not None:
             text = set_inter_alpha(text, alpha)
         return set_inter_efficiency(text, eff) if eff is not None else text
-
-    def golden(f, lo, hi):
-        g = (math.sqrt(5) - 1) / 2
-        x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
-        f1, f2 = f(x1), f(x2)
-        for _ in range(30):
-            if f1 < f2:
-                hi, x2, f2 = x2, x1, f1
-                x1 = hi - g * (hi - lo)
-                f1 = f(x1)
-            else:
-                lo, x1, f1 = x1, x2, f2
-                x2 = lo + g * (hi - lo)
-                f2 = f(x2)
-        return round((lo + hi) / 2, 3)
 
     with tempfile.TemporaryDirectory() as work:
         # Predictions are deterministic: a point the searches or the final report ask for
@@ -162,7 +210,7 @@ def main():
         print(f"inter_node alpha = {alpha:.3g} s (fitted on {len(alpha_runs)} runs)")
     for p in pts + alpha_pts:
         print(f"  {p['id']}: measured {p['measured']:.4g}, predicted {p['predicted']:.4g} "
-              f"({100 * (p['predicted'] / p['measured'] - 1):+.1f}%)")
+              f"({100 * p['error']:+.1f}%, + = optimistic)")
     if a.write:
         tmp = a.profile + ".tmp"
         with open(tmp, "w") as f:

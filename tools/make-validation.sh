@@ -58,7 +58,7 @@ gp="$out/error-vs-gpus.gp"
 {
   echo "set terminal svg size 1100,560 dynamic font 'sans,12'"
   echo "set output '$out/error-vs-gpus.svg'"
-  echo "set multiplot layout 1,2 title 'pipesim against published measurements: error = predicted / measured - 1 (hollow: fitted points)' noenhanced"
+  echo "set multiplot layout 1,2 title 'pipesim against published measurements: error, + = optimistic (throughput p/m - 1, time and memory 1 - p/m; hollow: fitted points)' noenhanced"
   echo "set logscale x 2"
   echo "set xrange [4:8192]"
   echo "set yrange [-100<*<-40:40<*<100]"

@@ -29,7 +29,12 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     // An op's collectives run all after it or all beside it (one Collective task): beside with
     // the TP overlap, or with the MoE all-to-all overlap (validate_setup asks for the TP one
     // too when t > 1).
-    : model_(model), hw_(hw), overlap_(setup.tp_comm_overlap || setup.moe_overlap) {
+    : model_(model),
+      hw_(hw),
+      overlap_(setup.tp_comm_overlap || setup.moe_overlap),
+      linear_slowdown_(setup.tp_comm_overlap && setup.tensor_parallel > 1
+                           ? 1 / (1 - hw.framework.tp_overlap_sm_fraction)
+                           : 1.0) {
   const models::LayerConfig cfg = layer_config(setup);
   // One layer of each kind on one GPU: its kernels (F, I, W, R), and its tensor-parallel
   // collective points (tensor_parallel.hpp): two in the forward, two in the input gradient, the
@@ -208,8 +213,16 @@ sim::OpCollectives StageCompute::lowering() const {
 
 double StageCompute::compute_time(const models::KernelList& kernels) const {
   if (!models::low_precision_gemms(model_.precision)) {
-    return kernel_time(kernels, hw_.gpu, models::precision_name(model_.precision),
-                       hw_.framework.op_overhead);
+    const std::string dtype = models::precision_name(model_.precision);
+    if (linear_slowdown_ == 1.0)
+      return kernel_time(kernels, hw_.gpu, dtype, hw_.framework.op_overhead);
+    // With sequence parallelism every linear layer's GEMM sits next to an all-gather or a
+    // reduce-scatter, which the overlap runs beside it on some of the SMs.
+    models::KernelList linear, other;
+    for (const models::LayerKernel& k : kernels)
+      (k.linear ? linear : other).push_back(k);
+    return linear_slowdown_ * kernel_time(linear, hw_.gpu, dtype, hw_.framework.op_overhead) +
+           kernel_time(other, hw_.gpu, dtype, hw_.framework.op_overhead);
   }
   // A Transformer Engine recipe: the linear layers' GEMMs run in the low-precision format,
   // everything else (attention, LM head, memory-bound kernels) in bf16, plus the quantizing
@@ -219,8 +232,8 @@ double StageCompute::compute_time(const models::KernelList& kernels) const {
     (k.linear ? low : bf16).push_back(k);
   const models::KernelList casts = low_precision_casts(kernels, model_.precision);
   bf16.insert(bf16.end(), casts.begin(), casts.end());
-  return kernel_time(low, hw_.gpu, models::precision_name(model_.precision),
-                     hw_.framework.op_overhead) +
+  return linear_slowdown_ * kernel_time(low, hw_.gpu, models::precision_name(model_.precision),
+                                        hw_.framework.op_overhead) +
          kernel_time(bf16, hw_.gpu, "bf16", hw_.framework.op_overhead);
 }
 

@@ -52,10 +52,17 @@ bool within_reading_error(double a, double error_a, double b, double error_b) {
   return std::abs(a - b) <= error_a * std::abs(a) + error_b * std::abs(b);
 }
 
+bool lower_is_better(ValidationMetric metric) {
+  return metric == ValidationMetric::IterationTime || metric == ValidationMetric::PeakMemoryGib;
+}
+
 std::optional<double> PointResult::error() const {
   if (!predicted) return std::nullopt;
   if (metric == ValidationMetric::OutOfMemory) return *predicted == measured ? 0.0 : 1.0;
-  return *predicted / measured - 1;
+  // One sign for every metric, so that averages over time and throughput points mean one
+  // thing: + when the prediction is optimistic (faster, or less memory, than measured).
+  const double relative = *predicted / measured - 1;
+  return lower_is_better(metric) ? -relative : relative;
 }
 
 namespace {
@@ -257,7 +264,7 @@ ValidationSummary summarize(const std::vector<PointResult>& points) {
     const double tau_denominator =
         std::sqrt(static_cast<double>(pairs - measured_ties) * (pairs - predicted_ties));
     // Lower is better only for time; the best run is the measured fastest.
-    const bool lower_better = g.front()->metric == ValidationMetric::IterationTime;
+    const bool lower_better = lower_is_better(g.front()->metric);
     const auto best = *std::max_element(g.begin(), g.end(), [&](const auto* a, const auto* b) {
       return lower_better ? a->measured > b->measured : a->measured < b->measured;
     });

@@ -13,6 +13,11 @@
 namespace pipesim::explore {
 namespace {
 
+// Every rendering states the sign convention of its errors (PointResult::error()).
+constexpr const char* kErrorSign =
+    "error: + = optimistic (predicted faster, or less memory, than measured) for every metric; "
+    "throughput: predicted / measured - 1, time and memory: 1 - predicted / measured";
+
 std::string sig4(double v) {
   return fmt::format("{:.4g}", v);
 }
@@ -69,7 +74,8 @@ std::string validation_text(const std::vector<PointResult>& points,
     rows.push_back({p.id, std::string(metric_name(p.metric)), measured_text(p), predicted_text(p),
                     e ? percent(*e) : "", flags, p.status == "ok" ? "" : p.status});
   }
-  std::string text = report::render_table(
+  std::string text = std::string(kErrorSign) + "\n\n";
+  text += report::render_table(
       {"run", "metric", "measured", "predicted", "error %", "expressed", "status"}, rows);
 
   const auto statistics = [](const char* first, const std::vector<SourceSummary>& groups,
@@ -137,6 +143,7 @@ std::string validation_json(const std::vector<PointResult>& points,
                             const ValidationSummary& summary) {
   nlohmann::json j;
   j["pipesim_version"] = core::version;
+  j["error_sign"] = kErrorSign;
   nlohmann::json list = nlohmann::json::array();
   for (const PointResult& p : points) {
     nlohmann::json item = {{"id", p.id},

@@ -252,6 +252,14 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
                 fmt::format("must be >= 0 seconds, got {}", p.framework.op_overhead));
       }
     }
+    if (fw.has("tp_overlap_sm_fraction")) {
+      p.framework.tp_overlap_sm_fraction = fw.number("tp_overlap_sm_fraction");
+      if (!(p.framework.tp_overlap_sm_fraction >= 0.0 &&
+            p.framework.tp_overlap_sm_fraction < 1.0)) {
+        fw.fail("tp_overlap_sm_fraction",
+                fmt::format("must be in [0, 1), got {}", p.framework.tp_overlap_sm_fraction));
+      }
+    }
     fw.finish();
   }
   if (y.has("memory")) {
@@ -333,8 +341,11 @@ std::string to_yaml(const HardwareProfile& p) {
     }
   }
   o += fmt::format("interference: {}\n", num(p.interference));
-  if (p.framework.op_overhead != 0.0) {
+  if (p.framework.op_overhead != 0.0 || p.framework.tp_overlap_sm_fraction != 0.0) {
     o += fmt::format("framework:\n  op_overhead: {}\n", num(p.framework.op_overhead));
+    if (p.framework.tp_overlap_sm_fraction != 0.0) {
+      o += fmt::format("  tp_overlap_sm_fraction: {}\n", num(p.framework.tp_overlap_sm_fraction));
+    }
   }
   if (p.memory.reserved_bytes != 0.0 || p.memory.fragmentation != 0.0) {
     o += fmt::format("memory:\n  reserved_bytes: {}\n  fragmentation: {}\n",

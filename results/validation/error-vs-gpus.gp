@@ -1,6 +1,6 @@
 set terminal svg size 1100,560 dynamic font 'sans,12'
 set output 'results/validation/error-vs-gpus.svg'
-set multiplot layout 1,2 title 'pipesim against published measurements: error = predicted / measured - 1 (hollow: fitted points)' noenhanced
+set multiplot layout 1,2 title 'pipesim against published measurements: error, + = optimistic (throughput p/m - 1, time and memory 1 - p/m; hollow: fitted points)' noenhanced
 set logscale x 2
 set xrange [4:8192]
 set yrange [-100<*<-40:40<*<100]

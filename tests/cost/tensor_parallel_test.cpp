@@ -157,6 +157,40 @@ TEST(TensorParallel, EachOpCarriesItsLayersCollectives) {
   EXPECT_TRUE(TrainingCostModel(m, hw, s, TrainingSetup{}).lowering().carries.empty());
 }
 
+// The SMs the overlap kernels hold (framework.tp_overlap_sm_fraction f) slow exactly the linear
+// layers' GEMMs by 1 / (1 − f), and only when the collectives run beside them (t > 1 with
+// tp_comm_overlap): the middle stage's forward = L·(linear / (1 − f) + the rest).
+TEST(TensorParallel, OverlapSmShareSlowsOnlyTheLinearGemmsItRunsBeside) {
+  const models::ModelSpec m = models::load_model("gpt3-175b");
+  hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  hw.framework.tp_overlap_sm_fraction = 0.2;
+  const sim::Schedule s = one_f_one_b(8, 16);
+  TrainingSetup setup;
+  setup.tensor_parallel = 8;
+  setup.sequence_parallel = true;
+  setup.tp_comm_overlap = true;
+  const LayerConfig c = layer_config(setup);
+  models::KernelList linear, other;
+  for (const models::LayerKernel& k : models::layer_forward(m, c))
+    (k.linear ? linear : other).push_back(k);
+  ASSERT_EQ(linear.size(), 4u);  // qkv, proj, fc1, fc2
+  const double L = TrainingCostModel(m, hw, s, setup).partition()[3].layers;
+  const double expected =
+      L * (kernel_time(linear, hw.gpu, "bf16") / 0.8 + kernel_time(other, hw.gpu, "bf16"));
+  EXPECT_NEAR(TrainingCostModel(m, hw, s, setup).compute().kernels(3, sim::OpKind::Forward),
+              expected, 1e-12 * expected);
+  // Collectives after the op (no overlap): the GEMMs have every SM.
+  setup.tp_comm_overlap = false;
+  EXPECT_DOUBLE_EQ(TrainingCostModel(m, hw, s, setup).compute().kernels(3, sim::OpKind::Forward),
+                   L * kernel_time(models::layer_forward(m, c), hw.gpu, "bf16"));
+  // t = 1 (no overlap possible: it needs sequence parallelism, hence t > 1): no slowdown.
+  const TrainingSetup single;
+  const double L1 = TrainingCostModel(m, hw, s, single).partition()[3].layers;
+  EXPECT_DOUBLE_EQ(
+      TrainingCostModel(m, hw, s, single).compute().kernels(3, sim::OpKind::Forward),
+      L1 * kernel_time(models::layer_forward(m, layer_config(single)), hw.gpu, "bf16"));
+}
+
 TEST(TensorParallel, InvalidCombinationsAreClearErrors) {
   const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
   const sim::Schedule s = one_f_one_b(4, 8);

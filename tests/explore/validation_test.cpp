@@ -242,6 +242,29 @@ TEST(ValidationSummary, PairsWithinReadingErrorAreTiedNotRanked) {
   EXPECT_NEAR(strict.rankings[0].kendall_tau, (5.0 - 1.0) / 6.0, 1e-12);
 }
 
+// One sign for every metric: a prediction 20% faster than measured is +, whether the source
+// measured a throughput (predicted 1.2× measured) or a time (predicted 1/1.2 of measured), and
+// a peak memory predicted below the measured one is + (optimistic) as well.
+TEST(ValidationPredict, ErrorIsPositiveWhenThePredictionIsOptimisticForEveryMetric) {
+  PointResult rate = point("r", 100, 120);
+  EXPECT_NEAR(*rate.error(), 0.20, 1e-12);
+  PointResult time = point("t", 10, 10 / 1.2);
+  time.metric = ValidationMetric::IterationTime;
+  EXPECT_NEAR(*time.error(), 1 - 1 / 1.2, 1e-12);
+  EXPECT_GT(*time.error(), 0);
+  time.predicted = 12;  // too slow
+  EXPECT_NEAR(*time.error(), -0.20, 1e-12);
+  PointResult memory = point("m", 40, 30);
+  memory.metric = ValidationMetric::PeakMemoryGib;
+  EXPECT_NEAR(*memory.error(), 0.25, 1e-12);
+  // The bias of a too-fast time point and a too-fast throughput point adds up, not cancels.
+  time.predicted = 8;
+  const ValidationSummary s = summarize({rate, time});
+  EXPECT_NEAR(s.overall.all.mean_signed, (0.20 + 0.20) / 2, 1e-12);
+  EXPECT_TRUE(lower_is_better(ValidationMetric::IterationTime));
+  EXPECT_FALSE(lower_is_better(ValidationMetric::TflopsPerGpu));
+}
+
 TEST(ValidationPredict, AnOutOfMemoryMarkIsComparedWithFitsMemory) {
   PointResult p = point("m", 1, 1);
   p.metric = ValidationMetric::OutOfMemory;

@@ -67,11 +67,13 @@ TEST(Profile, StringsWithControlCharactersRoundTripExactly) {
 TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
   const HardwareProfile plain = load_profile("a100-dgx");
   EXPECT_EQ(plain.framework.op_overhead, 0.0);  // documented defaults
+  EXPECT_EQ(plain.framework.tp_overlap_sm_fraction, 0.0);
   EXPECT_EQ(plain.memory.reserved_bytes, 0.0);
   EXPECT_EQ(plain.memory.fragmentation, 0.0);
   EXPECT_EQ(plain.inter_node.efficiency, 1.0);
   HardwareProfile p = plain;
   p.framework.op_overhead = 2.5e-5;
+  p.framework.tp_overlap_sm_fraction = 0.125;
   p.memory.reserved_bytes = 1.5e9;
   p.memory.fragmentation = 0.1;
   p.inter_node.efficiency = 0.35;
@@ -79,6 +81,7 @@ TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
   const HardwareProfile q = parse_profile(text, "copy.yaml");
   EXPECT_EQ(to_yaml(q), text);
   EXPECT_DOUBLE_EQ(q.framework.op_overhead, 2.5e-5);
+  EXPECT_DOUBLE_EQ(q.framework.tp_overlap_sm_fraction, 0.125);
   EXPECT_DOUBLE_EQ(q.memory.reserved_bytes, 1.5e9);
   EXPECT_DOUBLE_EQ(q.memory.fragmentation, 0.1);
   EXPECT_DOUBLE_EQ(q.inter_node.efficiency, 0.35);
@@ -132,7 +135,8 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   // Every algorithm hardware/README.md lists is accepted and saved under its name.
   for (const char* algorithm : {"ring", "rabenseifner", "hierarchical", "tree"}) {
     const HardwareProfile p = parse_profile(
-        replace(ok, "{algorithm: hierarchical}", std::string("{algorithm: ") + algorithm + "}"), "a.yaml");
+        replace(ok, "{algorithm: hierarchical}", std::string("{algorithm: ") + algorithm + "}"),
+        "a.yaml");
     EXPECT_STREQ(algorithm_name(p.all_reduce), algorithm);
     EXPECT_EQ(parse_profile(to_yaml(p), "b.yaml").all_reduce, p.all_reduce);
   }
@@ -143,6 +147,9 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   expect_error(replace(ok, "peak_flops: {", "peak_flops: {fp4: 1.0e15, "), "gpu.peak_flops.fp4");
   expect_error(replace(ok, "interference:", "framework: {op_overhead: -1}\ninterference:"),
                "framework.op_overhead");
+  expect_error(
+      replace(ok, "interference:", "framework: {tp_overlap_sm_fraction: 1.0}\ninterference:"),
+      "framework.tp_overlap_sm_fraction");
   expect_error(replace(ok, "interference:", "memory: {fragmentation: 1.5}\ninterference:"),
                "memory.fragmentation");
   expect_error(replace(ok, "interference:", "memory: {reserved_bytes: 1e30}\ninterference:"),

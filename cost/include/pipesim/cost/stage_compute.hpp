@@ -74,6 +74,9 @@ class StageCompute {
   models::ModelSpec model_;
   hardware::HardwareProfile hw_;
   bool overlap_ = false;  // tp_comm_overlap
+  // Time factor of the linear layers' GEMMs: 1 / (1 − the profile's tp_overlap_sm_fraction)
+  // when their tensor-parallel collectives run beside them (t > 1 with tp_comm_overlap), else 1.
+  double linear_slowdown_ = 1.0;
   std::vector<PerKind<double>> kernels_;
   std::vector<PerKind<std::vector<OpCollective>>> collectives_;
   std::vector<PerKind<hardware::CommTime>> collective_time_;

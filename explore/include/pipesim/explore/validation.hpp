@@ -95,7 +95,9 @@ struct PointResult {
   double measured = 0;
   std::optional<double> predicted;  //!< none when not expressible or the run failed
   std::string status;               //!< "ok", "not expressible", or the error
-  //! predicted / measured − 1 (out_of_memory: 0 when predicted as measured, 1 otherwise).
+  //! The relative error, + when the prediction is optimistic: predicted / measured − 1 for
+  //! throughput-type metrics, 1 − predicted / measured for time and memory (lower is better);
+  //! out_of_memory: 0 when predicted as measured, 1 otherwise.
   std::optional<double> error() const;
 };
 
@@ -117,7 +119,8 @@ struct ErrorStats {
   size_t points = 0;
   double median_abs = 0;  //!< median |error|
   double max_abs = 0;
-  //! Mean of the signed errors (predicted / measured − 1): the bias, which |error| hides.
+  //! Mean of the signed errors (PointResult::error(), + = optimistic): the bias, which |error|
+  //! hides.
   double mean_signed = 0;
   std::string worst;  //!< id of the point with the largest |error|
 };
@@ -165,6 +168,9 @@ struct ValidationSummary {
 
 //! Whether a metric measures speed (throughput, time) rather than memory.
 bool is_speed_metric(ValidationMetric metric);
+
+//! Whether a smaller value of the metric is the better one (time, memory).
+bool lower_is_better(ValidationMetric metric);
 
 ValidationSummary summarize(const std::vector<PointResult>& points);
 

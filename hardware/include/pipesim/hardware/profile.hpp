@@ -60,6 +60,10 @@ struct FrameworkOverhead {
   //! Seconds of host-side dispatch per kernel launch beyond the GPU's kernel_launch (PyTorch
   //! eager mode: operator dispatch, autograd bookkeeping), exposed when the GPU waits for it.
   double op_overhead = 0.0;
+  //! Fraction of the GPU's SMs the tensor-parallel overlap kernels hold while a linear layer's
+  //! GEMM runs beside its all-gather or reduce-scatter (Transformer Engine userbuffers: the
+  //! GEMM is launched on the SMs left, so it runs at 1 − this of its speed), [0, 1).
+  double tp_overlap_sm_fraction = 0.0;
 };
 
 //! Memory a GPU loses besides the model's tensors (optional; default 0).
