@@ -67,9 +67,10 @@ TEST(ManPage, RendersWithoutWarnings) {
   }
   ScratchDir dir;
   const std::string page = dir.write("pipesim.1", invoke({"--man-page"}).out);
-  // -ww: every warning; warnings go to stderr, which the command merges into the output.
+  // -k: preconv, as man(1) runs it (the help holds UTF-8); -P-cbou: plain text, no
+  // overstriking; -ww: every warning, to a file.
   const auto [status, text] =
-      shell("groff -man -Tutf8 -ww '" + page + "' 2>'" + dir.file("warnings") + "'");
+      shell("groff -k -man -Tutf8 -P-cbou -ww '" + page + "' 2>'" + dir.file("warnings") + "'");
   EXPECT_EQ(status, 0);
   EXPECT_EQ(ScratchDir::read(dir.file("warnings")), "");
   EXPECT_NE(text.find("EXIT STATUS"), std::string::npos);

@@ -207,3 +207,42 @@ TEST(OutputsAgree, WorkerTimesSumToTheTimeTheyCover) {
 
 }  // namespace
 }  // namespace pipesim::cli
+
+namespace pipesim::cli {
+namespace {
+
+TEST(OutputsAgree, FiguresGnuplotCannotWriteAreRefusedBeforeAnyOutput) {
+  ScratchDir dir;
+  const std::string csv = dir.file("c.csv");
+  const auto bad = invoke({"compare", "--schedule", "1f1b,gpipe", "-D", "4", "-N", "8", "--csv",
+                           csv, "--plot", dir.file("x.bad")});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--plot: the figure must end in .svg, .png or .pdf, got '.bad'"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(csv));
+  EXPECT_EQ(bad.out, "");
+  // A name that is only an extension is a hidden file, not a figure.
+  const std::string table = dir.write("s.csv", invoke({"sweep", "-D", "2:4", "-N", "8"}).out);
+  const auto stemless =
+      invoke({"plot", table, "--x", "stages", "--y", "iteration_time", "-o", dir.file(".pdf")});
+  EXPECT_EQ(stemless.code, 2);
+  EXPECT_NE(stemless.err.find("has no name before the extension"), std::string::npos)
+      << stemless.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file(".gp")));
+}
+
+TEST(OutputsAgree, APlotOfNonFiniteValuesIsRefused) {
+  ScratchDir dir;
+  for (const std::string cell : {"nan", "NaN", "inf", "-inf"}) {
+    const std::string table = dir.write("n.csv", "x,y\n1," + cell + "\n2,3\n");
+    const auto r = invoke({"plot", table, "--x", "x", "--y", "y", "-o", dir.file("n.svg")});
+    EXPECT_EQ(r.code, 2) << cell;
+    EXPECT_NE(r.err.find(": y: row 1 (line 2) is '" + cell + "'"), std::string::npos) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u);
+    EXPECT_FALSE(std::filesystem::exists(dir.file("n.svg")));
+  }
+}
+
+}  // namespace
+}  // namespace pipesim::cli

@@ -174,7 +174,8 @@ Action add_simulate_command(CLI::App& app) {
     if (files.schedule_file.empty()) {
       result = scenario::simulate(o->spec);
     } else {
-      sim::Schedule schedule = schedules::load_schedule_file(files.schedule_file);
+      sim::Schedule schedule =
+          schedules::load_schedule_file(files.schedule_file, core::Budget{o->spec.max_tasks});
       o->spec.schedule = "file:" + files.schedule_file;
       result = scenario::simulate_schedule(o->spec, std::move(schedule), files.schedule_file);
     }
