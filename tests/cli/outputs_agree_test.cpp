@@ -2,10 +2,12 @@
 // what ran, a command's files are written all or none, and input that would be ignored or
 // mis-written is refused with one line.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -44,6 +46,9 @@ std::vector<std::string> disagreements(const std::string& json_text, const std::
   std::vector<std::string> out;
   for (const auto& [column, cell] : csv_row(csv)) {
     if (!j.contains(column) || j.at(column).is_null()) continue;
+    // Known and left: the CSV's input columns show an option left unset as empty (precision:
+    // the model file's; t_weight: t_B/2, or no W op), where JSON shows the value resolved.
+    if (cell.empty() && (column == "precision" || column == "t_weight")) continue;
     const nlohmann::json& v = j.at(column);
     bool same = false;
     if (v.is_boolean()) {
@@ -62,7 +67,14 @@ std::vector<std::string> disagreements(const std::string& json_text, const std::
   return out;
 }
 
-TEST(OutputsAgree, JsonAndCsvAgreeOnEveryFieldForEverySchedule) {
+// The number after `key` at the start of a line of the text report ("iteration_time   1.2 s").
+double text_value(const std::string& text, const std::string& key) {
+  const size_t at = text.find("\n" + key + " ");
+  if (at == std::string::npos) return std::nan("");
+  return std::stod(text.substr(at + key.size() + 2));
+}
+
+TEST(OutputsAgree, TextJsonAndCsvAgreeOnEveryFieldForEverySchedule) {
   const std::vector<std::vector<std::string>> modes = {
       {"simulate", "-D", "4", "-N", "8"},
       {"simulate", "-D", "4", "-N", "8", "--model", "gpt2-1.3b", "--hardware", "a100-dgx"},
@@ -78,11 +90,17 @@ TEST(OutputsAgree, JsonAndCsvAgreeOnEveryFieldForEverySchedule) {
       const auto bad = disagreements(json.out, csv.out);
       EXPECT_TRUE(bad.empty()) << e.name << (mode.size() > 5 ? " real-cost" : " unit-cost") << ": "
                                << ::testing::PrintToString(bad);
-      // The text report prints the same iteration time.
+      // The text report prints the same figures (to its 6 significant digits).
       const auto text = invoke(base);
-      const double t = nlohmann::json::parse(json.out).at("iteration_time").get<double>();
-      EXPECT_NE(text.out.find(fmt::format("{:.4g}", t).substr(0, 4)), std::string::npos)
-          << e.name << ": " << text.out;
+      const auto j = nlohmann::json::parse(json.out);
+      for (const char* key : {"iteration_time", "bubble_ratio", "peak_activations"}) {
+        const double shown = text_value(text.out, key);
+        const double x = j.at(key).get<double>();
+        EXPECT_NEAR(shown, x, 1e-5 * std::max(1.0, std::abs(x))) << e.name << ": " << key;
+      }
+      if (j.contains("mfu")) {
+        EXPECT_NEAR(text_value(text.out, "mfu"), 100 * j.at("mfu").get<double>(), 0.01) << e.name;
+      }
       ++compared;
     }
   }
@@ -186,15 +204,15 @@ TEST(OutputsAgree, WorkerTimesSumToTheTimeTheyCover) {
       std::vector<std::string> run = {
           "simulate",  "--schedule", schedule,   "-D", "4", "-N",       "8",   "--model",
           "gpt2-1.3b", "--hardware", "a100-dgx", "-W", "2", "--format", "json"};
-      if (schedule != "1f1b")
-        run = with(run, {"--epoch-drain", drain});
-      else if (drain == "on")
-        continue;
+      if (schedule == "1f1b" && drain == "on") continue;  // a synchronous schedule drains
+      if (schedule != "1f1b") run = with(run, {"--epoch-drain", drain});
       const auto r = invoke(run);
       ASSERT_TRUE(r.code == 0 || r.code == 4) << r.err;
       const auto j = nlohmann::json::parse(r.out);
       const double total = j.at("total_time").get<double>();
-      if (schedule == "1f1b") EXPECT_DOUBLE_EQ(total, j.at("iteration_time").get<double>());
+      if (schedule == "1f1b") {
+        EXPECT_DOUBLE_EQ(total, j.at("iteration_time").get<double>());
+      }
       for (const auto& w : j.at("per_worker")) {
         const double sum = w.at("compute_time").get<double>() +
                            w.at("exposed_communication_time").get<double>() +

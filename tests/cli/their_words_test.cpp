@@ -145,7 +145,7 @@ TEST(TheirWords, GlobalBatchSizeSetsMicroBatchesToGOverBW) {
   const auto odd = invoke(with(real, {"--global-batch-size", "50"}));
   EXPECT_EQ(odd.code, 2);
   EXPECT_NE(odd.err.find("must be a multiple of B·W = 2·3 = 6"), std::string::npos) << odd.err;
-  EXPECT_EQ(count_lines(odd.err), 1u);
+  EXPECT_EQ(pipesim::testing::count_lines(odd.err), 1u);
   // Unit-cost mode has no samples: N = G.
   const std::vector<std::string> unit = {"simulate", "-D", "4", "--format", "csv"};
   EXPECT_EQ(invoke(with(unit, {"--global-batch-size", "12"})).out,
