@@ -48,7 +48,7 @@ std::string schemes_taking(std::string_view option) {
 
 const std::vector<core::OptionSpec>& derived_options() {
   static const std::vector<core::OptionSpec> table{
-      core::integer_option(std::string(kGlobalBatch), 1, std::int64_t{1} << 40, "",
+      core::integer_option(std::string(kGlobalBatch), 1, 1 << 30, "",
                            "Megatron-LM's global batch size G: samples per iteration over all "
                            "replicas; sets micro-batches N = G/(B·W), which must divide"),
       core::integer_option(std::string(kLayersPerChunk), 1, 1 << 20, "",

@@ -316,11 +316,11 @@ std::vector<Option> make_options() {
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.distributed_optimizer; }),
       whole_bytes_option(
-          core::integer_option("grad_bucket_bytes", 0, 1'000'000'000'000, "0",
+          core::integer_option("grad_bucket_bytes", 0, 2'147'483'647, "0",
                                "Real-cost mode: gradient buckets of this many bytes (a whole "
                                "number), each its own collective call paying the algorithm's "
                                "latency (PyTorch DDP's bucket_cap_mb: 25 MiB = 26214400); 0 = "
-                               "one flat buffer per stage"),
+                               "one flat buffer per stage; at most 2^31 - 1"),
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.grad_bucket_bytes; }),
       // Mixture-of-experts layers (cost/expert_parallel.hpp).

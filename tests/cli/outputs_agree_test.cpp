@@ -235,7 +235,7 @@ TEST(OutputsAgree, FiguresGnuplotCannotWriteAreRefusedBeforeAnyOutput) {
   const auto bad = invoke({"compare", "--schedule", "1f1b,gpipe", "-D", "4", "-N", "8", "--csv",
                            csv, "--plot", dir.file("x.bad")});
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("--plot: the figure must end in .svg, .png or .pdf, got '.bad'"),
+  EXPECT_NE(bad.err.find("--plot: extension must be .svg, .png or .pdf, got '.bad'"),
             std::string::npos)
       << bad.err;
   EXPECT_FALSE(std::filesystem::exists(csv));

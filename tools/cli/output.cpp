@@ -42,7 +42,7 @@ void require_figure_path(const std::string& flag, const std::string& path) {
   const std::string ext = p.extension().string();
   if (ext != ".svg" && ext != ".png" && ext != ".pdf") {
     throw core::ConfigError("command line", flag,
-                            fmt::format("the figure must end in .svg, .png or .pdf, got '{}'",
+                            fmt::format("extension must be .svg, .png or .pdf, got '{}'",
                                         ext.empty() ? std::string("none") : ext));
   }
 }
