@@ -57,7 +57,7 @@ Point used_point(Point given, const Result& result) {
   const auto& all = options();
   for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
     const Option& o = all[i];
-    if (o.name() == "recompute" && result.perf && result.schedule.recompute) {
+    if (o.name() == "recompute" && result.perf && result.schedule.recompute && given[i] == "none") {
       given[i] = "full";  // recompute_used(): a schedule with R ops recomputes fully
       continue;
     }
