@@ -58,14 +58,11 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["sequence_parallel"] = setup.sequence_parallel;
   j["tp_comm_overlap"] = setup.tp_comm_overlap;
   j["distributed_optimizer"] = setup.distributed_optimizer;
-  j["grad_bucket_bytes"] = setup.grad_bucket_bytes;
-  j["precision"] = models::precision_name(p.model.precision);  // as trained
+  j["grad_bucket_bytes"] = static_cast<std::int64_t>(setup.grad_bucket_bytes);  // whole bytes
+  j["precision"] = models::precision_name(p.model.precision);                   // as trained
   j["attention"] = scenario::name_of(scenario::kAttentionNames, setup.attention);
-  // A schedule with R ops recomputes even under recompute `none` (TrainingCostModel: full).
   using scenario::name_of;
-  j["recompute"] = run.schedule.recompute && setup.recompute == models::Recompute::None
-                       ? "full"
-                       : name_of(scenario::kRecomputeNames, setup.recompute);
+  j["recompute"] = name_of(scenario::kRecomputeNames, scenario::recompute_used(spec, run.schedule));
   j["partition"] = name_of(scenario::kPartitionNames, setup.partition);
   j["placement"] = name_of(scenario::kPlacementNames, setup.placement);
   j["grad_sync"] = name_of(scenario::kGradSyncNames, spec.perf.grad_sync);
@@ -284,7 +281,7 @@ std::string to_text(const Scenario& spec, const Result& run) {
     out += fmt::format(
         "options          recompute={} partition={} placement={} grad-sync={} "
         "overlap-p2p={}{}\n",
-        scenario::name_of(scenario::kRecomputeNames, setup.recompute),
+        scenario::name_of(scenario::kRecomputeNames, scenario::recompute_used(spec, run.schedule)),
         scenario::name_of(scenario::kPartitionNames, setup.partition),
         scenario::name_of(scenario::kPlacementNames, setup.placement),
         scenario::name_of(scenario::kGradSyncNames, spec.perf.grad_sync),

@@ -62,6 +62,24 @@ Option field_option(OptionSpec spec, std::string short_name, Scope scope, std::s
   return o;
 }
 
+// A byte count held as a double (the cost model's arithmetic) but given and shown as a whole
+// number: a fraction of a byte is no setting.
+template <class Field>
+Option whole_bytes_option(OptionSpec spec, Scope scope, std::string group, Field field) {
+  Option o;
+  o.spec = std::move(spec);
+  o.scope = scope;
+  o.group = std::move(group);
+  o.get = [field](const Scenario& s) -> std::optional<OptionValue> {
+    return OptionValue{static_cast<std::int64_t>(field(const_cast<Scenario&>(s)))};
+  };
+  o.set = [field](Scenario& s, const std::optional<OptionValue>& value) {
+    PIPESIM_ASSERT(value.has_value(), "an option with a default was unset");
+    field(s) = static_cast<double>(std::get<std::int64_t>(*value));
+  };
+  return o;
+}
+
 // An enum field named by `table` (names.hpp): a choice of the table's names.
 template <class Field, typename E, size_t Size>
 Option named_option(std::string name, const NameTable<E, Size>& table, std::string default_text,
@@ -297,13 +315,13 @@ std::vector<Option> make_options() {
           "on|off",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.distributed_optimizer; }),
-      field_option(
-          core::real_option("grad_bucket_bytes", 0, 1e12, "0",
-                            "Real-cost mode: gradient buckets of this many bytes, each "
-                            "its own collective call paying the algorithm's latency "
-                            "(PyTorch DDP's bucket_cap_mb: 25 MiB = 26214400); 0 = one "
-                            "flat buffer per stage"),
-          "", Scope::RealCost, kRealCost,
+      whole_bytes_option(
+          core::integer_option("grad_bucket_bytes", 0, 2'147'483'647, "0",
+                               "Real-cost mode: gradient buckets of this many bytes (a whole "
+                               "number), each its own collective call paying the algorithm's "
+                               "latency (PyTorch DDP's bucket_cap_mb: 25 MiB = 26214400); 0 = "
+                               "one flat buffer per stage; at most 2^31 - 1"),
+          Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.grad_bucket_bytes; }),
       // Mixture-of-experts layers (cost/expert_parallel.hpp).
       field_option(

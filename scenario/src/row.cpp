@@ -57,6 +57,10 @@ Point used_point(Point given, const Result& result) {
   const auto& all = options();
   for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
     const Option& o = all[i];
+    if (o.name() == "recompute" && result.perf && result.schedule.recompute && given[i] == "none") {
+      given[i] = "full";  // recompute_used(): a schedule with R ops recomputes fully
+      continue;
+    }
     if (o.scope != Scope::Scheme) continue;
     // What the run used: the scheme's resolved value, the shape it ran at, or what a run
     // without the option behaves as.

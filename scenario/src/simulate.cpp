@@ -5,6 +5,7 @@
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/transformer.hpp"
+#include "pipesim/scenario/estimate.hpp"
 #include "pipesim/scenario/names.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/scenario.hpp"
@@ -195,8 +196,16 @@ sim::UnitCosts op_unit_costs(const sim::UnitCosts& u, const sim::Schedule& s) {
   return c;
 }
 
+models::Recompute recompute_used(const Scenario& spec, const sim::Schedule& schedule) {
+  const models::Recompute given = spec.perf.setup.recompute;
+  return schedule.recompute && given == models::Recompute::None ? models::Recompute::Full : given;
+}
+
 Result simulate(const Scenario& spec) {
   check_unit_costs(spec.unit);
+  // Bad parameters are named before the size: an invalid run is not "too large".
+  schedules::check_params(spec.schedule, spec.params).require();
+  check_run_budget(spec);  // before the schedule is generated: nothing is allocated
   Result r = simulate_schedule(spec, schedules::make_schedule(spec.schedule, spec.params),
                                fmt::format("schedule {}", spec.schedule));
   r.scheme_options = schedules::resolve(spec.schedule, spec.params).options;

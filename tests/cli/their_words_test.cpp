@@ -8,6 +8,8 @@
 
 #include "../support/cli_invoke.hpp"
 #include "cli/suggest.hpp"
+#include "pipesim/models/model_spec.hpp"
+#include "pipesim/scenario/derived.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/schedules/registry.hpp"
 
@@ -122,6 +124,89 @@ TEST(TheirWords, AMisspeltOptionGetsTheNearestSpelling) {
       closest_spelling("--micro-batchs", {"--stages", "--micro-batches", "--micro-batch-size"}),
       "--micro-batches");
   EXPECT_EQ(closest_spelling("--x", {"--stages"}), "");
+}
+
+TEST(TheirWords, GlobalBatchSizeSetsMicroBatchesToGOverBW) {
+  // Real-cost mode: N = G / (B·W) = 48 / (2·3) = 8.
+  const std::vector<std::string> real = with(kRealRun, {"-D", "4", "-B", "2", "-W", "3"});
+  const auto mine = invoke(with(real, {"-N", "8"}));
+  const auto theirs = invoke(with(real, {"--global-batch-size", "48"}));
+  ASSERT_EQ(mine.code, 0) << mine.err;
+  EXPECT_EQ(theirs.code, 0) << theirs.err;
+  EXPECT_EQ(theirs.out, mine.out);
+  EXPECT_NE(invoke(with(real, {"-N", "4"})).out, mine.out);  // N matters
+  // The same N given twice agrees; another N is refused with both values.
+  EXPECT_EQ(invoke(with(real, {"--global-batch-size", "48", "-N", "8"})).out, mine.out);
+  const auto conflict = invoke(with(real, {"--global-batch-size", "48", "-N", "4"}));
+  EXPECT_EQ(conflict.code, 2);
+  EXPECT_NE(conflict.err.find("--global-batch-size: gives micro_batches = 8"), std::string::npos)
+      << conflict.err;
+  // G not a multiple of B·W: the rule and the numbers.
+  const auto odd = invoke(with(real, {"--global-batch-size", "50"}));
+  EXPECT_EQ(odd.code, 2);
+  EXPECT_NE(odd.err.find("must be a multiple of B·W = 2·3 = 6"), std::string::npos) << odd.err;
+  EXPECT_EQ(pipesim::testing::count_lines(odd.err), 1u);
+  // Unit-cost mode has no samples: N = G.
+  const std::vector<std::string> unit = {"simulate", "-D", "4", "--format", "csv"};
+  EXPECT_EQ(invoke(with(unit, {"--global-batch-size", "12"})).out,
+            invoke(with(unit, {"-N", "12"})).out);
+}
+
+TEST(TheirWords, LayersPerVirtualStageSetsChunksToLOverDK) {
+  const int layers = models::load_model("gpt2-1.3b").layers;
+  const int d = 4, k = layers / (d * 2);  // v = L/(D·k) = 2
+  ASSERT_EQ(layers % (d * 2), 0);
+  const std::vector<std::string> real =
+      with(kRealRun, {"--schedule", "interleaved", "-D", std::to_string(d), "-N", "8"});
+  const auto mine = invoke(with(real, {"--chunks", "2"}));
+  const auto theirs =
+      invoke(with(real, {"--num-layers-per-virtual-pipeline-stage", std::to_string(k)}));
+  ASSERT_EQ(mine.code, 0) << mine.err;
+  EXPECT_EQ(theirs.code, 0) << theirs.err;
+  EXPECT_EQ(theirs.out, mine.out);
+  EXPECT_NE(invoke(with(real, {"--chunks", "4"})).out, mine.out);  // chunks matter
+  // Megatron's own name for v agrees or conflicts the same way as --chunks.
+  EXPECT_EQ(invoke(with(real, {"--num-layers-per-virtual-pipeline-stage", std::to_string(k),
+                               "--virtual-pipeline-model-parallel-size", "2"}))
+                .out,
+            mine.out);
+  const auto conflict = invoke(
+      with(real, {"--num-layers-per-virtual-pipeline-stage", std::to_string(k), "--chunks", "4"}));
+  EXPECT_EQ(conflict.code, 2);
+  EXPECT_NE(conflict.err.find("chunks is also given as 4"), std::string::npos) << conflict.err;
+  // D·k must divide L.
+  const int bad = layers + 1;  // D·bad > L cannot divide it
+  const auto odd =
+      invoke(with(real, {"--num-layers-per-virtual-pipeline-stage", std::to_string(bad)}));
+  EXPECT_EQ(odd.code, 2);
+  EXPECT_NE(odd.err.find("must divide the model's " + std::to_string(layers) + " layers"),
+            std::string::npos)
+      << odd.err;
+  // Only schedules that take chunks; only with a model.
+  const auto flat = invoke(
+      with(kRealRun, {"-D", "4", "-N", "8", "--num-layers-per-virtual-pipeline-stage", "8"}));
+  EXPECT_EQ(flat.code, 2);
+  EXPECT_NE(flat.err.find("does not apply to schedule 1f1b (only to "), std::string::npos)
+      << flat.err;
+  const auto unit = invoke({"simulate", "--schedule", "interleaved", "-D", "4", "-N", "8",
+                            "--num-layers-per-virtual-pipeline-stage", "8"});
+  EXPECT_EQ(unit.code, 2);
+  EXPECT_NE(unit.err.find("needs a model"), std::string::npos) << unit.err;
+}
+
+TEST(TheirWords, ResolveDerivedIsPureAndLeavesOtherOptionsAlone) {
+  scenario::Scenario s = scenario::make_scenario({{"stages", "4"}});
+  const scenario::Scenario before = s;
+  const scenario::Scenario r =
+      scenario::resolve_derived(s, {"stages"}, {{"global_batch_size", "20"}});
+  EXPECT_EQ(r.params.micro_batches, 20);
+  EXPECT_EQ(s.params.micro_batches, before.params.micro_batches);  // the input is unchanged
+  EXPECT_EQ(scenario::option_texts(scenario::resolve_derived(s, {}, {})),
+            scenario::option_texts(s));
+  EXPECT_THROW(scenario::resolve_derived(s, {}, {{"global_batch_size", "0"}}), core::ConfigError);
+  EXPECT_THROW(scenario::resolve_derived(s, {}, {{"no_such", "1"}}), core::ConfigError);
+  for (const core::OptionSpec& d : scenario::derived_options())
+    EXPECT_EQ(scenario::find_option(d.name), nullptr) << d.name << " is also a table option";
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ using Action = std::function<int()>;
 //! `simulate`'s exit code when the run completed but the configuration does not fit the GPUs'
 //! memory (status `oom`); 2 is a user error, 3 is taken by "out of budget".
 inline constexpr int kExitOutOfMemory = 4;
+//! Any command's exit code when a run's estimated size is above the task budget (--max-tasks).
+inline constexpr int kExitOutOfBudget = 3;
 
 //! What every error line starts with.
 inline constexpr std::string_view kErrorPrefix = "pipesim: error: ";

@@ -57,6 +57,8 @@ Action add_compare_command(CLI::App& app) {
       ->capture_default_str()
       ->group("Output");
   return [o] {
+    // A figure gnuplot cannot write is refused before the grid runs and any file is written.
+    if (!o->plot.empty()) require_figure_path("--plot", o->plot);
     const auto rows = cli::run_grid(make_grid(o->sweep), job_count(o->sweep));
     const RankMetric metric =
         o->rank_by.empty() ? explore::default_rank_metric(rows) : explore::rank_metric(o->rank_by);

@@ -5,6 +5,8 @@
 #include <functional>
 #include <vector>
 
+#include "pipesim/hardware/profile.hpp"
+#include "pipesim/models/model_spec.hpp"
 #include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::cli {
@@ -31,10 +33,25 @@ std::string value_words(const std::string& type) {
   return words;
 }
 
+// The shipped names an option of `names` takes besides a path: models for --model, hardware
+// profiles for --hardware; empty for any other option.
+std::string shipped_words(const std::vector<std::string>& names) {
+  std::vector<std::string> shipped;
+  for (const std::string& n : names) {
+    if (n == "model") shipped = models::shipped_models();
+    if (n == "hardware") shipped = hardware::shipped_profiles();
+  }
+  std::string words;
+  for (const std::string& w : shipped)
+    words += (words.empty() ? "" : " ") + w;
+  return words;
+}
+
 }  // namespace
 
 std::string bash_completion(const CLI::App& app) {
-  std::string walk, words, values, files;  // case arms; files: patterns joined by |
+  // Case arms; files and mixed (shipped names or a path): patterns joined by |.
+  std::string walk, words, values, files, mixed;
   // Every (sub)command, by its path of names ("" for pipesim itself).
   std::function<void(const CLI::App&, const std::string&)> visit = [&](const CLI::App& cmd,
                                                                        const std::string& path) {
@@ -51,10 +68,14 @@ std::string bash_completion(const CLI::App& app) {
         names.push_back("--" + l);
       for (const auto& s : o->get_snames())
         names.push_back("-" + s);
+      const std::string shipped = shipped_words(o->get_lnames());
       for (const auto& n : names) {
         list += " " + n;
         const std::string type = o->get_type_name();
-        if (const std::string v = value_words(type); !v.empty()) {
+        if (!shipped.empty()) {
+          values += fmt::format("      \"{}:{}\") words=\"{}\" ;;\n", path, n, shipped);
+          mixed += fmt::format("{}\"{}:{}\"", mixed.empty() ? "" : "|", path, n);
+        } else if (const std::string v = value_words(type); !v.empty()) {
           values += fmt::format("      \"{}:{}\") words=\"{}\" ;;\n", path, n, v);
         } else if (type.find("PATH") != std::string::npos) {
           files += fmt::format("{}\"{}:{}\"", files.empty() ? "" : "|", path, n);
@@ -78,6 +99,9 @@ _pipesim() {{
   esac
   if [[ -n "$words" ]]; then
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
+    case "$path:$prev" in
+      {}) COMPREPLY+=($(compgen -f -- "$cur")) ;;
+    esac
     return
   fi
   case "$path:$prev" in
@@ -92,7 +116,7 @@ _pipesim() {{
 }}
 complete -o default -F _pipesim pipesim
 )",
-      walk, values, files.empty() ? "\"\"" : files, words);
+      walk, values, mixed.empty() ? "\"\"" : mixed, files.empty() ? "\"\"" : files, words);
 }
 
 }  // namespace pipesim::cli

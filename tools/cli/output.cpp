@@ -1,10 +1,12 @@
 #include "output.hpp"
 
+#include <fmt/format.h>
 #include <stdio_ext.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "pipesim/core/atomic_write.hpp"
@@ -25,6 +27,24 @@ void emit(const std::string& path, std::string_view content) {
     return;
   }
   core::write_file_atomically(path, content);
+}
+
+void require_figure_path(const std::string& flag, const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string name = p.filename().string();
+  for (const char* ext : {".svg", ".png", ".pdf"}) {
+    if (name == ext) {
+      throw core::ConfigError(
+          "command line", flag,
+          fmt::format("'{}' has no name before the extension (e.g. fig{})", path, ext));
+    }
+  }
+  const std::string ext = p.extension().string();
+  if (ext != ".svg" && ext != ".png" && ext != ".pdf") {
+    throw core::ConfigError("command line", flag,
+                            fmt::format("extension must be .svg, .png or .pdf, got '{}'",
+                                        ext.empty() ? std::string("none") : ext));
+  }
 }
 
 std::string close_stdout() {

@@ -11,6 +11,11 @@ namespace pipesim::cli {
 //! Throws core::ConfigError when stdout refuses the bytes (/dev/full, a closed descriptor).
 void emit(const std::string& path, std::string_view content);
 
+//! Refuses a figure path gnuplot cannot be asked for before anything runs: `flag` names the
+//! option. The extension must be .svg, .png or .pdf and a name must precede it (".pdf" is a
+//! hidden file with no extension, not a PDF).
+void require_figure_path(const std::string& flag, const std::string& path);
+
 //! Flushes and closes stdout at exit: "" when everything written reached it, else the reason
 //! (errno text). A stdout that was closed before the run and never written to is not an error.
 std::string close_stdout();

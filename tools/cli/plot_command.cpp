@@ -1,8 +1,13 @@
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "commands.hpp"
+#include "output.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/report/csv.hpp"
 #include "pipesim/report/gnuplot.hpp"
@@ -19,6 +24,27 @@ std::string read_file(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// A NaN or infinite cell cannot be drawn: refused naming the file, the column and the line,
+// rather than plotted as a gap or a point at infinity. Empty cells (a run without the value)
+// are the plot's to skip.
+void require_finite_cells(const CsvTable& table, const std::string& source,
+                          const std::vector<std::string>& columns) {
+  for (const std::string& name : columns) {
+    const size_t c = table.column(source, name);
+    for (size_t r = 0; r < table.rows.size(); ++r) {
+      const std::string& cell = table.rows[r][c];
+      if (cell.empty()) continue;
+      char* end = nullptr;
+      const double v = std::strtod(cell.c_str(), &end);
+      if (end != cell.c_str() && *end == '\0' && !std::isfinite(v)) {
+        throw core::ConfigError(source, name,
+                                fmt::format("row {} (line {}) is '{}': a plot needs finite numbers",
+                                            r + 1, r + 2, cell));
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -57,6 +83,7 @@ Action add_plot_command(CLI::App& app) {
   cmd->add_option("--gnuplot", o->gnuplot, "gnuplot executable (name on PATH or path)")
       ->capture_default_str();
   return [o] {
+    require_figure_path("--output", o->output);
     const std::string text = read_file(o->input);
     GnuplotFigure fig;
     if (o->kind == "bars" || o->kind == "memory") {
@@ -72,7 +99,9 @@ Action add_plot_command(CLI::App& app) {
       if (o->line.x.empty() || o->line.y.empty()) {
         throw core::ConfigError("command line", "--x/--y", "a line plot needs both columns");
       }
-      fig = line_plot(parse_csv(o->input, text), o->input, o->line);
+      const CsvTable table = parse_csv(o->input, text);
+      require_finite_cells(table, o->input, {o->line.x, o->line.y});
+      fig = line_plot(table, o->input, o->line);
     }
     render_figure(o->output, fig, o->gnuplot);
     return 0;

@@ -13,7 +13,9 @@
 #include "commands.hpp"
 #include "completion.hpp"
 #include "flags.hpp"
+#include "man_page.hpp"
 #include "output.hpp"
+#include "pipesim/core/budget.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
 #include "suggest.hpp"
@@ -78,6 +80,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
          },
          "Print the bash completion script and exit")
       ->group("");
+  app.add_flag_callback(
+         "--man-page",
+         [&app, &out] {
+           out << man_page(app);
+           throw CLI::Success();
+         },
+         "Print the manual page pipesim(1) in man(7) markup and exit")
+      ->group("");
   const auto fail = [&err](int code, const std::string& message) {
     err << kErrorPrefix << message << "\n";
     return code;
@@ -127,6 +137,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
       return actions.at(sub)();
   } catch (const explore::RemoteError& e) {  // another rank of an MPI job failed
     return fail(e.code(), e.what());
+  } catch (const core::BudgetError& e) {
+    return fail(kExitOutOfBudget, fmt::format("{} (--max-tasks raises it)", describe_error(e)));
   } catch (const core::ConfigError& e) {
     return fail(2, describe_error(e));
   } catch (const std::bad_alloc&) {

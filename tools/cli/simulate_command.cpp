@@ -9,10 +9,13 @@
 #include "flags.hpp"
 #include "output.hpp"
 #include "pipesim/core/atomic_write.hpp"
+#include "pipesim/core/budget.hpp"
+#include "pipesim/core/option_spec.hpp"
 #include "pipesim/report/chrome_trace.hpp"
 #include "pipesim/report/critical_path_report.hpp"
 #include "pipesim/report/run_report.hpp"
 #include "pipesim/report/svg_timeline.hpp"
+#include "pipesim/scenario/derived.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/schedules/schedule_file.hpp"
@@ -27,12 +30,17 @@ Action add_simulate_command(CLI::App& app) {
     bool ops = false;
     bool critical_path = false;
     std::string output;
+    std::string max_tasks;  //!< as typed
+    const CLI::Option* max_tasks_flag = nullptr;
     //! Pictures and exchange files (each written atomically when given).
     struct Files {
       std::string schedule_file, export_csv, timeline, trace, export_dot;
     } files;
     std::map<std::string, std::string> values;        //!< option → text as given
     std::map<std::string, const CLI::Option*> flags;  //!< option → its flag, to see if given
+    //! Megatron-LM's derived options (scenario/derived.hpp): name → text, and their flags.
+    std::map<std::string, std::string> derived;
+    std::map<std::string, const CLI::Option*> derived_flags;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one schedule and report its metrics");
@@ -41,6 +49,19 @@ Action add_simulate_command(CLI::App& app) {
   for (const scenario::Option& option : scenario::options()) {
     o->flags[option.name()] = add_scenario_option(*cmd, option, o->values[option.name()], false);
   }
+  for (const core::OptionSpec& spec : scenario::derived_options()) {
+    o->derived_flags[spec.name] =
+        cmd->add_option(flag_of(spec.name), o->derived[spec.name], spec.help)
+            ->type_name(spec.type_name())
+            ->group("Schedule");
+  }
+  o->max_tasks_flag =
+      cmd->add_option("--max-tasks", o->max_tasks,
+                      "The task budget: a run whose estimated tasks are above it is refused before "
+                      "anything is built (exit 3), in [1, 1e12]")
+          ->type_name("REAL")
+          ->default_str(fmt::format("{:g}", core::kDefaultMaxTasks))
+          ->group("Schedule");
   cmd->add_option("--format", o->format, "Output format")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->capture_default_str()
@@ -93,7 +114,20 @@ Action add_simulate_command(CLI::App& app) {
         option.apply(o->spec, option.spec.default_text);
       }
     }
+    if (o->max_tasks_flag->count() > 0) {
+      o->spec.max_tasks = core::parse_double("max_tasks", o->max_tasks, 1, 1e12);
+    }
+    std::vector<std::pair<std::string, std::string>> derived;
+    for (const auto& [name, flag] : o->derived_flags) {
+      if (flag->count() > 0) derived.emplace_back(name, o->derived.at(name));
+    }
     const auto& files = o->files;
+    if (!files.schedule_file.empty() && !derived.empty()) {
+      throw core::ConfigError::option(derived.front().first,
+                                      "does not apply with --schedule-file (the file fixes the "
+                                      "schedule)");
+    }
+    o->spec = scenario::resolve_derived(std::move(o->spec), given, derived);
     if (!files.schedule_file.empty()) {
       // The file fixes the schedule: options that would shape a generated one are refused.
       for (const std::string& shaping : given) {
@@ -119,6 +153,17 @@ Action add_simulate_command(CLI::App& app) {
                                             ext.empty() ? std::string("none") : ext.string()));
       }
     }
+    if (!files.timeline.empty()) {
+      // Only SVG is written; another extension would get SVG bytes under a wrong name.
+      if (const auto ext = std::filesystem::path(files.timeline).extension(); ext != ".svg") {
+        throw core::ConfigError("command line", "--timeline",
+                                fmt::format("writes SVG: the file must end in .svg, got '{}'",
+                                            ext.empty() ? std::string("none") : ext.string()));
+      }
+    }
+    if (o->ops && o->format != "json") {
+      throw core::ConfigError("command line", "--ops", "prints with --format json only");
+    }
     if (o->spec.memory_timeline && !o->spec.perf.enabled()) {
       throw core::ConfigError("command line", "--memory-timeline",
                               "needs real-cost mode (--model and --hardware)");
@@ -129,29 +174,27 @@ Action add_simulate_command(CLI::App& app) {
     if (files.schedule_file.empty()) {
       result = scenario::simulate(o->spec);
     } else {
-      sim::Schedule schedule = schedules::load_schedule_file(files.schedule_file);
+      sim::Schedule schedule =
+          schedules::load_schedule_file(files.schedule_file, core::Budget{o->spec.max_tasks});
       o->spec.schedule = "file:" + files.schedule_file;
       result = scenario::simulate_schedule(o->spec, std::move(schedule), files.schedule_file);
     }
     const std::string title = fmt::format("{}  D={} N={}", o->spec.schedule,
                                           result.schedule.workers, result.schedule.micro_batches);
+    // Every output of the run is rendered first and then written all or none
+    // (core::write_files_atomically): a failing --trace never leaves a new --export-csv behind.
+    std::vector<core::OutputFile> outputs;
     if (!files.export_csv.empty()) {
-      core::write_file_atomically(files.export_csv, schedules::to_pytorch_csv(result.schedule));
+      outputs.push_back({files.export_csv, schedules::to_pytorch_csv(result.schedule)});
     }
     if (!files.timeline.empty()) {
-      // Only SVG is written; another extension would get SVG bytes under a wrong name.
-      if (const auto ext = std::filesystem::path(files.timeline).extension(); ext != ".svg") {
-        throw core::ConfigError("command line", "--timeline",
-                                fmt::format("writes SVG: the file must end in .svg, got '{}'",
-                                            ext.empty() ? std::string("none") : ext.string()));
-      }
-      core::write_file_atomically(files.timeline, report::svg_timeline(result, title));
+      outputs.push_back({files.timeline, report::svg_timeline(result, title)});
     }
     if (!files.trace.empty()) {
-      core::write_file_atomically(files.trace, report::chrome_trace(result, title).dump(1) + "\n");
+      outputs.push_back({files.trace, report::chrome_trace(result, title).dump(1) + "\n"});
     }
     if (!files.export_dot.empty()) {
-      core::write_file_atomically(files.export_dot, sim::to_dot(result.graph, title));
+      outputs.push_back({files.export_dot, sim::to_dot(result.graph, title)});
     }
     std::string text;
     if (o->format == "json") {
@@ -170,7 +213,13 @@ Action add_simulate_command(CLI::App& app) {
             "\n" + report::critical_path_text(result, report::critical_path_of(o->spec, result));
       }
     }
-    emit(o->output, text);
+    if (!o->output.empty() && o->output != "-") {
+      outputs.push_back({o->output, std::move(text)});
+      core::write_files_atomically(outputs);
+    } else {
+      core::write_files_atomically(outputs);
+      emit(o->output, text);
+    }
     // The run is reported either way; the exit code tells a script that the configuration
     // does not fit the GPUs' memory without parsing the output.
     return result.perf && !result.perf->fits_memory ? kExitOutOfMemory : 0;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "pipesim/core/budget.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
@@ -65,6 +66,9 @@ struct Scenario {
   //! no timing metrics. Runs that fit, or whose ops are not all of positive finite time, are
   //! replayed as always.
   bool skip_replay_when_oom = false;
+  //! The task budget: simulate() refuses a run whose estimated tasks (estimate.hpp) are above
+  //! it before building anything (core::BudgetError).
+  double max_tasks = core::kDefaultMaxTasks;
 };
 
 //! What real-cost mode adds to a run.
@@ -106,8 +110,14 @@ struct Result {
 //! the all-reduce are per transfer and per stage, unchanged. The costs of `schedule`'s ops.
 sim::UnitCosts op_unit_costs(const sim::UnitCosts& costs, const sim::Schedule& schedule);
 
-//! Throws core::ConfigError for bad parameters, an invalid schedule, or bad model/hardware.
+//! Throws core::ConfigError for bad parameters, an invalid schedule, or bad model/hardware,
+//! and core::BudgetError for a run above spec.max_tasks (estimate.hpp), before building it.
 Result simulate(const Scenario& spec);
+
+//! The recomputation a run did: a schedule with R ops (Chimera's forward doubling) recomputes
+//! everything it stored even under recompute none (TrainingCostModel prices it as full), so
+//! every output names what ran.
+models::Recompute recompute_used(const Scenario& spec, const sim::Schedule& schedule);
 
 //! Same, for a schedule that did not come from the registry (e.g. a schedule file); `source`
 //! names it in errors.
