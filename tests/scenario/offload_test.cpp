@@ -68,8 +68,11 @@ TEST(ActivationOffload, APcieLinkCostsTimeSavesMemoryAndGivesItAllBack) {
   const Result half = simulate(one_f_one_b(0.5, pcie));
   const Result all = simulate(one_f_one_b(1.0, pcie));
   EXPECT_GE(all.metrics.iteration_time, off.metrics.iteration_time);
-  EXPECT_LT(all.perf->peak_memory, half.perf->peak_memory);
-  EXPECT_LT(half.perf->peak_memory, off.perf->peak_memory);
+  // Worker 0 holds the most activation sets (min(N, D)); the run's peak may be another worker's
+  // (the last stage's logits), which offload cannot lower below one set.
+  EXPECT_LT(all.perf->memory[0].peak, half.perf->memory[0].peak);
+  EXPECT_LT(half.perf->memory[0].peak, off.perf->memory[0].peak);
+  EXPECT_LE(all.perf->peak_memory, off.perf->peak_memory);
   for (size_t w = 0; w < off.perf->memory.size(); ++w) {
     // Every copy back has started and every backward has freed its activations.
     EXPECT_DOUBLE_EQ(all.perf->memory[w].final, off.perf->memory[w].final) << w;
