@@ -43,3 +43,7 @@ for waves in 1 2; do
 done
 draw bitpipe-d4-n4 --schedule bitpipe -D 4 -N 4 --t-forward 2 --t-backward 4
 draw bitpipe-d4-n8 --schedule bitpipe -D 4 -N 8 --t-forward 2 --t-backward 4
+# Activation offload (PipeOffload) in real-cost mode: 1F1B, GPT-2 1.3B on a DGX A100 (PCIe Gen4
+# host link), every stored activation offloaded; the lane under each worker shows its copies.
+draw 1f1b-offload-gpt2-a100-d4-n8 --schedule 1f1b -D 4 -N 8 --model gpt2-1.3b --hardware a100-dgx \
+  --offload 1

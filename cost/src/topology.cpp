@@ -4,10 +4,12 @@
 #include <map>
 #include <set>
 
+#include "pipesim/core/assert.hpp"
+
 namespace pipesim::cost {
 
 Topology::Topology(const hardware::HardwareProfile& hw, const hardware::Placement& placement)
-    : intra_(hw.intra_node), inter_(hw.inter_node), placement_(placement) {
+    : intra_(hw.intra_node), inter_(hw.inter_node), host_(hw.host_link), placement_(placement) {
   std::map<int, int> nics;
   nic_index_.resize(static_cast<size_t>(placement_.workers));
   for (int w = 0; w < placement_.workers; ++w) {
@@ -29,6 +31,15 @@ sim::Flow Topology::transfer(int from, int to, core::Bytes n) const {
   } else {
     f.uses = {{port_out(from), 1.0}, {port_in(to), 1.0}};
   }
+  return f;
+}
+
+sim::Flow Topology::host_copy(int w, core::Bytes n, bool to_host) const {
+  PIPESIM_ASSERT(host_.has_value(), "a host copy without a host link");
+  sim::Flow f;
+  f.latency = host_->alpha;
+  f.work = n.value / host_->effective_beta();
+  f.uses = {{to_host ? host_out(w) : host_in(w), 1.0}};
   return f;
 }
 

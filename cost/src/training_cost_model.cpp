@@ -90,6 +90,27 @@ std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts
   return parts;
 }
 
+// Activation offload moves `offload` of each stage's stored activations (not the transient
+// recomputation buffers) over the host link, which the profile must give.
+std::vector<sim::StageMemory> with_offload(std::vector<sim::StageMemory> stages,
+                                           const TrainingSetup& setup,
+                                           const hardware::HardwareProfile& hw) {
+  if (!(setup.offload > 0.0)) return stages;
+  if (!(setup.offload <= 1.0)) {
+    throw core::ConfigError::option("offload",
+                                    fmt::format("must be in [0, 1], got {}", setup.offload));
+  }
+  if (!hw.host_link) {
+    throw core::ConfigError::option(
+        "offload", fmt::format("needs links.host_link (the GPU's link to host memory) in the "
+                               "hardware profile, which {} does not give",
+                               hw.name));
+  }
+  for (sim::StageMemory& m : stages)
+    m.offloaded = setup.offload * m.activations;
+  return stages;
+}
+
 hardware::Placement placement_of(const hardware::HardwareProfile& hw, const sim::Schedule& schedule,
                                  const TrainingSetup& setup) {
   return {schedule.workers, setup.data_parallel,   hw.gpus_per_node,      hw.nics_per_node,
@@ -114,8 +135,9 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       expert_params_(stage_expert_params(rank_, partition_, layer_config(setup_))),
       shards_(optimizer_shards(schedule, setup_, stage_params_, expert_params_,
                                experts_.expert_data_parallel())),
-      memory_(cost::stage_memory(rank_, setup_, partition_, stage_params_, shards_, param_bytes_,
-                                 recompute_mode(schedule, setup_))),
+      memory_(with_offload(cost::stage_memory(rank_, setup_, partition_, stage_params_, shards_,
+                                              param_bytes_, recompute_mode(schedule, setup_)),
+                           setup_, hw_)),
       compute_(rank_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
                stage_params_, shards_, param_bytes_, experts_),
       topology_(hw_, placement_of(hw_, schedule, setup_)),
@@ -136,7 +158,9 @@ double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) 
       return compute_.optimizer(t.worker) + step_sync_;
     case sim::OpKind::Transfer:
     case sim::OpKind::AllReduce:
-    case sim::OpKind::Collective: {
+    case sim::OpKind::Collective:
+    case sim::OpKind::Offload:
+    case sim::OpKind::Reload: {
       const sim::Flow f = flow(graph, id);
       return f.latency + f.work;
     }
@@ -156,6 +180,15 @@ std::uint64_t TrainingCostModel::flow_key(const sim::TaskGraph& graph, sim::Task
                        static_cast<std::uint64_t>(t.worker) <= kField,
                    "stage or worker beyond a collective's flow key");
     return 1ull << 63 | static_cast<std::uint64_t>(t.carrier) << 56 |
+           static_cast<std::uint64_t>(t.stage) << 28 | static_cast<std::uint64_t>(t.worker);
+  }
+  if (t.kind == sim::OpKind::Offload || t.kind == sim::OpKind::Reload) {
+    // Bits 63 and 62 (collectives have 62 clear); then direction, stage, worker.
+    constexpr std::uint64_t kField = (1ull << 28) - 1;
+    PIPESIM_ASSERT(static_cast<std::uint64_t>(t.stage) <= kField &&
+                       static_cast<std::uint64_t>(t.worker) <= kField,
+                   "stage or worker beyond an offload copy's flow key");
+    return 3ull << 62 | static_cast<std::uint64_t>(t.kind == sim::OpKind::Reload) << 56 |
            static_cast<std::uint64_t>(t.stage) << 28 | static_cast<std::uint64_t>(t.worker);
   }
   return 0;
@@ -190,6 +223,11 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
       const int worker[] = {t.worker};
       return topology_.collective(compute_.collective_time(t.stage, t.carrier), worker);
     }
+    case sim::OpKind::Offload:
+    case sim::OpKind::Reload:
+      return topology_.host_copy(t.worker,
+                                 core::Bytes(memory_[static_cast<size_t>(t.stage)].offloaded),
+                                 t.kind == sim::OpKind::Offload);
     default:
       return {};
   }

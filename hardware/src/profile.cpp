@@ -208,6 +208,7 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
     core::YamlMap links = y.map("links");
     p.intra_node = parse_hockney(links.map("intra_node"), true);
     p.inter_node = parse_hockney(links.map("inter_node"), true);
+    if (links.has("host_link")) p.host_link = parse_hockney(links.map("host_link"), true);
     links.finish();
   }
   {
@@ -331,6 +332,7 @@ std::string to_yaml(const HardwareProfile& p) {
   if (p.nics_per_node != 1) o += fmt::format("  nics_per_node: {}\n", p.nics_per_node);
   o += fmt::format("links:\n  intra_node: {}\n  inter_node: {}\n", hockney_yaml(p.intra_node),
                    hockney_yaml(p.inter_node));
+  if (p.host_link) o += fmt::format("  host_link: {}\n", hockney_yaml(*p.host_link));
   o += fmt::format("collectives:\n  all_reduce: {{algorithm: {}}}\n", algorithm_name(p.all_reduce));
   if (!p.fitted.empty()) {
     o += "  fitted:\n";

@@ -5,7 +5,7 @@
 namespace pipesim::report {
 namespace {
 
-constexpr int kCompute = 0, kSend = 1, kCollective = 2;
+constexpr int kCompute = 0, kSend = 1, kCollective = 2, kHostCopy = 3;
 // The format's ts and dur count microseconds. Real-cost runs are in seconds (1 s = 10⁶ µs);
 // unit-cost runs have slots, shown as 1 slot = 1 ms so a schedule's grid reads at a glance.
 constexpr double kMicrosPerSecond = 1e6;
@@ -33,8 +33,8 @@ nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title)
                       {"pid", w},
                       {"tid", 0},
                       {"args", {{"sort_index", w}}}});
-    const char* names[] = {"compute", "send", "collective"};
-    for (int tid : {kCompute, kSend, kCollective}) {
+    const char* names[] = {"compute", "send", "collective", "host copy"};
+    for (int tid : {kCompute, kSend, kCollective, kHostCopy}) {
       events.push_back({{"name", "thread_name"},
                         {"ph", "M"},
                         {"pid", w},
@@ -72,6 +72,9 @@ nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title)
       event(task.worker, kCollective,
             letter + " " + sim::op_letter(task.carrier) + std::to_string(task.micro_batch),
             "collective");
+    } else if (task.kind == sim::OpKind::Offload || task.kind == sim::OpKind::Reload) {
+      // Activation offload's copy stream: "D3" to the host, "H3" back.
+      event(task.worker, kHostCopy, letter + std::to_string(task.micro_batch), "host copy");
     }
   }
   // Real-cost mode with a recorded timeline: a "memory" counter track per worker process.

@@ -11,7 +11,9 @@ namespace {
 
 using sim::OpKind;
 
-constexpr double kLeft = 56, kTop = 44, kRow = 26, kGap = 6, kRight = 20;
+constexpr double kLeft = 56, kTop = 44, kRow = 26, kGap = 6, kRight = 20, kCopyLane = 10;
+constexpr const char* kToHost = "#e15759";    // D: device to host
+constexpr const char* kFromHost = "#76b7b2";  // H: host to device
 
 // [kind][shade]: shade 1 is the up pipeline (or the second chunk).
 const char* colour(OpKind kind, int shade) {
@@ -59,10 +61,16 @@ std::string svg_timeline(const Result& run, const std::string& title) {
   const bool real_cost = run.perf.has_value();
   const double scale = real_cost ? 1400.0 / end : std::clamp(1400.0 / end, 2.0, 48.0);
   const double width = kLeft + end * scale + kRight;
-  const double rows_bottom = kTop + g.workers() * (kRow + kGap);
+  // With activation offload each worker gets a copy lane under its compute row: device-to-host
+  // copies in its upper half, host-to-device in its lower half.
+  bool copies = false;
+  for (const sim::Task& task : g.tasks())
+    copies = copies || task.kind == OpKind::Offload || task.kind == OpKind::Reload;
+  const double lane = copies ? kCopyLane : 0.0;
+  const double rows_bottom = kTop + g.workers() * (kRow + lane + kGap);
   const double height = rows_bottom + 70;
   auto x = [&](double time) { return kLeft + time * scale; };
-  auto y = [&](int worker) { return kTop + worker * (kRow + kGap); };
+  auto y = [&](int worker) { return kTop + worker * (kRow + lane + kGap); };
 
   std::string out = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
@@ -103,6 +111,19 @@ std::string svg_timeline(const Result& run, const std::string& title) {
                          shade == 0 && task.kind != OpKind::Recompute ? "white" : "black",
                          task.micro_batch);
     }
+  }
+  for (sim::TaskId t = 0; copies && t < g.num_tasks(); ++t) {
+    const sim::Task& task = g.task(t);
+    if (task.kind != OpKind::Offload && task.kind != OpKind::Reload) continue;
+    const bool to_host = task.kind == OpKind::Offload;
+    const double x0 = x(run.trace.timing[t].start), x1 = x(run.trace.timing[t].end);
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{} of stage {} "
+        "micro-batch {} on P{}: {} to {}</title></rect>\n",
+        num(x0), num(y(task.worker) + kRow + (to_host ? 0.0 : kCopyLane / 2)),
+        num(std::max(x1 - x0, 0.8)), num(kCopyLane / 2), to_host ? kToHost : kFromHost,
+        to_host ? "offload" : "reload", task.stage, task.micro_batch, task.worker,
+        run.trace.timing[t].start, run.trace.timing[t].end);
   }
   bool any_reduce = false;
   for (sim::TaskId t = 0; t < g.num_tasks(); ++t) {
@@ -152,6 +173,16 @@ std::string svg_timeline(const Result& run, const std::string& title) {
           label);
       lx += 24 + 6.5 * static_cast<double>(label.size());
     }
+  }
+  if (copies) {
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"6\" fill=\"{}\"/>"
+        "<text x=\"{}\" y=\"{}\">offload (to host)</text>"
+        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"6\" fill=\"{}\"/>"
+        "<text x=\"{}\" y=\"{}\">reload</text>\n",
+        num(lx), num(ly + 3), kToHost, num(lx + 16), num(ly + 10), num(lx + 130), num(ly + 3),
+        kFromHost, num(lx + 146), num(ly + 10));
+    lx += 200;
   }
   if (any_reduce) {
     out += fmt::format(

@@ -349,6 +349,20 @@ std::vector<Option> make_options() {
           "micro-batch's compute on|off (Megatron-Core's 1F1B all-to-all overlap)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.moe_overlap; }),
+      // Activation offload (cost/training_setup.hpp, sim/lowering.hpp OffloadOps).
+      field_option(
+          core::real_option("offload", 0, 1, "0",
+                            "Real-cost mode: fraction of each micro-batch's stored activations "
+                            "copied to host memory after its forward and back before its "
+                            "backward, over the profile's host link (PipeOffload); 0 = off"),
+          "", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.offload; }),
+      switch_field(
+          "offload_selective", false,
+          "Real-cost mode, with offload: keep resident the activations whose backward is the "
+          "worker's next backward after their forward (PipeOffload's selective rule) on|off",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.offload_selective; }),
   };
   {
     // Unset: the model file's precision.

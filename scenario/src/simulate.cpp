@@ -126,7 +126,7 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
   // Lowered with the ops' collectives (tensor parallelism's) as tasks of their own.
-  r.graph = sim::build_task_graph(r.schedule, costs.lowering());
+  r.graph = sim::build_task_graph(r.schedule, costs.lowering(), costs.offload_ops());
   p.partition = costs.partition();
   p.stage_times = costs.stage_times();
   p.gpus = costs.gpus();
@@ -142,7 +142,9 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.memory_capacity = p.hardware.gpu.memory_bytes;
   // A run that does not fit needs no replay when the caller wants only its status; a cyclic
   // order is refused here as the replay would refuse it.
-  if (spec.skip_replay_when_oom && !spec.memory_timeline && compute_ops_take_time(r.graph, costs)) {
+  // (Not with activation offload: its memory moves with the copies' replayed times.)
+  if (spec.skip_replay_when_oom && !spec.memory_timeline && !costs.offload_ops().enabled &&
+      compute_ops_take_time(r.graph, costs)) {
     set_memory(p, sim::track_memory_untimed(r.schedule, r.graph, costs.stage_memory()));
     if (!p.fits_memory) {
       sim::check_acyclic(r.graph, source, "generated order").require();

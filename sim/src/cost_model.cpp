@@ -27,6 +27,11 @@ double unit_duration(const UnitCosts& costs, OpKind kind) {
     // option): one would take no slot.
     case OpKind::Collective:
       return 0.0;
+    // Nor activation offload (its copies are priced by bytes over the host link): none
+    // takes a slot.
+    case OpKind::Offload:
+    case OpKind::Reload:
+      return 0.0;
   }
   return 0.0;
 }
@@ -34,7 +39,7 @@ double unit_duration(const UnitCosts& costs, OpKind kind) {
 }  // namespace
 
 UnitCostModel::UnitCostModel(UnitCosts costs) : costs_(costs) {
-  static_assert(static_cast<int>(OpKind::Collective) + 1 == kNumOpKinds);
+  static_assert(static_cast<int>(OpKind::Reload) + 1 == kNumOpKinds);
   for (int k = 0; k < kNumOpKinds; ++k)
     by_kind_[static_cast<size_t>(k)] = unit_duration(costs_, static_cast<OpKind>(k));
 }

@@ -372,10 +372,57 @@ class CollectiveEdges {
   std::vector<TaskId> collective_of_;  // by compute task id
 };
 
+// Activation offload (lowering.hpp, OffloadOps): per consumer of saved activations, in program
+// order, an Offload after its forward and a Reload before it, issued at the prefetch point.
+// Compute tasks are numbered worker by worker in program order, so an op's position in its
+// worker's program is its id minus the id of the worker's first op.
+template <class Graph>
+void add_offload(const Schedule& s, const OffloadOps& offload, OpIndex& index, Graph& graph) {
+  const OpKind consumer = s.recompute
+                              ? OpKind::Recompute
+                              : (s.split_backward ? OpKind::BackwardInput : OpKind::Backward);
+  for (int w = 0; w < s.workers; ++w) {
+    const std::vector<Op>& program = s.program[static_cast<size_t>(w)];
+    if (program.empty()) continue;
+    const TaskId first =
+        index.at(program.front().stage, program.front().micro_batch, program.front().kind);
+    std::ptrdiff_t previous = -1;  // position of the worker's previous consumer
+    for (size_t p = 0; p < program.size(); ++p) {
+      const Op& op = program[p];
+      if (op.kind != consumer) continue;
+      const auto at = static_cast<std::ptrdiff_t>(p);
+      // The op whose end issues the reload: the one before the previous consumer, or before
+      // the op before this one for the worker's first.
+      const std::ptrdiff_t gate = previous >= 0 ? previous - 1 : at - 2;
+      previous = at;
+      const TaskId forward = index.at(op.stage, op.micro_batch, OpKind::Forward);
+      const auto forward_at = static_cast<std::ptrdiff_t>(forward - first);
+      if (offload.selective && gate <= forward_at) continue;  // reused soon: stays resident
+      Task copy{.kind = OpKind::Offload,
+                .worker = w,
+                .pipeline = op.pipeline,
+                .stage = op.stage,
+                .chunk = op.chunk,
+                .micro_batch = op.micro_batch};
+      const TaskId out = graph.add_task(copy);
+      copy.kind = OpKind::Reload;
+      const TaskId back = graph.add_task(copy);
+      graph.add_edge(forward, out, EdgeKind::Data);
+      graph.add_edge(out, back, EdgeKind::Data);
+      if (gate > forward_at) {
+        const Op& g = program[static_cast<size_t>(gate)];
+        graph.add_edge(index.at(g.stage, g.micro_batch, g.kind), back, EdgeKind::Data);
+      }
+      graph.add_edge(back, index.at(op.stage, op.micro_batch, op.kind), EdgeKind::Data);
+    }
+  }
+}
+
 // Everything lowering adds, in the order it adds it: both passes make the same calls. `Graph`
 // is the sink itself, or CollectiveEdges in front of it when some ops carry collectives.
 template <class Graph>
-void lower_into(const Schedule& s, const OpCollectives& collectives, OpIndex& index, Graph& graph) {
+void lower_into(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
+                OpIndex& index, Graph& graph) {
   constexpr bool kCollectives = requires(Graph g, TaskId t) {
     g.set_collective(t, t);
   };
@@ -466,50 +513,55 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, OpIndex& in
     }
   }
 
+  if (offload.enabled) add_offload(s, offload, index, graph);
   add_gradient_sync(s, index, graph);
 }
 
 // With collectives: kept out of line, so that the inliner's budget goes to the common path.
 template <class Sink>
 [[gnu::noinline]] void lower_with_collectives(const Schedule& s, const OpCollectives& collectives,
-                                              OpIndex& index, Sink& sink) {
+                                              const OffloadOps& offload, OpIndex& index,
+                                              Sink& sink) {
   size_t ops = 0;
   for (const auto& program : s.program)
     ops += program.size();
   CollectiveEdges<Sink> graph(sink, collectives.overlap, ops);
-  lower_into(s, collectives, index, graph);
+  lower_into(s, collectives, offload, index, graph);
 }
 
 template <class Sink>
-void lower(const Schedule& s, const OpCollectives& collectives, OpIndex& index, Sink& sink) {
+void lower(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
+           OpIndex& index, Sink& sink) {
   if (collectives.carries.empty()) {
-    lower_into(s, collectives, index, sink);
+    lower_into(s, collectives, offload, index, sink);
   } else {
-    lower_with_collectives(s, collectives, index, sink);
+    lower_with_collectives(s, collectives, offload, index, sink);
   }
 }
 
 }  // namespace
 
-TaskGraph build_task_graph(const Schedule& s, const OpCollectives& collectives) {
+TaskGraph build_task_graph(const Schedule& s, const OpCollectives& collectives,
+                           const OffloadOps& offload) {
   // Callers run check_structure first (validate() does); only cheap checks are repeated here.
   PIPESIM_ASSERT(static_cast<int>(s.program.size()) == s.workers, "unchecked schedule");
   size_t compute_ops = 0;
   for (const auto& ops : s.program)
     compute_ops += ops.size();
   const size_t tasks = (collectives.carries.empty() ? 2 : 3) * compute_ops +
+                       (offload.enabled ? compute_ops : 0) +
                        2 * static_cast<size_t>(s.virtual_stages + s.workers);
   // Two passes over the same calls: the first counts each task's out-edges, so that the
   // second writes every edge straight into the graph (no edge list to sort: lowering's memory
   // is the graph's).
   OpIndex index(s, s.total_micro_batches(), kNoTask);
   DegreeCount count(tasks);
-  lower(s, collectives, index, count);
+  lower(s, collectives, offload, index, count);
   TaskGraphBuilder graph(s.workers);
   graph.reserve(count.tasks(), 0);
   graph.expect_out_degrees(count.take_degrees());
   GraphSink sink(graph);
-  lower(s, collectives, index, sink);
+  lower(s, collectives, offload, index, sink);
   return std::move(graph).build();
 }
 

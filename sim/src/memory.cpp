@@ -66,10 +66,14 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
   std::vector<std::vector<MemoryEvent>> events(workers);
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
     const Task& task = graph.task(t);
-    if (!is_compute(task.kind)) continue;
+    const bool copy = task.kind == OpKind::Offload || task.kind == OpKind::Reload;
+    if (!is_compute(task.kind) && !copy) continue;
     const StageMemory& m = stages[static_cast<size_t>(task.stage)];
     auto& ev = events[static_cast<size_t>(task.worker)];
     const TaskTiming& tt = trace.timing[t];
+    if (task.kind == OpKind::Offload) ev.push_back({tt.end, -m.offloaded, 0.0});
+    if (task.kind == OpKind::Reload) ev.push_back({tt.start, m.offloaded, 0.0});
+    if (copy) continue;
     // What the op allocates when it starts, then what it frees when it ends.
     const bool recomputes = m.recompute > 0.0 && (task.kind == OpKind::Recompute ||
                                                   (task.kind == backward && !schedule.recompute));
@@ -122,6 +126,8 @@ std::vector<WorkerMemory> track_memory_untimed(const Schedule& schedule, const T
   std::vector<double> next(static_cast<size_t>(schedule.workers), 0.0);
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
     const Task& task = graph.task(t);
+    PIPESIM_ASSERT(task.kind != OpKind::Offload && task.kind != OpKind::Reload,
+                   "offload copies take the replay's times");
     if (!is_compute(task.kind)) continue;
     double& k = next[static_cast<size_t>(task.worker)];
     trace.timing[t] = {k, k + 1.0};

@@ -15,6 +15,8 @@ char op_letter(OpKind kind) {
     case OpKind::AllReduce: return 'A';
     case OpKind::Optimizer: return 'O';
     case OpKind::Collective: return 'C';
+    case OpKind::Offload: return 'D';
+    case OpKind::Reload: return 'H';
   }
   return '?';
 }

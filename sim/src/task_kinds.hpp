@@ -5,9 +5,11 @@
 
 namespace pipesim::sim::detail {
 
-//! Communication: a flow in real-cost mode (network.hpp), a pure delay in unit-cost mode.
+//! Communication: a flow in real-cost mode (network.hpp), a pure delay in unit-cost mode. The
+//! activation-offload copies are flows on the worker's host link, holding no compute stream.
 constexpr bool is_comm(OpKind k) {
-  return k == OpKind::Transfer || k == OpKind::AllReduce || k == OpKind::Collective;
+  return k == OpKind::Transfer || k == OpKind::AllReduce || k == OpKind::Collective ||
+         k == OpKind::Offload || k == OpKind::Reload;
 }
 
 //! Whether the graph's Collective tasks follow their op on its stream (not beside it). Read once

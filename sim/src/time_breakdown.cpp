@@ -103,6 +103,11 @@ std::vector<WorkerTime> time_breakdown(const TaskGraph& graph, const Trace& trac
       }
     } else if (task.kind == OpKind::Collective) {
       comm[static_cast<size_t>(task.worker)].add(run(4, 0), span);
+    } else if (task.kind == OpKind::Offload || task.kind == OpKind::Reload) {
+      // Host-link copies: exposed where the worker computes nothing meanwhile (a backward
+      // waiting for its reload).
+      comm[static_cast<size_t>(task.worker)].add(run(task.kind == OpKind::Offload ? 5 : 6, 0),
+                                                 span);
     }
   }
   const double window = graph.num_tasks() == 0 ? 0.0 : last - first;

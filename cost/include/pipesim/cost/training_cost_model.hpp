@@ -8,8 +8,9 @@
 //  - memory (stage_memory.hpp): each stage's parameters, optimizer shards and bytes;
 //  - topology (topology.hpp): placement, the resources flows share, and the flows of transfers
 //    (Hockney on the tier the two GPUs share, n = b·s·h·e/t per GPU: scatter/gather), gradient
-//    syncs (gradient_sync.hpp, over a stage's holders in one replica × W replicas) and op
-//    collectives (the TP group's, on the worker's link ports).
+//    syncs (gradient_sync.hpp, over a stage's holders in one replica × W replicas), op
+//    collectives (the TP group's, on the worker's link ports) and activation offload's copies
+//    (the offloaded bytes of one GPU over its host link, one resource per direction).
 
 #include <cstdint>
 #include <vector>
@@ -41,6 +42,8 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   //! What to lower the schedule with (sim::build_task_graph): which ops carry collectives (with
   //! t > 1), and whether they overlap the ops (tp_comm_overlap).
   sim::OpCollectives lowering() const { return compute_.lowering(); }
+  //! Whether to lower with activation offload's copies (offload > 0), and which.
+  sim::OffloadOps offload_ops() const { return {setup_.offload > 0.0, setup_.offload_selective}; }
 
   //! Compute ops and the optimizer: their time; transfers, all-reduces and collectives: their
   //! time alone. A compute op holds its stream for its kernels; its collectives are its
@@ -51,7 +54,8 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   int num_resources() const override { return topology_.num_resources(); }
   sim::Flow flow(const sim::TaskGraph& graph, sim::TaskId id) const override;
   //! A transfer's flow depends on its two workers only (one message size, one placement); a
-  //! collective's on its worker, stage and carrier kind.
+  //! collective's on its worker, stage and carrier kind; an offload copy's on its direction,
+  //! stage and worker.
   std::uint64_t flow_key(const sim::TaskGraph& graph, sim::TaskId id) const override;
 
   //! Memory of every virtual stage on one GPU, for sim::track_memory.

@@ -58,6 +58,13 @@ struct TrainingSetup {
   //! (max(kernels, collectives) uncontended, the ideal overlap), with its flows still loading
   //! the links; with t > 1 it needs tp_comm_overlap (one Collective task per op).
   bool moe_overlap = false;
+  //! Activation offload (PipeOffload, Wan et al. 2025, arXiv 2503.01328): the fraction of each
+  //! micro-batch's stored activations copied to host memory after its forward and back before
+  //! its backward, over the profile's links.host_link, [0, 1]; 0 = off.
+  double offload = 0.0;
+  //! Offload only what is not reused soon (sim::OffloadOps::selective): an activation whose
+  //! backward is the worker's next backward after its forward stays resident.
+  bool offload_selective = false;
 };
 
 //! The model as trained: precision, vocabulary and sequence replaced by the setup's overrides.

@@ -3,6 +3,7 @@
 // schema_version 1 — the contract with calibrate/ (hardware/README.md documents every field).
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,10 @@ struct HardwareProfile {
   //! gpus_per_node / nics_per_node GPUs (DGX A100/H100, NVL72: one per GPU; Piz Daint: one).
   int nics_per_node = 1;
   Hockney intra_node, inter_node;
+  //! Optional `links.host_link`: one GPU's link to host memory, per direction (the two
+  //! directions are independent; PCIe or NVLink-C2C). What activation offload copies over;
+  //! unset, offload is refused.
+  std::optional<Hockney> host_link;
   AllReduceAlgorithm all_reduce = AllReduceAlgorithm::Ring;
   //! Measured Hockney fits that override the link-based formula: collective → tier → fit
   //! (collectives: all_reduce, all_gather, reduce_scatter; tiers: intra_node, inter_node).

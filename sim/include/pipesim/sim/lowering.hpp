@@ -46,6 +46,24 @@ struct OpCollectives {
   }
 };
 
+//! Activation offload (PipeOffload, Wan et al. 2025, arXiv 2503.01328): the saved activations of
+//! each (stage, micro-batch) go to host memory after the forward and come back before the
+//! backward, on the worker's host link, beside compute. Each offloaded activation gets two
+//! tasks, numbered after everything else, worker by worker in program order of the consumer:
+//!  - Offload (D2H) after the forward: F → D;
+//!  - Reload (H2D) after the offload, and not before its prefetch point: when the worker's
+//!    previous backward can start (after the op before that backward), or, for the worker's
+//!    first backward, when the op just before it can start; the consumer (R with
+//!    recomputation, else B, or I for a split backward) waits for it: D → H → consumer.
+//! Every edge is a data edge. With `selective` (the paper's rule: offload only what is not
+//! reused soon) an activation whose reload would be issued no later than its forward ends (no
+//! other backward between its forward and its backward: the last stage, the last warm-up
+//! micro-batch of 1F1B) stays resident and gets no tasks.
+struct OffloadOps {
+  bool enabled = false;
+  bool selective = false;
+};
+
 //! Lowers a structurally valid schedule (asserted) to its task DAG:
 //!  - data edges F(s,m)→F(s+1,m), F(last,m)→B(last,m), B(s+1,m)→B(s,m) (I likewise), I→W,
 //!    F→R→B; an edge between two workers goes through a Transfer task;
@@ -55,8 +73,10 @@ struct OpCollectives {
 //!    then one Optimizer per worker after all of its stages' all-reduces (with
 //!    Schedule::global_step_sync, after every stage's: a synchronous global check);
 //!  - one Collective per op that carries collectives (OpCollectives), numbered after the
-//!    compute tasks, worker by worker in program order (transfers and the rest follow).
-TaskGraph build_task_graph(const Schedule& schedule, const OpCollectives& collectives = {});
+//!    compute tasks, worker by worker in program order (transfers and the rest follow);
+//!  - with `offload`, the offload and reload tasks of OffloadOps (after the transfers).
+TaskGraph build_task_graph(const Schedule& schedule, const OpCollectives& collectives = {},
+                           const OffloadOps& offload = {});
 
 //! Passes when the graph (program order included) is acyclic; otherwise the problem names a
 //! worker and the op it is stuck at (such a schedule would deadlock), located as above.

@@ -3,6 +3,9 @@
 // gradients, optimizer state of every (pipeline, stage) the worker holds) plus activations
 // allocated when a forward starts and freed when its backward ends (W for a split backward),
 // recomputation buffers while a backward recomputes, and a workspace while any compute op runs.
+// With activation offload the offloaded part of a micro-batch's activations leaves the device
+// when its Offload copy completes and returns when its Reload copy starts (the buffer is
+// allocated before the copy writes it).
 
 #include <vector>
 
@@ -22,6 +25,9 @@ struct StageMemory {
   //! without R ops, the backward's start) to the backward's end. Counted as activations.
   double recompute = 0.0;
   double workspace = 0.0;  //!< held while any compute op of the stage runs ("other")
+  //! Of `activations`, the bytes an Offload task moves to host memory (activation offload):
+  //! released when the offload ends, held again from the start of its Reload.
+  double offloaded = 0.0;
 };
 
 struct MemoryBreakdown {
@@ -60,7 +66,8 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
 //! worker's memory changes only at its own compute ops, which run one after another in program
 //! order, so its events come in the same order whatever the times (an op's releases, then the
 //! next op's allocations), and every peak and `at_peak` is the replay's, to the bit. Minimum,
-//! final and peak times are not a replay's; no timeline.
+//! final and peak times are not a replay's; no timeline. Not for a graph with activation
+//! offload (its copies' times are the replay's): asserted.
 std::vector<WorkerMemory> track_memory_untimed(const Schedule& schedule, const TaskGraph& graph,
                                                const std::vector<StageMemory>& stages);
 

@@ -18,17 +18,22 @@ enum class OpKind : std::uint8_t {
   //! C: the collectives inside one compute op's layers (tensor parallelism's), run after the op
   //! on its worker's stream or beside it (lowering.hpp, OpCollectives)
   Collective,
+  //! D: a copy of one micro-batch's saved activations of one stage from the device to host
+  //! memory after its forward (activation offload, lowering.hpp, OffloadOps)
+  Offload,
+  //! H: the copy back, host to device, before the backward that needs them
+  Reload,
 };
 
 inline constexpr int kNumComputeKinds = 5;  //!< F, B, I, W, R: the kinds a Schedule lists
-inline constexpr int kNumOpKinds = 9;       //!< every kind, Collective last
+inline constexpr int kNumOpKinds = 11;      //!< every kind, Reload last
 
 //! True for the kinds that run on a worker's compute stream and appear in a Schedule.
 constexpr bool is_compute(OpKind k) {
   return static_cast<int>(k) < kNumComputeKinds;
 }
 
-//! One letter per kind, as in the papers' figures: F B I W R S A O, and C.
+//! One letter per kind, as in the papers' figures: F B I W R S A O, and C, D, H.
 char op_letter(OpKind kind);
 //! Parses a letter back (F B I W R); returns false for anything else.
 bool parse_compute_letter(char c, OpKind& kind);
