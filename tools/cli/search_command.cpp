@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -40,6 +41,8 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     std::array<const CLI::Option*, 2> schedule_flags{};  //!< --schedule and its old spelling
     std::string output;
     bool all = false;
+    std::map<std::string, std::string> values;        //!< other options: name → text
+    std::map<std::string, const CLI::Option*> flags;  //!< their flags, to see which are given
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -75,7 +78,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       ->group("Search");
   cmd->add_option("--tensor-parallel,-T", o->tensor_parallel,
                   "Comma list or range of tensor-parallel degrees T to try (P = T·D·W; default: "
-                  "T = 1 only)")
+                  "every power of two dividing P, a node's GPUs, the heads and the FFN)")
       ->type_name("LIST<INT>")
       ->group("Search");
   cmd->add_option("--jobs,-j", o->jobs,
@@ -90,6 +93,14 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       ->group("Output");
   cmd->add_flag("--all", o->all, "-o gets every evaluated configuration, not only the winners")
       ->group("Output");
+  // Every other simulate option from the table, one value for every candidate. Those search
+  // chooses itself are kept out of the help; given, they are refused with the reason.
+  for (const scenario::Option& option : scenario::options()) {
+    if (cmd->get_option_no_throw(flag_of(option.name())) != nullptr) continue;
+    CLI::Option* flag = add_scenario_option(*cmd, option, o->values[option.name()], false);
+    if (explore::search_chooses(option)) flag->group("");
+    o->flags[option.name()] = flag;
+  }
   return [o, distribution] {
     explore::SearchArgs args;
     args.model = o->model;
@@ -100,6 +111,11 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       args.schedules = o->schedules;
     args.recompute = o->recompute;
     args.tensor_parallel = o->tensor_parallel;
+    for (const auto& [name, flag] : o->flags) {
+      if (flag->count() > 0) {
+        args.fixed[name] = given_text(*scenario::find_option(name), o->values.at(name));
+      }
+    }
     explore::SearchRequest request = explore::make_search_request(args);
     const int jobs = parse_jobs(o->jobs, distribution.default_jobs);
     // The table ranks fitting rows only: an oom row needs no replay unless --all writes it.

@@ -40,6 +40,8 @@ struct SearchRequest {
   //! Tensor-parallel degrees to try; empty: T = 1 with the option not set (the rows of a search
   //! that does not vary T).
   std::vector<int> tensor_parallel;
+  //! Options given once for every candidate (name → text), on top of what search varies.
+  std::map<std::string, std::string> fixed;
   SearchLimits limits;
 };
 
