@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "pipesim/scenario/names.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/schedules/registry.hpp"
 
@@ -73,13 +72,6 @@ Point used_point(Point given, const Result& result) {
     const core::OptionValue* used = result.scheme_options.find(o.name());
     if (used == nullptr) used = shape.find(o.name());
     given[i] = used != nullptr ? o.spec.format(*used) : o.spec.unused_text;
-  }
-  // Attention left to the model file: the kernels the model trains with by default.
-  if (result.perf) {
-    for (size_t i = 0; i < all.size() && i < given.size(); ++i) {
-      if (all[i].name() == "attention" && given[i].empty())
-        given[i] = name_of(kAttentionNames, result.perf->model.attention);
-    }
   }
   return given;
 }

@@ -75,14 +75,14 @@ Drawn drawn_ranges(const Scratch& scratch, const std::string& script) {
   return d;
 }
 
-struct Run {
+struct SimulatedRun {
   scenario::Scenario spec;
   scenario::Result result;
   nlohmann::json json;
 };
 
-Run real_run(int stages, int micro_batches) {
-  Run r;
+SimulatedRun real_run(int stages, int micro_batches) {
+  SimulatedRun r;
   r.spec = scenario::make_scenario({{"schedule", "1f1b"},
                                     {"stages", std::to_string(stages)},
                                     {"micro_batches", std::to_string(micro_batches)},
@@ -103,7 +103,7 @@ double highest_peak_gib(const nlohmann::json& run) {
 
 // More workers than the key lists (8): coloured along a scale. The time axis is the run.
 TEST(Figure, MemoryOverTimeOfSixteenWorkersSpansTheIteration) {
-  const Run run = real_run(16, 32);
+  const SimulatedRun run = real_run(16, 32);
   ASSERT_EQ(run.json.at("per_worker").size(), 16u);
   const Scratch scratch;
   const std::string svg = scratch.file("memory.svg");
@@ -119,7 +119,7 @@ TEST(Figure, MemoryOverTimeOfSixteenWorkersSpansTheIteration) {
 }
 
 TEST(Figure, MemoryOverTimeOfFourWorkersHasAKeyEntryEach) {
-  const Run run = real_run(4, 8);
+  const SimulatedRun run = real_run(4, 8);
   const Scratch scratch;
   const std::string svg = scratch.file("memory.svg");
   EXPECT_EQ(render_figure(svg, memory_plot(run.json, "run.json", "")), "");
@@ -131,10 +131,10 @@ TEST(Figure, MemoryOverTimeOfFourWorkersHasAKeyEntryEach) {
   EXPECT_NEAR(d.x_max, run.result.metrics.iteration_time, 1e-9 * d.x_max) << d.said;
 }
 
-// gpt2-1.3b in fp32 on two 16 GiB P100s: the weights alone (16 bytes per parameter over two
-// stages) exceed a GPU, so the peak is above the capacity line and must still be drawn.
+// gpt2-1.3b on one 16 GiB P100: its 1.39 B parameters at 16 bytes each exceed the GPU, so the
+// peak is above the capacity line and must still be drawn.
 TEST(Figure, RunThatDoesNotFitShowsItsPeakAndSaysSo) {
-  const Run run = real_run(2, 4);
+  const SimulatedRun run = real_run(1, 4);
   ASSERT_FALSE(run.json.at("fits_memory").get<bool>());
   const double peak = highest_peak_gib(run.json);
   const double capacity = run.json.at("memory_capacity").get<double>() / kGiB;
@@ -153,7 +153,7 @@ TEST(Figure, RunThatDoesNotFitShowsItsPeakAndSaysSo) {
 }
 
 TEST(Figure, FittingRunHasNoDoesNotFitLabel) {
-  const Run run = real_run(8, 8);
+  const SimulatedRun run = real_run(8, 8);
   ASSERT_TRUE(run.json.at("fits_memory").get<bool>());
   EXPECT_EQ(memory_plot(run.json, "run.json", "").body.find("does not fit"), std::string::npos);
 }

@@ -104,8 +104,8 @@ RowMetrics extract_metrics(const Result& result);
 
 //! `given` (option texts, aligned with options()) with the values `result` actually used for
 //! the options whose default means "the scheme's default": `pipelines`, `chunks` (model chunks
-//! per worker) and `iterations` as the schedule was generated, and `attention` left empty as the
-//! kernels the model trains with by default. Every other text is kept.
+//! per worker) and `iterations` as the schedule was generated. Every other text is kept (an
+//! empty `precision` or `attention`: the model file's, which the JSON and text reports name).
 Point used_point(Point given, const Result& result);
 
 //! The inputs of a run that never ran (an invalid row): `given`, with the "scheme's default"
