@@ -169,7 +169,9 @@ TEST(ModelShape, SearchTakesEveryOtherSimulateOption) {
     EXPECT_EQ(cell(t, i, "attention"), "standard");
     EXPECT_EQ(cell(t, i, "sequence"), "2048");
     EXPECT_EQ(cell(t, i, "distributed_optimizer"), "on");
-    if (cell(t, i, "status") == "ok") EXPECT_EQ(cell(t, i, "model_sequence"), "2048");
+    if (cell(t, i, "status") == "ok") {
+      EXPECT_EQ(cell(t, i, "model_sequence"), "2048");
+    }
     degrees.insert(cell(t, i, "tensor_parallel"));
   }
   // T explored by default: every power of two up to a node (8 GPUs) that splits the heads.
