@@ -40,8 +40,9 @@ std::string cell(const CsvTable& t, size_t row, const std::string& column) {
 
 TEST(ModelShape, CsvJsonAndTextCarryTheShapeOfTheModelFile) {
   const models::ModelSpec m = models::load_model("qwen3-30b-a3b");
+  // 30 B parameters on 4 GPUs do not fit (exit 4): the report, shape included, is written anyway.
   const auto csv = invoke_cli(simulate("qwen3-30b-a3b", {"--format", "csv"}));
-  ASSERT_EQ(csv.code, 0) << csv.err;
+  ASSERT_EQ(csv.code, 4) << csv.err;
   const CsvTable t = parse_csv("t", csv.out);
   ASSERT_EQ(t.rows.size(), 1u);
   EXPECT_EQ(cell(t, 0, "model_layers"), std::to_string(m.layers));
@@ -55,7 +56,7 @@ TEST(ModelShape, CsvJsonAndTextCarryTheShapeOfTheModelFile) {
   EXPECT_DOUBLE_EQ(std::stod(cell(t, 0, "model_params")), models::model_params(m));
 
   const auto json = invoke_cli(simulate("qwen3-30b-a3b", {"--format", "json"}));
-  ASSERT_EQ(json.code, 0) << json.err;
+  ASSERT_EQ(json.code, 4) << json.err;
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j.at("model_layers"), m.layers);
   EXPECT_EQ(j.at("model_kv_heads"), m.kv_heads);
@@ -63,7 +64,7 @@ TEST(ModelShape, CsvJsonAndTextCarryTheShapeOfTheModelFile) {
   EXPECT_EQ(j.at("model_experts"), m.moe.experts);
 
   const auto text = invoke_cli(simulate("qwen3-30b-a3b", {}));
-  ASSERT_EQ(text.code, 0) << text.err;
+  ASSERT_EQ(text.code, 4) << text.err;
   EXPECT_NE(text.out.find(fmt::format("L {}, h {}, heads {} (kv {}), ffn {}, V {}, s {}, experts "
                                       "{} top-{}",
                                       m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden,
