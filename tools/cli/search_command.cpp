@@ -35,7 +35,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     std::string model, hardware;
     std::string schedules;
     std::string recompute = "none,selective,full";
-    std::string tensor_parallel;   // empty: T = 1, not varied
+    std::string tensor_parallel;   // empty: the degrees a node and the model allow
     std::string gpus, mini_batch;  // parsed with the one number syntax of every option
     std::string jobs = "0";
     std::array<const CLI::Option*, 2> schedule_flags{};  //!< --schedule and its old spelling
