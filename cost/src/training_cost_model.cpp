@@ -124,7 +124,7 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
                                      const sim::Schedule& schedule, const TrainingSetup& given)
     : model_(trained_model(model, given)),
       hw_(hardware),
-      setup_(op_setup(given, schedule)),
+      setup_(op_setup(resolved_setup(given, model_), schedule)),
       param_bytes_(checked_param_bytes(model_, hw_, setup_)),
       rank_(rank_model(model_, setup_)),
       peak_(hw_.gpu.peak_flops.at(models::precision_name(model_.precision))),

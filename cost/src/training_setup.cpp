@@ -55,9 +55,23 @@ void validate_context_parallel(const models::ModelSpec& m, const hardware::Hardw
 models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup& s) {
   models::ModelSpec out = m;
   if (s.precision) out.precision = *s.precision;
+  if (s.attention) out.attention = *s.attention;
   if (s.vocabulary > 0) out.vocabulary = s.vocabulary;
   if (s.sequence > 0) out.sequence = s.sequence;
+  if (out.sequence <= 0) {
+    throw core::ConfigError::option(
+        "sequence",
+        fmt::format("required for model {}: its file ({}) gives no training sequence length, "
+                    "only the context its positions serve ({} tokens); give the sequence to "
+                    "train at, an integer in [1, {}] (e.g. 4096)",
+                    m.name, m.source.empty() ? "no file" : m.source, m.context, 1 << 24));
+  }
   return out;
+}
+
+TrainingSetup resolved_setup(TrainingSetup s, const models::ModelSpec& m) {
+  if (!s.attention) s.attention = m.attention;
+  return s;
 }
 
 models::ModelSpec rank_model(const models::ModelSpec& trained, const TrainingSetup& s) {
@@ -71,7 +85,8 @@ int gpu_count(const TrainingSetup& s, int workers) {
 }
 
 models::LayerConfig layer_config(const TrainingSetup& s) {
-  models::LayerConfig c{s.micro_batch_size, s.tensor_parallel, s.sequence_parallel, s.attention};
+  models::LayerConfig c{s.micro_batch_size, s.tensor_parallel, s.sequence_parallel,
+                        s.attention.value_or(models::Attention::Standard)};
   c.context_parallel = s.context_parallel;
   c.expert_parallel = s.expert_parallel;
   c.expert_tensor_parallel = s.expert_tensor_parallel;

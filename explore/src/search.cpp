@@ -2,11 +2,13 @@
 
 #include <map>
 #include <memory>
+#include <set>
 
 #include "pipesim/cost/training_setup.hpp"
 #include "pipesim/explore/bound_values.hpp"
 #include "pipesim/explore/search_limits.hpp"
 #include "pipesim/explore/value_range.hpp"
+#include "pipesim/models/transformer.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/schedules/registry.hpp"
 
@@ -25,6 +27,12 @@ std::vector<scenario::Scenario> checked(std::string_view name,
     out.push_back(std::move(s));
   }
   return out;
+}
+
+// The scenario every candidate starts from: each option at its default, then the fixed ones.
+scenario::Scenario fixed_scenario(const std::map<std::string, std::string>& fixed) {
+  std::vector<std::pair<std::string, std::string>> values(fixed.begin(), fixed.end());
+  return scenario::make_scenario(values);
 }
 
 }  // namespace
@@ -69,7 +77,49 @@ SearchRequest make_search_request(const SearchArgs& args) {
       degrees("expert_parallel", args.expert_parallel, &Setup::expert_parallel);
   request.expert_tensor_parallel = degrees("expert_tensor_parallel", args.expert_tensor_parallel,
                                            &Setup::expert_tensor_parallel);
+  std::vector<std::string> given;
+  for (const auto& [name, text] : args.fixed) {
+    const scenario::Option* option = scenario::find_option(name);
+    if (option == nullptr) throw core::ConfigError::option(name, "unknown option");
+    if (search_chooses(*option)) {
+      throw core::ConfigError::option(
+          name,
+          "search chooses it itself (every D dividing P/T, W = P/(T·D), power-of-two B, N = "
+          "B̂/(W·B), each schedule's own variants); to fix it, run a sweep");
+    }
+    (void)checked(option->name(), {text});
+    request.fixed[option->name()] = text;
+    given.push_back(option->name());
+  }
+  // Search runs in real-cost mode: an option that applies only to unit costs is refused.
+  scenario::Scenario real = fixed_scenario(request.fixed);
+  real.perf.model = args.model;
+  real.perf.hardware = args.hardware;
+  scenario::require_applicable(real, given);
   return request;
+}
+
+bool search_chooses(const scenario::Option& option) {
+  // A fixed value would contradict the enumeration (the parallel degrees are search's own
+  // arguments, and GPUs = T·C·D·W).
+  static const std::set<std::string, std::less<>> kChosen{
+      "schedule",         "model",         "hardware",  "stages",          "micro_batches",
+      "micro_batch_size", "data_parallel", "recompute", "tensor_parallel", "context_parallel",
+      "expert_parallel",  "expert_tensor_parallel"};
+  return option.scope == scenario::Scope::Scheme || kChosen.count(option.name()) > 0;
+}
+
+std::vector<int> default_tensor_parallel(const models::ModelSpec& model,
+                                         const hardware::HardwareProfile& hardware, int gpus) {
+  std::vector<int> degrees;
+  const int node = hardware.gpus_per_node;
+  for (int t = 1; t <= gpus && t <= node; t *= 2) {
+    const bool splits = gpus % t == 0 && node % t == 0 && model.heads % t == 0 &&
+                        model.kv_heads % t == 0 && model.ffn_hidden % t == 0;
+    if (splits) degrees.push_back(t);
+  }
+  if (degrees.size() <= 1) degrees.clear();
+  return degrees;
 }
 
 scenario::Point to_point(const Candidate& c) {
@@ -82,8 +132,23 @@ scenario::Point to_point(const Candidate& c) {
 }
 
 std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs) {
-  request.limits = search_limits(specs.model(request.model), specs.hardware(request.hardware));
-  return enumerate_candidates(request);
+  const scenario::Scenario fixed = fixed_scenario(request.fixed);
+  const cost::TrainingSetup& setup = fixed.perf.setup;
+  // The model as every candidate trains it (precision, sequence, vocabulary): a config.json
+  // without a sequence is refused here, once, not in every row.
+  const auto model = specs.model(request.model);
+  const models::ModelSpec trained = cost::trained_model(*model, setup);
+  const auto hardware = specs.hardware(request.hardware);
+  request.limits = search_limits(model, hardware, setup);
+  if (request.tensor_parallel.empty()) {
+    request.tensor_parallel = default_tensor_parallel(trained, *hardware, request.gpus);
+  }
+  std::vector<Candidate> candidates = enumerate_candidates(request);
+  for (Candidate& c : candidates) {
+    for (const auto& [name, text] : request.fixed)
+      c.options.try_emplace(name, text);
+  }
+  return candidates;
 }
 
 MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,

@@ -13,38 +13,47 @@
 namespace pipesim::explore {
 namespace {
 
-// The setup a candidate of this layout runs (every other option at its default; flash
-// attention with context parallelism, as the candidate sets it).
-cost::TrainingSetup setup_of(const Parallelism& x) {
-  cost::TrainingSetup s;
+// The setup a candidate of this layout runs (the shared options, the layout's degrees; flash
+// attention with context parallelism, as the candidate sets it), attention resolved from the
+// model file where not given.
+cost::TrainingSetup setup_of(const cost::TrainingSetup& fixed, const models::ModelSpec& model,
+                             const Parallelism& x) {
+  cost::TrainingSetup s = fixed;
   s.tensor_parallel = x.tensor;
   s.context_parallel = x.context;
   s.expert_parallel = x.expert;
   s.expert_tensor_parallel = x.expert_tensor;
   if (x.context > 1) s.attention = models::Attention::Flash;
-  return s;
+  return cost::resolved_setup(s, model);
 }
 
 }  // namespace
 
 SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
-                           std::shared_ptr<const hardware::HardwareProfile> hardware) {
+                           std::shared_ptr<const hardware::HardwareProfile> hardware,
+                           const cost::TrainingSetup& fixed) {
   SearchLimits limits;
-  limits.layers = model->layers;
-  // Weights, gradients and optimizer state of every parameter, at the bytes per parameter of
-  // the model's precision (cost/static_memory.hpp).
-  const double bytes_per_param = cost::param_bytes(model->precision).total();
-  limits.static_bytes = models::model_params(*model) * bytes_per_param;
+  const models::ModelSpec trained = cost::trained_model(*model, fixed);
+  limits.layers = trained.layers;
   limits.capacity = hardware->gpu.memory_bytes;
-  limits.static_bytes_per_gpu = [model, bytes_per_param](const Parallelism& x) {
-    // The whole model as one stage, per GPU: the cost model's stage parameters (dense parts
-    // over T, routed experts over E·e_t). A tied head on another stage only adds to a stage.
-    const std::vector<models::StageLayers> whole{{0, model->layers, true, true}};
-    return cost::stage_params(*model, whole, cost::layer_config(setup_of(x))).front() *
-           bytes_per_param;
-  };
-  limits.activation_bytes_per_gpu = [model](const Parallelism& x, int micro_batch) {
-    cost::TrainingSetup setup = setup_of(x);
+  // Weights, gradients and optimizer state of every parameter, at the bytes per parameter
+  // given or those of the precision trained (cost/static_memory.hpp).
+  const double bytes_per_param = fixed.bytes_per_param > 0
+                                     ? fixed.bytes_per_param
+                                     : cost::param_bytes(trained.precision).total();
+  if (!fixed.distributed_optimizer) {
+    limits.static_bytes = models::model_params(trained) * bytes_per_param;
+    limits.static_bytes_per_gpu = [model, fixed, bytes_per_param](const Parallelism& x) {
+      const cost::TrainingSetup setup = setup_of(fixed, *model, x);
+      const models::ModelSpec m = cost::trained_model(*model, setup);
+      // The whole model as one stage, per GPU: the cost model's stage parameters (dense parts
+      // over T, routed experts over E·e_t). A tied head on another stage only adds to a stage.
+      const std::vector<models::StageLayers> whole{{0, m.layers, true, true}};
+      return cost::stage_params(m, whole, cost::layer_config(setup)).front() * bytes_per_param;
+    };
+  }
+  limits.activation_bytes_per_gpu = [model, fixed](const Parallelism& x, int micro_batch) {
+    cost::TrainingSetup setup = setup_of(fixed, *model, x);
     setup.micro_batch_size = micro_batch;
     // Full recomputation keeps the least of any mode, and a scheme may recompute whatever the
     // option says (Chimera's forward doubling does).
@@ -69,8 +78,9 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
   };
   limits.reserved_bytes = hardware->memory.reserved_bytes;
   limits.fragmentation = hardware->memory.fragmentation;
-  limits.refuse = [model, hardware](const Parallelism& x, int stages, int width) -> std::string {
-    const cost::TrainingSetup setup = setup_of(x);
+  limits.refuse = [model, hardware, fixed](const Parallelism& x, int stages,
+                                           int width) -> std::string {
+    const cost::TrainingSetup setup = setup_of(fixed, *model, x);
     try {
       if (stages == 0) {
         cost::validate_setup(cost::trained_model(*model, setup), *hardware, setup);
@@ -78,7 +88,8 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
         const hardware::Placement placement{
             stages,   width,    hardware->gpus_per_node, hardware->nics_per_node, setup.placement,
             x.tensor, x.context};
-        (void)cost::ExpertLayout(cost::rank_model(*model, setup), placement, setup);
+        const models::ModelSpec trained = cost::trained_model(*model, setup);
+        (void)cost::ExpertLayout(cost::rank_model(trained, setup), placement, setup);
       }
     } catch (const core::ConfigError& e) {
       return e.field() + ": " + e.problem();

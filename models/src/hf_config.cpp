@@ -137,7 +137,7 @@ void read_shape(FieldReader& f, const ShapeFields& names, ModelSpec& m) {
 void read_standard_shape(FieldReader& f, ModelSpec& m) {
   read_shape(f, {"hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size"}, m);
   m.ffn_hidden = f.integer("intermediate_size", true).value_or(0);
-  m.sequence = f.integer("max_position_embeddings", true).value_or(0);
+  m.context = f.integer("max_position_embeddings", true).value_or(0);
 }
 
 // An explicit head_dim (Qwen3, Mistral-Nemo, gpt-oss): the queries are heads · head_dim wide.
@@ -201,7 +201,7 @@ void read_gpt2(FieldReader& f, ModelSpec& m) {
   read_shape(f, {"n_embd", "n_layer", "n_head", "vocab_size"}, m);
   m.ffn_hidden = f.integer("n_inner", false).value_or(4 * m.hidden);
   m.position_embeddings = f.integer("n_positions", true).value_or(0);
-  m.sequence = m.position_embeddings;
+  m.context = m.position_embeddings;
   m.norm = Norm::LayerNorm;
   m.bias = true;
   m.tied_embeddings = f.boolean("tie_word_embeddings", true);
@@ -234,8 +234,8 @@ void read_gpt_neox(FieldReader& f, ModelSpec& m) {
 // decoder bias V, NSP 2h + 2) are not counted.
 void read_bert(FieldReader& f, ModelSpec& m) {
   read_standard_shape(f, m);
-  m.position_embeddings = m.sequence;  // learned positions
-  m.causal = false;                    // bidirectional encoder
+  m.position_embeddings = m.context;  // learned positions
+  m.causal = false;                   // bidirectional encoder
   m.norm = Norm::LayerNorm;
   m.bias = true;
   m.tied_embeddings = f.boolean("tie_word_embeddings", true);
@@ -583,12 +583,19 @@ ModelSpec parse_hf_config(const std::string& json_text, const std::string& sourc
               type->starts_with("deepseek"));
   check_layer_pattern(f, *type, m);
   read_precision(f, m);
+  // A config.json describes the model, not its training run: its context length is the longest
+  // sequence the positions serve (131072 for Qwen2-7B), not what it trains at. Only a
+  // `seq_length` (Megatron-style configs) fixes the sequence; otherwise the user gives it.
+  m.sequence = f.integer("seq_length", false, 1, 1 << 24).value_or(0);
+  // The families FlashAttention-era recipes train (Llama, Mistral, Qwen, DeepSeek, ...); GPT-2,
+  // GPT-NeoX and BERT configs keep the unfused kernels they were published with.
+  if (*type != "gpt2" && *type != "gpt_neox" && *type != "bert") m.attention = Attention::Flash;
   if (!f.problems().empty()) {
     throw core::ConfigError(fmt::format("{}: {}", source, fmt::join(f.problems(), "; ")));
   }
   m.description = fmt::format(
-      "{} from a Hugging Face config ({} layers, h {}, {} heads, s {}{})", *type, m.layers,
-      m.hidden, m.heads, m.sequence,
+      "{} from a Hugging Face config ({} layers, h {}, {} heads, context {}{})", *type, m.layers,
+      m.hidden, m.heads, m.context,
       m.is_moe() ? fmt::format(", {} experts, top-{}", m.moe.experts, m.moe.top_k) : "");
   m.references = {"Hugging Face config.json " + source};
   if (hub_name && !hub_name->empty()) m.references.push_back("huggingface.co/" + *hub_name);

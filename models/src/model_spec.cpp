@@ -192,6 +192,10 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
   m.tied_embeddings = y.boolean("tied_embeddings");
   m.precision =
       parse_precision(y.choice("precision", {"fp16", "bf16", "fp32", "fp8"}), source, "precision");
+  if (y.has("attention")) {
+    m.attention = y.choice("attention", {"standard", "flash"}) == "flash" ? Attention::Flash
+                                                                          : Attention::Standard;
+  }
   if (y.has("dropout")) m.dropout = y.boolean("dropout");
   if (y.has("causal")) m.causal = y.boolean("causal");
   if (y.has("extra_parameters")) {

@@ -113,8 +113,8 @@ std::string gnuplot_string(const std::string& text) {
   return out + "\"";
 }
 
-void render_figure(const std::string& figure_path, const GnuplotFigure& fig,
-                   const std::string& gnuplot) {
+std::string render_figure(const std::string& figure_path, const GnuplotFigure& fig,
+                          const std::string& gnuplot) {
   const fs::path figure = fs::absolute(figure_path);
   const std::string terminal = terminal_for(figure);
   const std::string name = figure.filename().string();
@@ -156,6 +156,7 @@ void render_figure(const std::string& figure_path, const GnuplotFigure& fig,
     fs::remove(rendered, ec);
     throw core::ConfigError(figure.string(), "write", ec.message());
   }
+  return r.stderr_text;
 }
 
 }  // namespace pipesim::report

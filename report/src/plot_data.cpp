@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <utility>
@@ -143,15 +144,53 @@ std::string title_line(const std::string& title, const std::string& fallback,
                      gnuplot_string(caption.empty() ? head : head + "\n" + caption));
 }
 
-// The GPU's memory as a dashed line (GiB) when the run names it, with the y range above it.
-std::string gpu_memory_line(const nlohmann::json& run, GnuplotFigure& fig) {
-  if (!run.contains("memory_capacity") || !run.at("memory_capacity").is_number()) return {};
-  const double capacity = run.at("memory_capacity").get<double>() / kGiB;
-  fig.body += fmt::format("set yrange [0:{}]\n", capacity * 1.15);
+// The GPU's memory as a dashed line (GiB) when the run names it, the y range over both it and
+// the highest `peak` drawn (GiB), and for a run that does not fit a label saying so.
+std::string gpu_memory_line(const nlohmann::json& run, double peak, GnuplotFigure& fig) {
+  const bool has_capacity =
+      run.contains("memory_capacity") && run.at("memory_capacity").is_number();
+  const double capacity = has_capacity ? run.at("memory_capacity").get<double>() / kGiB : 0.0;
+  const double top = std::max(peak, capacity);
+  if (top > 0) fig.body += fmt::format("set yrange [0:{}]\n", top * 1.15);
+  const bool fits = !run.contains("fits_memory") || !run.at("fits_memory").is_boolean() ||
+                    run.at("fits_memory").get<bool>();
+  if (!fits) {
+    fig.body += fmt::format(
+        "set label 1 {} at graph 0.02, graph 0.95 left front textcolor rgb '#cc3311'\n",
+        gnuplot_string(
+            has_capacity
+                ? fmt::format("does not fit: peak {:.3g} GiB > {:.3g} GiB per GPU", peak, capacity)
+                : std::string("does not fit in GPU memory")));
+  }
+  if (!has_capacity) return {};
   return fmt::format(
       ", \\\n     {} with lines linewidth 2 dashtype 2 linecolor rgb '#cc3311' "
       "title \"GPU memory\"",
       capacity);
+}
+
+// The base of a logarithmic x axis for these x values, or 0 for a linear one: log when they grow
+// geometrically (a constant ratio r > 1 from each distinct value to the next, as a range
+// 2:64:x2 gives; base 10 for r = 10, else 2), linear when evenly spaced, and otherwise log 2
+// when they span 16x or more.
+int log_x_base(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  if (xs.size() < 2 || xs.front() <= 0) return 0;
+  auto all_equal = [&](auto step) {
+    const double first = step(0);
+    for (size_t i = 1; i + 1 < xs.size(); ++i) {
+      if (std::abs(step(i) - first) > 1e-9 * std::abs(first)) return false;
+    }
+    return true;
+  };
+  if (xs.size() >= 3) {
+    if (all_equal([&](size_t i) { return xs[i + 1] - xs[i]; })) return 0;
+    if (all_equal([&](size_t i) { return xs[i + 1] / xs[i]; })) {
+      return std::abs(xs[1] / xs[0] - 10.0) < 1e-9 ? 10 : 2;
+    }
+  }
+  return xs.back() >= 16 * xs.front() ? 2 : 0;
 }
 
 struct Point2 {
@@ -332,7 +371,6 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
   }
   // Identical series are drawn once, named together, so none hides under another.
   std::vector<Series> shown;
-  // A series with no point at all (every row oom or invalid) has no line; its marks remain.
   std::vector<size_t> shown_of(series.size(), kNone);
   for (size_t i = 0; i < series.size(); ++i) {
     if (series[i].points.empty()) continue;
@@ -340,7 +378,7 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
     for (; j < shown.size(); ++j) {
       const auto& a = shown[j].points;
       const auto& b = series[i].points;
-      const bool same = !a.empty() && a.size() == b.size() &&
+      const bool same = a.size() == b.size() &&
                         std::equal(a.begin(), a.end(), b.begin(), [](const auto& p, const auto& q) {
                           return p.x == q.x && p.y == q.y;
                         });
@@ -353,28 +391,41 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
     }
     shown_of[i] = j;
   }
+  // A series with no point at all (every row oom or invalid) has no line, only its marks: it
+  // keeps a style and a key entry of its own, so the marks say whose they are.
+  const size_t lines = shown.size();
+  for (const Missing& m : marks) {
+    if (shown_of[m.series] != kNone) continue;
+    shown_of[m.series] = shown.size();
+    shown.push_back({series[m.series].name + " (nothing drawn)", {}});
+  }
 
   GnuplotFigure fig;
   std::string plots;
   const bool bars = !x_numeric;
-  const double width = 0.8 / static_cast<double>(shown.size());
+  const double width = 0.8 / static_cast<double>(std::max<size_t>(lines, 1));
   auto x_of = [&](size_t si, double x) {
-    return bars ? x - 0.4 + (static_cast<double>(si) + 0.5) * width : x;
+    return bars ? x - 0.4 + (static_cast<double>(std::min(si, lines - 1)) + 0.5) * width : x;
   };
   for (size_t si = 0; si < shown.size(); ++si) {
+    const std::string head = si == 0 ? "plot " : ", \\\n     ";
+    if (si >= lines) {
+      plots += fmt::format("{}keyentry with points ls {} title {}", head, si + 1,
+                           gnuplot_string(shown[si].name));
+      continue;
+    }
     fig.data += fmt::format("# {} = {}: {}, {}\n", spec.group.empty() ? "series" : spec.group,
                             shown[si].name, spec.x, y_axis.text);
     for (const Point2& p : shown[si].points) {
       fig.data += fmt::format("{} {} {}\n", x_of(si, p.x), p.y, gnuplot_string(p.x_text));
     }
     fig.data += "\n\n";  // gnuplot: two blank lines end a data block (an `index`)
-    plots += fmt::format("{}datafile index {} using 1:2 with {} ls {} title {}",
-                         si == 0 ? "plot " : ", \\\n     ", si,
+    plots += fmt::format("{}datafile index {} using 1:2 with {} ls {} title {}", head, si,
                          bars ? "boxes fill solid 0.85 border lc rgb 'black'" : "linespoints",
                          si + 1, gnuplot_string(shown[si].name));
   }
-  // Missing cells: a cross at the bottom of the plot (second y axis, 0..1), one block per
-  // reason, counted in the caption.
+  // Missing cells: a mark at the bottom of the plot (second y axis, 0..1) in its series'
+  // colour, one point type per reason (a black key entry each), counted in the caption.
   std::vector<std::string> reasons;
   for (const Missing& m : marks) {
     if (std::find(reasons.begin(), reasons.end(), m.why) == reasons.end()) {
@@ -382,45 +433,46 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
     }
   }
   std::vector<std::string> not_drawn;
+  size_t block = lines;
   for (size_t ri = 0; ri < reasons.size(); ++ri) {
+    const int point_type = ri == 0 ? 2 : ri == 1 ? 1 : 3;
     size_t count = 0;
-    fig.data += fmt::format("# not drawn ({}): {}, position at the bottom\n", reasons[ri], spec.x);
-    for (const Missing& m : marks) {
-      if (m.why != reasons[ri]) continue;
-      ++count;
-      const size_t si = shown_of[m.series] == kNone ? 0 : shown_of[m.series];
-      const double x =
-          x_numeric
-              ? *parse_number(m.x_text)
-              : static_cast<double>(std::find(categories.begin(), categories.end(), m.x_text) -
-                                    categories.begin());
-      fig.data +=
-          fmt::format("{} {} {}\n", x_of(si, x), 0.03 + 0.025 * static_cast<double>(m.series % 6),
-                      gnuplot_string(m.x_text));
+    for (size_t si = 0; si < shown.size(); ++si) {
+      std::string points;
+      for (const Missing& m : marks) {
+        if (m.why != reasons[ri] || shown_of[m.series] != si) continue;
+        ++count;
+        const double x =
+            x_numeric
+                ? *parse_number(m.x_text)
+                : static_cast<double>(std::find(categories.begin(), categories.end(), m.x_text) -
+                                      categories.begin());
+        points +=
+            fmt::format("{} {} {}\n", x_of(si, x), 0.03 + 0.025 * static_cast<double>(m.series % 6),
+                        gnuplot_string(m.x_text));
+      }
+      if (points.empty()) continue;
+      fig.data += fmt::format("# not drawn ({}): {}, position at the bottom\n{}\n\n", reasons[ri],
+                              spec.x, points);
+      plots += fmt::format(
+          ", \\\n     datafile index {} using 1:2 axes x1y2 with points pointtype {} pointsize "
+          "1.5 linewidth 2 linecolor rgb '{}' notitle",
+          block++, point_type, kColours[si % kColours.size()]);
     }
-    fig.data += "\n\n";
     const std::string what = reasons[ri] == "oom" ? "out of memory" : reasons[ri];
     not_drawn.push_back(fmt::format("{} {}", count, what));
     plots += fmt::format(
-        ", \\\n     datafile index {} using 1:2 axes x1y2 with points pointtype {} pointsize 1.5 "
-        "linewidth 2 linecolor rgb '{}' title {}",
-        shown.size() + ri,
-        ri == 0   ? 2
-        : ri == 1 ? 1
-                  : 3,
-        reasons[ri] == "oom" ? "#cc3311" : "#555555", gnuplot_string(what + " (not drawn)"));
+        ", \\\n     keyentry with points pointtype {} pointsize 1.5 linewidth 2 linecolor "
+        "rgb 'black' title {}",
+        point_type, gnuplot_string(what + " (not drawn)"));
   }
 
-  bool log_x = x_numeric;
-  double lo = 0, hi = 0;
-  for (const auto& s : series) {
-    for (const Point2& p : s.points) {
-      if (p.x <= 0) log_x = false;
-      lo = lo == 0 ? p.x : std::min(lo, p.x);
-      hi = std::max(hi, p.x);
-    }
+  std::vector<double> xs;
+  for (const auto& sr : series) {
+    for (const Point2& p : sr.points)
+      xs.push_back(p.x);
   }
-  log_x = log_x && hi >= 16 * lo;
+  const int log_base = x_numeric ? log_x_base(std::move(xs)) : 0;
 
   // Caption: model and hardware, the fixed inputs, what the reduction chose among, what was
   // not drawn.
@@ -446,7 +498,7 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
                          wrap(caption, "; ", 100));
   fig.body += fmt::format("set xlabel {}\nset ylabel {}\n", gnuplot_string(x_axis.text),
                           gnuplot_string(y_axis.text));
-  if (log_x) fig.body += "set logscale x 2\n";
+  if (log_base > 0) fig.body += fmt::format("set logscale x {}\n", log_base);
   if (bars) {
     fig.body += fmt::format("set xrange [-0.5:{}]\nset boxwidth {} absolute\nset yrange [0:*]\n",
                             static_cast<double>(categories.size()) - 0.5, width * 0.9);
@@ -477,8 +529,7 @@ GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source
                               const std::string& title) {
   if (!run.is_object() || !run.contains("per_worker") || !run.at("per_worker").is_array() ||
       run.at("per_worker").empty()) {
-    throw core::ConfigError(source, "per_worker",
-                            "expected the JSON result of `pipesim simulate`");
+    throw core::ConfigError(source, "per_worker", "expected the JSON result of `pipesim simulate`");
   }
   const auto& workers = run.at("per_worker");
   if (field.empty()) {
@@ -507,12 +558,14 @@ GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source
       fig.data += fmt::format(" +{}", part);
   }
   fig.data += "\n";
+  double highest = 0.0;
   for (size_t i = 0; i < workers.size(); ++i) {
     const auto& w = workers[i];
     if (!w.contains(field) || !w.at(field).is_number()) {
       throw core::ConfigError(source, field,
                               fmt::format("per_worker[{}] has no number '{}'", i, field));
     }
+    highest = std::max(highest, w.at(field).get<double>() * scale);
     fig.data += fmt::format("{} {}", w.value("worker", static_cast<int>(i)),
                             w.at(field).get<double>() * scale);
     double sum = 0.0;
@@ -552,7 +605,7 @@ GnuplotFigure worker_bar_plot(const nlohmann::json& run, std::string_view source
     plots = "plot datafile using 1:2 with boxes linecolor rgb '#4477aa' notitle";
   }
   fig.body += "set key outside right top\n";
-  if (bytes) plots += gpu_memory_line(run, fig);
+  if (bytes) plots += gpu_memory_line(run, highest, fig);
   fig.body += plots + "\n";
   return fig;
 }
@@ -561,8 +614,7 @@ GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
                           const std::string& title) {
   if (!run.is_object() || !run.contains("per_worker") || !run.at("per_worker").is_array() ||
       run.at("per_worker").empty()) {
-    throw core::ConfigError(source, "per_worker",
-                            "expected the JSON result of `pipesim simulate`");
+    throw core::ConfigError(source, "per_worker", "expected the JSON result of `pipesim simulate`");
   }
   const auto& workers = run.at("per_worker");
   // Each line runs on to the end of the run, so the last level shows as a step too.
@@ -575,6 +627,7 @@ GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
   const bool keyed = workers.size() <= kKeyed;
   GnuplotFigure fig;
   std::string plots;
+  double highest = 0.0, last_time = end;
   for (size_t i = 0; i < workers.size(); ++i) {
     const auto& w = workers[i];
     const int worker = w.value("worker", static_cast<int>(i));
@@ -596,34 +649,43 @@ GnuplotFigure memory_plot(const nlohmann::json& run, std::string_view source,
       }
       last_t = sample[0].get<double>();
       last_b = sample[1].get<double>();
+      highest = std::max(highest, last_b / kGiB);
       fig.data += fmt::format("{} {}\n", last_t, last_b / kGiB);
     }
     if (end > last_t) fig.data += fmt::format("{} {}\n", end, last_b / kGiB);
+    last_time = std::max(last_time, last_t);
     fig.data += "\n\n";
+    // A palette colour is fixed per line (`palette cb`): a third using column would be read as
+    // data by `steps`, which takes two.
     plots += keyed
                  ? fmt::format("{}datafile index {} using 1:2 with steps ls {} title \"worker {}\"",
                                i == 0 ? "plot " : ", \\\n     ", i, i + 1, worker)
                  : fmt::format(
-                       "{}datafile index {} using 1:2:({}) with steps linewidth 1.5 "
-                       "linecolor palette notitle",
+                       "{}datafile index {} using 1:2 with steps linewidth 1.5 "
+                       "linecolor palette cb {} notitle",
                        i == 0 ? "plot " : ", \\\n     ", i, worker);
   }
   const bool real = run.value("mode", std::string()) == "real-cost";
   fig.body += title_line(title, "memory per worker over time", run_caption(run));
   fig.body += fmt::format("set xlabel {}\nset ylabel \"memory held (GiB)\"\n",
                           gnuplot_string(real ? "time (s)" : "time (slots)"));
-  fig.body += "set grid\nset key outside right top\nset yrange [0:*]\n";
+  // The x axis is the run, not rounded out to the next tic.
+  if (last_time > 0) fig.body += fmt::format("set xrange [0:{}]\n", last_time);
+  fig.body += "set grid\nset yrange [0:*]\n";
   if (keyed) {
+    fig.body += "set key outside right top\n";
     for (size_t i = 0; i < workers.size(); ++i)
       fig.body += series_style(i);
   } else {
+    // The colour bar takes the right margin; the key (the GPU memory line) goes below.
     fig.body += fmt::format(
+        "set key outside center bottom horizontal\n"
         "set palette defined (0 '#4477aa', 1 '#228833', 2 '#ccbb44', 3 '#ee6677')\n"
         "set cbrange [0:{}]\nset cblabel \"worker\"\nset colorbox vertical user origin "
-        "screen 0.9, screen 0.2 size screen 0.02, screen 0.5\n",
+        "screen 0.9, screen 0.2 size screen 0.02, screen 0.5\nset rmargin at screen 0.85\n",
         workers.size() - 1);
   }
-  plots += gpu_memory_line(run, fig);
+  plots += gpu_memory_line(run, highest, fig);
   fig.body += plots + "\n";
   return fig;
 }

@@ -44,6 +44,15 @@ std::vector<std::vector<sim::TaskId>> compute_ops_by_worker(const Result& run) {
   return ops;
 }
 
+// "L 64, h 1280, heads 20 (kv 20), ffn 5120, V 50257, s 632" (+ ", experts 8 top-2").
+std::string model_shape_text(const models::ModelSpec& m) {
+  std::string out =
+      fmt::format("L {}, h {}, heads {} (kv {}), ffn {}, V {}, s {}", m.layers, m.hidden, m.heads,
+                  m.kv_heads, m.ffn_hidden, m.vocabulary, m.sequence);
+  if (m.is_moe()) out += fmt::format(", experts {} top-{}", m.moe.experts, m.moe.top_k);
+  return out;
+}
+
 void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Result& run) {
   const PerfResult& p = *run.perf;
   const cost::TrainingSetup& setup = spec.perf.setup;
@@ -61,8 +70,9 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["grad_bucket_bytes"] = static_cast<std::int64_t>(setup.grad_bucket_bytes);  // whole bytes
   j["offload"] = setup.offload;
   j["offload_selective"] = setup.offload_selective;
-  j["precision"] = models::precision_name(p.model.precision);                   // as trained
-  j["attention"] = scenario::name_of(scenario::kAttentionNames, setup.attention);
+  j["precision"] = models::precision_name(p.model.precision);                        // as trained
+  j["attention"] = scenario::name_of(scenario::kAttentionNames, p.model.attention);  // as trained
+  // A schedule with R ops recomputes even under recompute `none` (TrainingCostModel: full).
   using scenario::name_of;
   j["recompute"] = name_of(scenario::kRecomputeNames, scenario::recompute_used(spec, run.schedule));
   j["partition"] = name_of(scenario::kPartitionNames, setup.partition);
@@ -80,6 +90,15 @@ void add_perf_metrics(nlohmann::ordered_json& j, const PerfResult& p) {
   j["peak_memory"] = whole(p.peak_memory);
   j["memory_capacity"] = whole(p.memory_capacity);
   j["model_params"] = whole(p.model_params);
+  // The shape as trained, the same figures as the CSV's model_* columns.
+  j["model_layers"] = p.model.layers;
+  j["model_hidden"] = p.model.hidden;
+  j["model_heads"] = p.model.heads;
+  j["model_kv_heads"] = p.model.kv_heads;
+  j["model_ffn_hidden"] = p.model.ffn_hidden;
+  j["model_vocabulary"] = p.model.vocabulary;
+  j["model_sequence"] = p.model.sequence;
+  j["model_experts"] = p.model.moe.experts;
   j["model_flops_per_iteration"] = p.model_flops_per_iteration;
   auto stages = nlohmann::ordered_json::array();
   for (size_t s = 0; s < p.partition.size(); ++s) {
@@ -275,6 +294,7 @@ std::string to_text(const Scenario& spec, const Result& run) {
     const cost::TrainingSetup& setup = spec.perf.setup;
     out +=
         fmt::format("model            {} ({} parameters)\n", p.model.name, whole(p.model_params));
+    out += fmt::format("shape            {}\n", model_shape_text(p.model));
     out += fmt::format("hardware         {} ({} GPUs = T {} x D {} x W {})\n", p.hardware.name,
                        p.gpus, setup.tensor_parallel, run.schedule.workers, setup.data_parallel);
     out += fmt::format("mini-batch       {} samples (B {} x N {} x W {})\n",

@@ -6,9 +6,10 @@ set output outfile
 set title "memory per worker over time\n1f1b, D=8 N=8 B=1 W=1, gpt2-1.3b on p100-daint"
 set xlabel "time (s)"
 set ylabel "memory held (GiB)"
+set xrange [0:3.2940162574357674]
 set grid
-set key outside right top
 set yrange [0:*]
+set key outside right top
 set style line 1 linecolor rgb '#4477aa' dashtype 1 linewidth 2 pointtype 7 pointsize 1.4
 set style line 2 linecolor rgb '#ee6677' dashtype 2 linewidth 2 pointtype 5 pointsize 1.3499999999999999
 set style line 3 linecolor rgb '#228833' dashtype 3 linewidth 2 pointtype 9 pointsize 1.2999999999999998

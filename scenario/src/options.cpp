@@ -99,6 +99,27 @@ Option named_option(std::string name, const NameTable<E, Size>& table, std::stri
   return o;
 }
 
+// A choice whose empty default means "the model file's": an optional field, unset when empty.
+template <class Field, typename E, size_t Size>
+Option model_default_option(std::string name, const NameTable<E, Size>& table, std::string help,
+                            Field field) {
+  Option o;
+  o.spec = core::choice_option(std::move(name), names_list(table), "", std::move(help));
+  o.scope = Scope::RealCost;
+  o.group = kRealCost;
+  o.get = [field, &table](const Scenario& s) -> std::optional<OptionValue> {
+    const auto& v = field(const_cast<Scenario&>(s));
+    if (!v) return std::nullopt;
+    return OptionValue{std::string(name_of(table, *v))};
+  };
+  o.set = [field, &table](Scenario& s, const std::optional<OptionValue>& value) {
+    auto& v = field(s);
+    v.reset();
+    if (value) v = *value_of(table, std::get<std::string>(*value));
+  };
+  return o;
+}
+
 // An on|off field.
 template <class Field>
 Option switch_field(std::string name, bool default_on, std::string help, Scope scope,
@@ -364,30 +385,18 @@ std::vector<Option> make_options() {
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.offload_selective; }),
   };
-  {
-    // Unset: the model file's precision.
-    Option precision;
-    precision.spec = core::choice_option(
-        "precision", names_list(kPrecisionNames), "",
-        "Real-cost mode: training precision fp32|fp16|bf16|fp8|mxfp8|nvfp4 (fp8 family: "
-        "Transformer Engine, 8/4-bit GEMMs, bf16 activations; empty = the model file's)");
-    precision.scope = Scope::RealCost;
-    precision.group = kRealCost;
-    precision.get = [](const Scenario& s) -> std::optional<OptionValue> {
-      const auto& p = s.perf.setup.precision;
-      if (!p) return std::nullopt;
-      return OptionValue{std::string(name_of(kPrecisionNames, *p))};
-    };
-    precision.set = [](Scenario& s, const std::optional<OptionValue>& value) {
-      auto& p = s.perf.setup.precision;
-      p.reset();
-      if (value) p = *value_of(kPrecisionNames, std::get<std::string>(*value));
-    };
-    rest.push_back(std::move(precision));
-  }
-  rest.push_back(named_option(
-      "attention", kAttentionNames, "standard", "Real-cost mode: attention kernels standard|flash",
-      Scope::RealCost, kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.attention; }));
+  // Unset: the model file's (ModelSpec::precision, ModelSpec::attention).
+  rest.push_back(model_default_option(
+      "precision", kPrecisionNames,
+      "Real-cost mode: training precision fp32|fp16|bf16|fp8|mxfp8|nvfp4 (fp8 family: "
+      "Transformer Engine, 8/4-bit GEMMs, bf16 activations; empty = the model file's)",
+      [](Scenario & s) -> auto& { return s.perf.setup.precision; }));
+  rest.push_back(model_default_option(
+      "attention", kAttentionNames,
+      "Real-cost mode: attention kernels standard|flash (empty = the model file's: flash for "
+      "the shipped Llama, Mistral, Qwen, DeepSeek and Nemotron models and Hugging Face "
+      "decoders, standard for GPT-2, BERT and the papers' GPT shapes)",
+      [](Scenario & s) -> auto& { return s.perf.setup.attention; }));
   rest.push_back(field_option(
       core::integer_option("vocabulary", 0, 1 << 24, "0",
                            "Real-cost mode: vocabulary size V (0 = the model file's)"),

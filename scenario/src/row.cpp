@@ -30,6 +30,15 @@ RowMetrics extract_metrics(const Result& result) {
   row.tokens_per_second = p.tokens_per_second;
   row.mfu = p.mfu;
   row.fits_memory = p.fits_memory;
+  row.model_layers = p.model.layers;
+  row.model_hidden = p.model.hidden;
+  row.model_heads = p.model.heads;
+  row.model_kv_heads = p.model.kv_heads;
+  row.model_ffn_hidden = p.model.ffn_hidden;
+  row.model_vocabulary = p.model.vocabulary;
+  row.model_sequence = p.model.sequence;
+  row.model_experts = p.model.moe.experts;
+  row.model_params = p.model_params;
   if (!p.memory.empty()) {
     const auto [lo, hi] = std::minmax_element(
         p.memory.begin(), p.memory.end(),
@@ -133,6 +142,15 @@ std::vector<Metric> make_metrics() {
              [](const RowMetrics& m) -> std::string {
                return m.fits_memory ? (*m.fits_memory ? "true" : "false") : "";
              }},
+      PIPESIM_METRIC(model_layers, "", 0, "layers", Plain),
+      PIPESIM_METRIC(model_hidden, "", 0, "hidden", Plain),
+      PIPESIM_METRIC(model_heads, "", 0, "heads", Plain),
+      PIPESIM_METRIC(model_kv_heads, "", 0, "kv_heads", Plain),
+      PIPESIM_METRIC(model_ffn_hidden, "", 0, "ffn_hidden", Plain),
+      PIPESIM_METRIC(model_vocabulary, "", 0, "vocabulary", Plain),
+      PIPESIM_METRIC(model_sequence, "", 0, "sequence", Plain),
+      PIPESIM_METRIC(model_experts, "", 0, "experts", Plain),
+      PIPESIM_METRIC(model_params, "", 0, "params", Plain),
   };
 }
 #undef PIPESIM_METRIC

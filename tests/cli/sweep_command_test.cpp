@@ -32,7 +32,8 @@ const char* const kHeader =
     "workers,iteration_time,time_unit,throughput,tokens_per_second,mfu,bubble_ratio,"
     "exposed_comm_ratio,"
     "peak_memory_max,peak_memory_min,memory_headroom,peak_activations_max,peak_activations_min,"
-    "fits_memory,status\n";
+    "fits_memory,model_layers,model_hidden,model_heads,model_kv_heads,model_ffn_hidden,"
+    "model_vocabulary,model_sequence,model_experts,model_params,status\n";
 
 TEST(SweepCommand, HeaderIsExactlyTheDocumentedSchema) {
   const auto r = invoke_cli({"sweep", "--stages", "4"});

@@ -82,6 +82,7 @@ TEST(FlashAttention, MakesLlama3At8kFitOnH100) {
   p.micro_batches = 16;
   const sim::Schedule s = schedules::make_schedule("1f1b", p);
   cost::TrainingSetup setup;
+  setup.attention = Attention::Standard;  // the model file's default is flash
   const cost::TrainingCostModel standard(m, hw, s, setup);
   setup.attention = Attention::Flash;
   const cost::TrainingCostModel fused(m, hw, s, setup);

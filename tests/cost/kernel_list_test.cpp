@@ -116,7 +116,9 @@ TEST(KernelList, Fp8RunsOnlyTheLinearLayersGemmsInFp8) {
   const TrainingCostModel costs(m, hw, schedules::make_schedule("1f1b", p), setup);
   models::ModelSpec as_trained = m;
   as_trained.precision = models::Precision::FP8;
-  const models::KernelList fwd = models::layer_forward(as_trained, layer_config(setup));
+  // The kernels the model trains with: its file's attention (flash for llama3-8b).
+  const models::KernelList fwd =
+      models::layer_forward(as_trained, layer_config(resolved_setup(setup, m)));
   models::KernelList linear, rest;
   for (const auto& k : fwd)
     (k.linear ? linear : rest).push_back(k);

@@ -32,7 +32,11 @@ double gpt_layer(double h, double f) {
 }
 
 TEST(HfConfig, Llama2_7bHas6738415616ParametersLikeTheShippedYaml) {
-  const ModelSpec m = load_model(fixture("llama-2-7b.json"));
+  ModelSpec m = load_model(fixture("llama-2-7b.json"));
+  // A config.json gives the context its positions serve, not a training sequence.
+  EXPECT_EQ(m.sequence, 0);
+  EXPECT_EQ(m.context, 4096);
+  m.sequence = m.context;
   EXPECT_DOUBLE_EQ(model_params(m), 6738415616.0);
   const ModelSpec yaml = load_model("llama2-7b");
   EXPECT_DOUBLE_EQ(model_params(m), model_params(yaml));
@@ -61,7 +65,9 @@ TEST(HfConfig, Gpt2SmallHas124439808ParametersWithTiedEmbeddings) {
   const double h = 768, V = 50257, P = 1024;
   EXPECT_EQ(m.ffn_hidden, 3072);  // n_inner absent → 4h
   EXPECT_TRUE(m.tied_embeddings);
-  EXPECT_EQ(m.sequence, 1024);
+  EXPECT_EQ(m.context, 1024);
+  EXPECT_EQ(m.sequence, 0);
+  EXPECT_EQ(m.attention, Attention::Standard);
   EXPECT_EQ(m.precision, Precision::BF16);  // no torch_dtype
   EXPECT_DOUBLE_EQ(model_params(m), 12 * (12 * h * h + 13 * h) + V * h + P * h + 2 * h);
   EXPECT_DOUBLE_EQ(model_params(m), 124439808.0);
@@ -74,7 +80,7 @@ TEST(HfConfig, BertBaseCountsTheEncoderWithPooler109482240) {
   const double expected = V * h + P * h + 2 * h + 2 * h + 12 * gpt_layer(h, 3072) + h * h + h;
   EXPECT_DOUBLE_EQ(model_params(m), expected);
   EXPECT_DOUBLE_EQ(model_params(m), 109482240.0);
-  EXPECT_EQ(m.sequence, 512);
+  EXPECT_EQ(m.context, 512);
 }
 
 TEST(HfConfig, Mistral7bWithGroupedQueryAttentionHas7241732096) {
@@ -85,7 +91,8 @@ TEST(HfConfig, Mistral7bWithGroupedQueryAttentionHas7241732096) {
   const double layer = h * (h + 2 * kv) + h * h + 3 * h * f + 2 * h;  // no biases, RMSNorm
   EXPECT_DOUBLE_EQ(model_params(m), 32 * layer + 2 * V * h + h);
   EXPECT_DOUBLE_EQ(model_params(m), 7241732096.0);
-  EXPECT_EQ(m.sequence, 32768);
+  EXPECT_EQ(m.context, 32768);
+  EXPECT_EQ(m.attention, Attention::Flash);
   EXPECT_EQ(m.precision, Precision::BF16);
 }
 
@@ -130,13 +137,15 @@ void expect_same_shape(const ModelSpec& a, const ModelSpec& b) {
   EXPECT_EQ(a.extra_parameters, b.extra_parameters);
   EXPECT_EQ(a.head_dim(), b.head_dim());
   EXPECT_EQ(a.qk_norm, b.qk_norm);
+  EXPECT_EQ(a.attention, b.attention);
   EXPECT_TRUE(a.moe == b.moe);
   EXPECT_TRUE(a.mla == b.mla);
   EXPECT_EQ(a.mtp_layers, b.mtp_layers);
 }
 
 TEST(HfConfig, MixtralIsReadAsEightExpertsTopTwoLikeTheShippedYaml) {
-  const ModelSpec m = load_model(fixture("mixtral-8x7b-v0.1.json"));
+  ModelSpec m = load_model(fixture("mixtral-8x7b-v0.1.json"));
+  m.sequence = m.context;  // the shipped YAML trains at the full 32k context
   EXPECT_EQ(m.moe.experts, 8);
   EXPECT_EQ(m.moe.top_k, 2);
   EXPECT_EQ(m.moe.ffn_hidden, 14336);
@@ -151,13 +160,14 @@ TEST(HfConfig, MixtralIsReadAsEightExpertsTopTwoLikeTheShippedYaml) {
   EXPECT_DOUBLE_EQ(active_params(m),
                    32 * (attention + 2 * h + 8 * h + 2 * 3 * h * f) + 2 * V * h + h);
   EXPECT_EQ(m.description,
-            "mixtral from a Hugging Face config (32 layers, h 4096, 32 heads, s 32768, 8 experts, "
+            "mixtral from a Hugging Face config (32 layers, h 4096, 32 heads, context 32768, 8 "
+            "experts, "
             "top-2)");
 }
 
 TEST(HfConfig, Qwen3MoeYamlAndJsonDescribeTheSameModel) {
   ModelSpec json = load_model(fixture("qwen3-30b-a3b.json"));
-  EXPECT_EQ(json.sequence, 40960);  // the config's context; the YAML trains at 4096
+  EXPECT_EQ(json.context, 40960);  // the YAML trains at 4096
   json.sequence = 4096;
   const ModelSpec yaml = load_model("qwen3-30b-a3b");
   expect_same_shape(json, yaml);
@@ -172,7 +182,7 @@ TEST(HfConfig, Qwen3MoeYamlAndJsonDescribeTheSameModel) {
 
 TEST(HfConfig, DeepSeekV3YamlAndJsonDescribeTheSameModel) {
   ModelSpec json = load_model(fixture("deepseek-v3.json"));
-  EXPECT_EQ(json.sequence, 163840);
+  EXPECT_EQ(json.context, 163840);
   EXPECT_EQ(json.precision, Precision::BF16);  // torch_dtype; the YAML trains in fp8
   EXPECT_TRUE(json.moe.expert_bias);           // topk_method noaux_tc
   json.sequence = 4096;

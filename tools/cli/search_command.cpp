@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -34,13 +35,15 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     std::string model, hardware;
     std::string schedules;
     std::string recompute = "none,selective,full";
-    std::string tensor_parallel;  // empty: T = 1, not varied (C, E, e_t likewise)
-    std::string context_parallel, expert_parallel, expert_tensor_parallel;
+    std::string tensor_parallel;  // empty: the degrees a node and the model allow
+    std::string context_parallel, expert_parallel, expert_tensor_parallel;  // empty: 1, not varied
     std::string gpus, mini_batch;  // parsed with the one number syntax of every option
     std::string jobs = "0";
     std::array<const CLI::Option*, 2> schedule_flags{};  //!< --schedule and its old spelling
     std::string output;
     bool all = false;
+    std::map<std::string, std::string> values;        //!< other options: name → text
+    std::map<std::string, const CLI::Option*> flags;  //!< their flags, to see which are given
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -77,7 +80,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       ->group("Search");
   cmd->add_option("--tensor-parallel,-T", o->tensor_parallel,
                   "Comma list or range of tensor-parallel degrees T to try (P = T·D·W; default: "
-                  "T = 1 only)")
+                  "every power of two dividing P, a node's GPUs, the heads and the FFN)")
       ->type_name("LIST<INT>")
       ->group("Search");
   cmd->add_option("--context-parallel,-C", o->context_parallel,
@@ -107,6 +110,14 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       ->group("Output");
   cmd->add_flag("--all", o->all, "-o gets every evaluated configuration, not only the winners")
       ->group("Output");
+  // Every other simulate option from the table, one value for every candidate. Those search
+  // chooses itself are kept out of the help; given, they are refused with the reason.
+  for (const scenario::Option& option : scenario::options()) {
+    if (cmd->get_option_no_throw(flag_of(option.name())) != nullptr) continue;
+    CLI::Option* flag = add_scenario_option(*cmd, option, o->values[option.name()], false);
+    if (explore::search_chooses(option)) flag->group("");
+    o->flags[option.name()] = flag;
+  }
   return [o, distribution] {
     explore::SearchArgs args;
     args.model = o->model;
@@ -120,6 +131,11 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     args.context_parallel = o->context_parallel;
     args.expert_parallel = o->expert_parallel;
     args.expert_tensor_parallel = o->expert_tensor_parallel;
+    for (const auto& [name, flag] : o->flags) {
+      if (flag->count() > 0) {
+        args.fixed[name] = given_text(*scenario::find_option(name), o->values.at(name));
+      }
+    }
     explore::SearchRequest request = explore::make_search_request(args);
     const int jobs = parse_jobs(o->jobs, distribution.default_jobs);
     // The table ranks fitting rows only: an oom row needs no replay unless --all writes it.

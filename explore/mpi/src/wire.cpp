@@ -27,6 +27,15 @@ void for_each_metric(Metrics& m, Visit&& visit) {
   visit(m.peak_activations_max);
   visit(m.peak_activations_min);
   visit(m.fits_memory);
+  visit(m.model_layers);
+  visit(m.model_hidden);
+  visit(m.model_heads);
+  visit(m.model_kv_heads);
+  visit(m.model_ffn_hidden);
+  visit(m.model_vocabulary);
+  visit(m.model_sequence);
+  visit(m.model_experts);
+  visit(m.model_params);
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ struct SearchOptions {
   int mini_batch = 0;
   std::vector<std::string> schedules;  //!< empty: every schedule
   std::vector<std::string> recompute{"none", "selective", "full"};
-  std::vector<int> tensor_parallel;  //!< empty: T = 1 only
+  std::vector<int> tensor_parallel;  //!< empty: each power of two a node and the model split
   int jobs = 0;
 };
 std::vector<SweepRow> search(const SearchOptions& options);

@@ -6,6 +6,7 @@ set output outfile
 set title "best iteration_time per micro_batches\nunit-cost mode; best (min) of stages per point"
 set xlabel "micro-batches per iteration N"
 set ylabel "iteration time (slots)"
+set logscale x 2
 set grid
 set key outside right top title "schedule"
 set style line 1 linecolor rgb '#4477aa' dashtype 1 linewidth 2 pointtype 7 pointsize 1.4

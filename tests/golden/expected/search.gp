@@ -6,6 +6,7 @@ set output outfile
 set title "golden\ngpt2-1.3b on p100-daint\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute per point\nnot drawn: 5 pruned (x at the bottom)"
 set xlabel "pipeline depth D (stages)"
 set ylabel "throughput (samples/s)"
+set logscale x 2
 set grid
 set y2range [0:1]
 unset y2tics
@@ -18,4 +19,8 @@ plot datafile index 0 using 1:2 with linespoints ls 1 title "1f1b", \
      datafile index 1 using 1:2 with linespoints ls 2 title "chimera", \
      datafile index 2 using 1:2 with linespoints ls 3 title "interleaved", \
      datafile index 3 using 1:2 with linespoints ls 4 title "zb-v", \
-     datafile index 4 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#555555' title "pruned (not drawn)"
+     datafile index 4 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#4477aa' notitle, \
+     datafile index 5 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#ee6677' notitle, \
+     datafile index 6 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#228833' notitle, \
+     datafile index 7 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#ccbb44' notitle, \
+     keyentry with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb 'black' title "pruned (not drawn)"

@@ -42,7 +42,8 @@ struct TrainingSetup {
   //! stage's sync costs ⌈G/bucket⌉ latencies and the same bandwidth term.
   double grad_bucket_bytes = 0.0;
   std::optional<models::Precision> precision;  //!< overrides the model file's precision
-  models::Attention attention = models::Attention::Standard;
+  //! Overrides the model file's attention kernels (ModelSpec::attention) when set.
+  std::optional<models::Attention> attention;
   int vocabulary = 0;  //!< overrides the model file's vocabulary V when > 0
   int sequence = 0;    //!< overrides the model file's sequence length s when > 0
   // Mixture-of-experts layers (expert_parallel.hpp): Megatron-Core's MoE parallel folding. The
@@ -67,8 +68,13 @@ struct TrainingSetup {
   bool offload_selective = false;
 };
 
-//! The model as trained: precision, vocabulary and sequence replaced by the setup's overrides.
+//! The model as trained: precision, attention, vocabulary and sequence replaced by the setup's
+//! overrides. Throws core::ConfigError::option("sequence") when neither the model nor the setup
+//! fixes the sequence (a Hugging Face config.json without seq_length).
 models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup& s);
+
+//! `s` with the attention kernels resolved: the setup's override, else the model's default.
+TrainingSetup resolved_setup(TrainingSetup s, const models::ModelSpec& m);
 
 //! The model one context-parallel rank computes: the sequence divided by c (attention still
 //! reads all c·(s/c) keys through LayerConfig::context_parallel). The model itself for c = 1.
@@ -80,7 +86,8 @@ models::ModelSpec rank_model(const models::ModelSpec& trained, const TrainingSet
 //! validation suite read.
 int gpu_count(const TrainingSetup& s, int workers);
 
-//! The per-GPU layer configuration of the setup.
+//! The per-GPU layer configuration of the setup (attention unset: standard; resolved_setup
+//! fills it from the model).
 models::LayerConfig layer_config(const TrainingSetup& s);
 
 //! Checks the combination (throws core::ConfigError("command line", field, problem)):

@@ -4,6 +4,7 @@
 // loaded once through a SpecCache) and return one row per candidate in enumeration order.
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "pipesim/explore/search_space.hpp"
 #include "pipesim/explore/spec_cache.hpp"
 #include "pipesim/explore/sweep_runner.hpp"
+#include "pipesim/hardware/profile.hpp"
+#include "pipesim/models/model_spec.hpp"
+#include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
 
@@ -26,20 +30,40 @@ struct SearchArgs {
   //! Comma list of schedules; nothing given: every registered one (an empty text is an error).
   std::optional<std::string> schedules;
   std::string recompute = "none,selective,full";  //!< comma list of modes to try
-  std::string tensor_parallel;         //!< list or range of T; "": T = 1 only, not varied
+  //! List or range of T; "": every power of two the model and a node allow
+  //! (default_tensor_parallel), T = 1 only when that is all.
+  std::string tensor_parallel;
   std::string context_parallel;        //!< list or range of C; "": C = 1 only, not varied
   std::string expert_parallel;         //!< list or range of E; "": E = 1 only, not varied
   std::string expert_tensor_parallel;  //!< list or range of e_t; "": e_t = 1, not varied
+  //! Any other option (name → text as given), the same for every candidate: `attention`,
+  //! `sequence`, `precision`, ... Options search chooses itself (`stages`, `micro_batches`,
+  //! `micro_batch_size`, `data_parallel`, `context_parallel`, the schedules' own options) are
+  //! refused, as are options that do not apply in real-cost mode.
+  std::map<std::string, std::string> fixed;
 };
 
 //! The request `args` describe. Throws core::ConfigError for a bad value.
 SearchRequest make_search_request(const SearchArgs& args);
 
+//! Whether search enumerates `option` or takes it as its own argument (model, hardware,
+//! schedule, recompute, tensor_parallel, the schedule's shape and the schedules' own options),
+//! so that it cannot be one of SearchArgs::fixed.
+bool search_chooses(const scenario::Option& option);
+
+//! The tensor-parallel degrees search tries when none are given: the powers of two T <= P that
+//! divide P, the GPUs of a node, the heads, the key/value heads and the FFN size (what one
+//! tensor-parallel group can split); {} when that is only T = 1.
+std::vector<int> default_tensor_parallel(const models::ModelSpec& model,
+                                         const hardware::HardwareProfile& hardware, int gpus);
+
 //! The point of a candidate: its options, every other option at its default.
 scenario::Point to_point(const Candidate& candidate);
 
-//! Fills request.limits from the model and hardware (loaded through `specs`) and enumerates
-//! the candidates. Throws core::ConfigError for a model or hardware that cannot be loaded.
+//! Fills request.limits from the model as trained with the fixed options and the hardware (loaded
+//! through `specs`), request.tensor_parallel when empty (default_tensor_parallel), and
+//! enumerates the candidates, each with the fixed options. Throws core::ConfigError for a model or
+//! hardware that cannot be loaded.
 std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs);
 
 //! How much of a row search needs.

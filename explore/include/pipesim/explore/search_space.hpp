@@ -83,6 +83,8 @@ struct SearchRequest {
   std::vector<int> context_parallel;
   std::vector<int> expert_parallel;
   std::vector<int> expert_tensor_parallel;
+  //! Options given once for every candidate (name → text), on top of what search varies.
+  std::map<std::string, std::string> fixed;
   SearchLimits limits;
 };
 

@@ -28,6 +28,10 @@ bool low_precision_gemms(Precision p);
 
 enum class Norm { LayerNorm, RMSNorm };
 
+//! The attention kernels: the unfused core (QKᵀ, softmax, dropout, AV) or one FlashAttention
+//! kernel (Dao et al. 2022).
+enum class Attention { Standard, Flash };
+
 //! The mixture-of-experts FFN of a model's MoE layers, with Megatron-Core's meaning of each size
 //! (models/README.md, "Mixture of experts"). `experts == 0`: every layer is dense.
 struct MoeSpec {
@@ -76,16 +80,22 @@ struct ModelSpec {
   int hidden = 0;                       //!< h
   int heads = 0;                        //!< a attention heads
   int kv_heads = 0;                     //!< key/value heads (grouped-query attention); = a if MHA
-  int sequence = 0;                     //!< s tokens per sample
-  int vocabulary = 0;                   //!< V
-  int ffn_hidden = 0;                   //!< FFN inner size (4h for GPT)
-  bool gated_mlp = false;               //!< SwiGLU-style MLP with three matrices (LLaMA)
-  bool bias = true;                     //!< linear layers carry biases
-  bool qkv_bias = false;  //!< only the Q, K, V projections carry biases (Qwen2); bias = false
+  int sequence = 0;                     //!< s tokens per sample; 0: not fixed (a config.json)
+  //! The longest sequence the model's positions serve (a config.json's max_position_embeddings);
+  //! 0 when the file does not say. Information only: the sequence trained at is `sequence`.
+  int context = 0;
+  int vocabulary = 0;      //!< V
+  int ffn_hidden = 0;      //!< FFN inner size (4h for GPT)
+  bool gated_mlp = false;  //!< SwiGLU-style MLP with three matrices (LLaMA)
+  bool bias = true;        //!< linear layers carry biases
+  bool qkv_bias = false;   //!< only the Q, K, V projections carry biases (Qwen2); bias = false
   Norm norm = Norm::LayerNorm;
-  int position_embeddings = 0;  //!< rows of a learned position table; 0 for rotary
-  bool tied_embeddings = true;  //!< LM head shares the input embedding matrix
-  Precision precision = Precision::BF16;
+  int position_embeddings = 0;            //!< rows of a learned position table; 0 for rotary
+  bool tied_embeddings = true;            //!< LM head shares the input embedding matrix
+  Precision precision = Precision::BF16;  //!< trained in; the `precision` option overrides it
+  //! Attention kernels the model is trained with by default (the `attention` option overrides it):
+  //! FlashAttention for the shipped modern models, whose reference recipes use it.
+  Attention attention = Attention::Standard;
   bool dropout = true;  //!< dropout layers present (GPT, BERT); false for Llama (no masks)
   bool causal = true;   //!< causal self-attention (decoders); false for BERT
   //! Head parameters outside the generic formula (BERT pooler, MLM transform, NSP head);

@@ -36,7 +36,6 @@
 namespace pipesim::models {
 
 enum class Recompute { None, Selective, Full };
-enum class Attention { Standard, Flash };
 
 //! How one GPU runs the model's layers: micro-batch, tensor-parallel group, attention kernel, and
 //! for mixture-of-experts layers the expert-parallel layout [MC]. The defaults are Megatron's

@@ -18,9 +18,11 @@ struct GnuplotFigure {
 //! Writes `<stem>.gp` and `<stem>.dat` beside `figure`, then runs `gnuplot` (a name looked up
 //! on PATH, or a path) to render `figure`: svg, pngcairo or pdfcairo by extension (.svg, .png,
 //! .pdf). Throws core::ConfigError with one line for another extension, a missing gnuplot, or a
-//! gnuplot that fails (its exit status and last line of stderr).
-void render_figure(const std::string& figure, const GnuplotFigure& fig,
-                   const std::string& gnuplot = "gnuplot");
+//! gnuplot that fails (its exit status and last line of stderr). Returns what gnuplot wrote to
+//! stderr on success: its warnings ("" for none; a warning usually means a wrong figure, and
+//! the tests treat one as an error).
+std::string render_figure(const std::string& figure, const GnuplotFigure& fig,
+                          const std::string& gnuplot = "gnuplot");
 
 //! `text` as a gnuplot double-quoted string literal.
 std::string gnuplot_string(const std::string& text);

@@ -8,7 +8,9 @@
 //   `chunks` and `iterations` as the schedule ran them, never the "default" 0); then the metric
 //   columns of metrics() and `status`: workers, iteration_time, time_unit, throughput,
 //   tokens_per_second, mfu, bubble_ratio, exposed_comm_ratio, peak_memory_max, peak_memory_min,
-//   memory_headroom, peak_activations_max, peak_activations_min, fits_memory, status.
+//   memory_headroom, peak_activations_max, peak_activations_min, fits_memory, the model's shape
+//   as trained (model_layers, model_hidden, model_heads, model_kv_heads, model_ffn_hidden,
+//   model_vocabulary, model_sequence, model_experts, model_params; real-cost mode), status.
 // A metric the run does not produce (the performance figures in unit-cost mode, everything for
 // an invalid configuration) is an empty field. `status` is `ok`, `oom` (runs, but peak memory
 // exceeds the GPU), `invalid: <reason>` or `pruned: <reason>`; no configuration is dropped.
@@ -43,6 +45,17 @@ struct RowMetrics {
   std::optional<int> peak_activations_max;   //!< micro-batch-stage units
   std::optional<int> peak_activations_min;
   std::optional<bool> fits_memory;
+  // The model as trained (sequence and vocabulary overrides applied), so that a row says which
+  // shape its figures are for.
+  std::optional<int> model_layers;      //!< L
+  std::optional<int> model_hidden;      //!< h
+  std::optional<int> model_heads;       //!< a attention heads
+  std::optional<int> model_kv_heads;    //!< key/value heads
+  std::optional<int> model_ffn_hidden;  //!< dense FFN inner size
+  std::optional<int> model_vocabulary;  //!< V
+  std::optional<int> model_sequence;    //!< s
+  std::optional<int> model_experts;     //!< routed experts per MoE layer (0: dense)
+  std::optional<double> model_params;   //!< every parameter once
 };
 
 //! Whether a configuration ran, and if not, why.
@@ -91,7 +104,8 @@ RowMetrics extract_metrics(const Result& result);
 
 //! `given` (option texts, aligned with options()) with the values `result` actually used for
 //! the options whose default means "the scheme's default": `pipelines`, `chunks` (model chunks
-//! per worker) and `iterations` as the schedule was generated. Every other text is kept.
+//! per worker) and `iterations` as the schedule was generated. Every other text is kept (an
+//! empty `precision` or `attention`: the model file's, which the JSON and text reports name).
 Point used_point(Point given, const Result& result);
 
 //! The inputs of a run that never ran (an invalid row): `given`, with the "scheme's default"
