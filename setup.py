@@ -85,16 +85,17 @@ class CMakeBuild(build_ext):
 def data_files():
     """<prefix>/share/pipesim/... ← the folders `cmake --install` puts there."""
     folders = {
-        "models": "models/*.yaml",
-        "hardware": "hardware/*.yaml",
-        "validation": "validation/*.yaml",
-        "examples": "examples/*",
-        "schema": "docs/schema/*.json",
-        "calibrate": "calibrate/examples/*",
+        "models": ["models/*.yaml"],
+        "hardware": ["hardware/*.yaml"],
+        "validation": ["validation/*.yaml"],
+        "examples": ["examples/*"],
+        "schema": ["docs/schema/pipesim-output.schema.json"],
+        "calibrate": ["calibrate/examples/*", "tools/fit-profile.py"],
     }
     return [(f"share/pipesim/{folder}",
-             sorted(str(p.relative_to(ROOT)) for p in ROOT.glob(pattern) if p.is_file()))
-            for folder, pattern in folders.items()]
+             sorted(str(p.relative_to(ROOT)) for pattern in patterns for p in ROOT.glob(pattern)
+                    if p.is_file()))
+            for folder, patterns in folders.items()]
 
 
 setup(
