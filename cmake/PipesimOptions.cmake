@@ -1,5 +1,9 @@
 include(GNUInstallDirs)
 
+# Where `cmake --install` puts the CUDA calibration benchmarks (PipesimInstall.cmake); the CLI
+# finds them relative to its own bin/ (tools/CMakeLists.txt).
+set(PIPESIM_INSTALL_BENCHDIR ${CMAKE_INSTALL_LIBEXECDIR}/pipesim)
+
 # Warnings and sanitizers live in one interface target that every pipesim target links. It is a
 # build-time concern: libraries link it PRIVATE through $<BUILD_INTERFACE>, so it never reaches
 # the installed export set or a consumer's flags.

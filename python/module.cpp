@@ -1,14 +1,15 @@
-// The `pipesim` Python module: simulate, sweep and the lists as functions, a thin shell over the
-// library the CLI is a shell over too (scenario, explore, report; no CLI code): keyword
-// arguments are option names of scenario::options() and their values are checked by that
-// table's declarations; simulate() returns the JSON the CLI prints (report::to_json, read back
-// with json.loads); sweep() returns the CSV rows (report::row_fields under
-// scenario::csv_columns()); errors name options as keywords (explore::python_wording:
-// `stages=`). python/README.md maps the files.
+// The `pipesim` Python module: simulate, sweep, compare, search, validate and the lists as
+// functions, a thin shell over the library the CLI is a shell over too (scenario, explore,
+// report; no CLI code): keyword arguments are option names of scenario::options() and their
+// values are checked by that table's declarations; simulate() and validate() return the JSON
+// the CLI prints (read back with json.loads); sweep(), compare() and search() return rows with
+// the CSV's columns and typed values (row_values.hpp); errors name options as keywords
+// (explore::python_wording: `stages=`). python/README.md maps the files.
 
 #include <dlfcn.h>
 #include <fmt/format.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <filesystem>
 #include <string>
@@ -18,18 +19,24 @@
 #include "option_values.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
+#include "pipesim/explore/ranking.hpp"
+#include "pipesim/explore/search.hpp"
 #include "pipesim/explore/sweep_grid.hpp"
 #include "pipesim/explore/sweep_runner.hpp"
 #include "pipesim/explore/thread_pool.hpp"
+#include "pipesim/explore/validation.hpp"
+#include "pipesim/explore/validation_report.hpp"
 #include "pipesim/explore/wording.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
-#include "pipesim/report/rows_csv.hpp"
+#include "pipesim/report/compare_report.hpp"
 #include "pipesim/report/run_report.hpp"
+#include "pipesim/report/search_report.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/scenario/row.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/schedules/registry.hpp"
+#include "row_values.hpp"
 
 // Set by python/CMakeLists.txt: <install dir of this module> → <prefix>/share/pipesim.
 #ifndef PIPESIM_DATA_DIR_FROM_MODULE
@@ -106,34 +113,158 @@ py::dict simulate(bool ops, const py::kwargs& kwargs) {
   });
 }
 
-// An invalid row's reason in the module's words.
-std::string sweep_reason(const core::ConfigError& e) {
-  return explore::python_wording(e, "sweep()");
-}
-
-py::list sweep(const py::object& file, int jobs, const py::kwargs& kwargs) {
+void check_jobs(int jobs) {
   if (jobs < 0 || jobs > kMaxJobs) {
     throw py::value_error(fmt::format("jobs: must be in [0, {}], got {}", kMaxJobs, jobs));
   }
-  const std::vector<scenario::SweepRow> rows = worded("sweep()", [&] {
+}
+
+// The rows of the grid that keyword arguments (lists allowed) and a sweep file describe, as
+// `pipesim sweep` runs them; `call` words the errors.
+std::vector<scenario::SweepRow> grid_rows(const char* call, const py::object& file, int jobs,
+                                          const py::kwargs& kwargs) {
+  check_jobs(jobs);
+  const std::string function(call, std::string_view(call).find('('));
+  return worded(call, [&] {
     explore::OptionTexts given;
-    for (const auto& [option, value] : option_arguments("sweep", kwargs))
+    for (const auto& [option, value] : option_arguments(function.c_str(), kwargs))
       given[option->name()] = values_text(*option, value);
     const explore::SweepGrid grid = explore::make_grid(
         given, file.is_none() ? std::string() : py::str(file).cast<std::string>());
     const py::gil_scoped_release release;
-    return explore::run_grid(grid, explore::job_count(jobs), sweep_reason);
+    return explore::run_grid(grid, explore::job_count(jobs), [call](const core::ConfigError& e) {
+      return explore::python_wording(e, call);
+    });
   });
-  const std::vector<std::string> columns = scenario::csv_columns();
-  py::list out;
-  for (const scenario::SweepRow& row : rows) {
-    const std::vector<std::string> fields = report::row_fields(row);
-    py::dict d;
-    for (size_t i = 0; i < columns.size(); ++i)
-      d[py::str(columns[i])] = fields[i];
-    out.append(std::move(d));
+}
+
+py::list sweep(const py::object& file, int jobs, const py::kwargs& kwargs) {
+  return row_list(grid_rows("sweep()", file, jobs, kwargs));
+}
+
+// `pipesim compare`: the sweep ranked by a metric within each mini-batch (explore/ranking.hpp).
+py::dict compare(const py::object& rank_by, const py::object& file, int jobs,
+                 const py::kwargs& kwargs) {
+  const std::vector<scenario::SweepRow> rows = grid_rows("compare()", file, jobs, kwargs);
+  return worded("compare()", [&] {
+    const explore::RankMetric metric = rank_by.is_none() ? explore::default_rank_metric(rows)
+                                                         : explore::rank_metric(py::str(rank_by));
+    std::vector<report::RankedGroup> groups;
+    std::vector<bool> ranked(rows.size(), false);
+    py::list out_groups;
+    for (auto& part : explore::split_by_mini_batch(rows, explore::rank_rows(rows, metric))) {
+      py::list group_rows;
+      for (const size_t i : part) {
+        group_rows.append(row_dict(rows[i]));
+        ranked[i] = true;
+      }
+      py::dict group;
+      group["label"] = explore::mini_batch_of(rows[part.front()]);
+      group["rows"] = group_rows;
+      out_groups.append(group);
+      groups.push_back({explore::mini_batch_of(rows[part.front()]), std::move(part)});
+    }
+    py::list not_ranked;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!ranked[i]) not_ranked.append(row_dict(rows[i]));
+    }
+    py::dict out;
+    out["rank_by"] = metric.name;
+    out["higher_is_better"] = metric.higher_is_better;
+    out["groups"] = out_groups;
+    out["not_ranked"] = not_ranked;
+    out["text"] = report::compare_table(rows, groups, {metric.name, metric.higher_is_better});
+    return out;
+  });
+}
+
+// A comma list from a str (kept as given: list or range text), an int, or a list, tuple or
+// range of them.
+std::string list_text(const py::handle value) {
+  if (py::isinstance<py::str>(value) || py::isinstance<py::int_>(value))
+    return py::str(value).cast<std::string>();
+  std::string text;
+  for (const py::handle item : py::iter(value)) {
+    if (!text.empty()) text += ',';
+    text += list_text(item);
   }
-  return out;
+  return text;
+}
+
+// `pipesim search`: every candidate's row (`--all`), and the winners, one per schedule, ranked.
+py::dict search(const std::string& model, const std::string& hardware, long long gpus,
+                long long mini_batch, const py::object& schedules, const py::object& recompute,
+                const py::object& tensor_parallel, int jobs) {
+  check_jobs(jobs);
+  return worded("search()", [&] {
+    explore::SearchArgs args;
+    args.model = model;
+    args.hardware = hardware;
+    args.gpus = std::to_string(gpus);
+    args.mini_batch = std::to_string(mini_batch);
+    if (!schedules.is_none()) args.schedules = list_text(schedules);
+    if (!recompute.is_none()) args.recompute = list_text(recompute);
+    if (!tensor_parallel.is_none()) args.tensor_parallel = list_text(tensor_parallel);
+    explore::SearchRequest request = explore::make_search_request(args);
+    explore::SpecCache specs;
+    std::vector<scenario::SweepRow> rows;
+    {
+      const py::gil_scoped_release release;
+      rows = explore::run_search(
+          request, specs, explore::job_count(jobs),
+          [](const core::ConfigError& e) { return explore::python_wording(e, "search()"); });
+    }
+    const explore::RankMetric metric = explore::default_rank_metric(rows);
+    py::list winners;
+    int rank = 0;
+    for (const size_t i : explore::best_per_group(rows, report::input_column("schedule"), metric)) {
+      py::dict w;
+      w["rank"] = ++rank;
+      for (const auto& [key, value] : row_dict(rows[i]))
+        w[key] = value;
+      w["limited_by"] = scenario::limiting_factor(rows[i].metrics);
+      winners.append(w);
+    }
+    py::dict out;
+    out["rank_by"] = metric.name;
+    out["winners"] = winners;
+    out["rows"] = row_list(rows);
+    return out;
+  });
+}
+
+// `pipesim validate --format json`: every point of the run files (none: the shipped ones)
+// predicted, and the error statistics.
+py::object validate(const std::vector<std::string>& files) {
+  return worded("validate()", [&] {
+    std::string json;
+    {
+      const py::gil_scoped_release release;
+      const explore::Validation v = explore::validate(files);
+      json = explore::validation_json(v.points, v.summary);
+    }
+    return json_loads(json);
+  });
+}
+
+// Rows as a pandas DataFrame, columns in CSV order (pandas is optional: ImportError without it).
+py::object to_dataframe(const py::list& rows) {
+  py::module_ pandas;
+  try {
+    pandas = py::module_::import("pandas");
+  } catch (const py::error_already_set& e) {
+    if (!e.matches(PyExc_ImportError)) throw;
+    throw py::import_error("to_dataframe() needs pandas (Debian: python3-pandas)");
+  }
+  py::list columns;
+  if (rows.empty()) {
+    for (const std::string& c : scenario::csv_columns())
+      columns.append(c);
+  } else {
+    for (const auto& item : rows[0].cast<py::dict>())
+      columns.append(item.first);
+  }
+  return pandas.attr("DataFrame")(rows, py::arg("columns") = columns);
 }
 
 py::list list_schedules() {
@@ -196,11 +327,22 @@ const char* simulate_doc() {
 const char* sweep_doc() {
   static const std::string doc =
       "Simulates the cartesian product of option values in parallel; returns one dict per\n"
-      "configuration, keyed by the CSV columns of `pipesim sweep`, every value the CSV field as\n"
-      "a str (so rows equal csv.DictReader over the CLI's output). An option takes a value, a\n"
-      "list/tuple/range of values, or list/range text (\"4,8\", \"8:64:x2\"). file: a YAML sweep\n"
-      "file (keyword arguments win over it); jobs: parallel simulations, 0 = one per hardware\n"
-      "thread. Raises ValueError naming the option (stages=) for a bad value.\n" +
+      "configuration, keyed by the CSV columns of `pipesim sweep`, each value typed: int, float,\n"
+      "bool (on|off options, fits_memory), str, or None where the CSV field is empty. An option\n"
+      "takes a value, a list/tuple/range of values, or list/range text (\"4,8\", \"8:64:x2\").\n"
+      "file: a YAML sweep file (keyword arguments win over it); jobs: parallel simulations,\n"
+      "0 = one per hardware thread. Raises ValueError naming the option (stages=) for a bad\n"
+      "value.\n" +
+      options_doc();
+  return doc.c_str();
+}
+
+const char* compare_doc() {
+  static const std::string doc =
+      "`pipesim compare`: sweep() (same arguments), ranked by rank_by (default: throughput, or\n"
+      "iteration_time in unit-cost mode) among the rows of equal work (one mini-batch). Returns\n"
+      "a dict: rank_by, higher_is_better, groups (a list of {label, rows}, rows best first),\n"
+      "not_ranked (the rows that did not run or lack the metric) and text (the CLI's table).\n" +
       options_doc();
   return doc.c_str();
 }
@@ -230,6 +372,25 @@ PYBIND11_MODULE(pipesim, m) {
   m.def("simulate", &simulate, simulate_doc(), py::kw_only(), py::arg("ops") = false);
   m.def("sweep", &sweep, sweep_doc(), py::kw_only(), py::arg("file") = py::none(),
         py::arg("jobs") = 0);
+  m.def("compare", &compare, compare_doc(), py::kw_only(), py::arg("rank_by") = py::none(),
+        py::arg("file") = py::none(), py::arg("jobs") = 0);
+  m.def("search", &search,
+        "`pipesim search`: every configuration of `model` on `gpus` GPUs for a mini-batch of\n"
+        "`mini_batch` samples (D | P, W = P/D, power-of-two B, recomputation and schedule\n"
+        "options), simulated in parallel. schedules, recompute, tensor_parallel: a list or comma\n"
+        "text (default: every schedule, none/selective/full, T = 1). Returns a dict: rank_by,\n"
+        "winners (the best fitting row of each schedule, best first, with rank and limited_by)\n"
+        "and rows (every candidate, typed as sweep()'s, in enumeration order).",
+        py::arg("model"), py::arg("hardware"), py::kw_only(), py::arg("gpus"),
+        py::arg("mini_batch"), py::arg("schedules") = py::none(), py::arg("recompute") = py::none(),
+        py::arg("tensor_parallel") = py::none(), py::arg("jobs") = 0);
+  m.def("validate", &validate,
+        "`pipesim validate --format json`: the published measured runs (files: run YAML files;\n"
+        "none: every shipped one) predicted, as a dict of points and summary.",
+        py::arg("files") = std::vector<std::string>{});
+  m.def("to_dataframe", &to_dataframe,
+        "Rows of sweep(), search()['rows'] or compare() as a pandas DataFrame (needs pandas).",
+        py::arg("rows"));
   m.def("schedules", &list_schedules,
         "The schedules: a list of dicts with name, description and citation "
         "(`pipesim list schedules`).");

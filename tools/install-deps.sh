@@ -8,6 +8,7 @@ packages=(
   libboost-graph-dev libfmt-dev libcli11-dev libyaml-cpp-dev libeigen3-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev gnuplot-nox
   python3-dev python3-pybind11      # the Python bindings
+  python3-venv python3-pip python3-setuptools python3-wheel  # pip install . (pyproject.toml)
   libopenmpi-dev openmpi-bin        # MPI
   clang libclang-rt-14-dev          # the asan preset: sanitized tests and libFuzzer harnesses
   help2man                          # the man page, generated from `pipesim --help`

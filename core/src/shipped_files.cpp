@@ -38,6 +38,10 @@ fs::path find_data_dir(const DataDirSearch& search) {
         fmt::format("'{}' is not a directory (it must hold models/ and hardware/)", *search.env));
   }
   std::vector<std::string> looked{"$PIPESIM_DATA_DIR (unset)"};
+  if (!search.installed.empty()) {
+    if (is_dir(search.installed)) return search.installed;
+    looked.push_back(search.installed.string());
+  }
   if (!search.executable.empty()) {
     const fs::path near_exe =
         (search.executable.parent_path() / search.from_executable).lexically_normal();
@@ -55,6 +59,7 @@ fs::path find_data_dir(const DataDirSearch& search) {
 fs::path shipped_data_dir() {
   DataDirSearch search;
   if (const char* env = std::getenv("PIPESIM_DATA_DIR")) search.env = env;
+  if (&installed_data_dir != nullptr) search.installed = installed_data_dir();
   std::error_code ec;
   search.executable = fs::read_symlink("/proc/self/exe", ec);  // Linux; empty when unavailable
   search.from_executable = PIPESIM_DATA_DIR_FROM_BIN;

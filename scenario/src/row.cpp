@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/schedules/registry.hpp"
@@ -112,13 +113,19 @@ std::string text(const std::optional<T>& v) {
   return v ? fmt::format("{}", *v) : std::string();
 }
 
+// The kind of a numeric RowMetrics field, from its type.
+template <typename T>
+constexpr MetricKind number_kind(const std::optional<T>&) {
+  return std::is_integral_v<T> ? MetricKind::Integer : MetricKind::Real;
+}
+
 // One metric column: its field in RowMetrics, name, unit, direction and table form.
-#define PIPESIM_METRIC(field, unit, direction, heading, scale)                                   \
-  Metric {                                                                                       \
-#field, unit, direction, heading, TableScale::scale,                                         \
-        [](const RowMetrics& m) { return number(m.field); }, [](const RowMetrics&                \
-                                                                    m) { return text(m.field); } \
-  }
+// clang-format off
+#define PIPESIM_METRIC(field, unit, direction, heading, scale)                              \
+  Metric{#field, unit, direction, heading, TableScale::scale,                               \
+         [](const RowMetrics& m) { return number(m.field); },                               \
+         [](const RowMetrics& m) { return text(m.field); }, number_kind(RowMetrics{}.field)}
+// clang-format on
 
 std::vector<Metric> make_metrics() {
   return {
@@ -126,7 +133,7 @@ std::vector<Metric> make_metrics() {
       PIPESIM_METRIC(iteration_time, "s|slot", -1, "iteration_time", Plain),
       Metric{"time_unit", "", 0, "time_unit", TableScale::Plain,
              [](const RowMetrics&) { return std::optional<double>(); },
-             [](const RowMetrics& m) { return m.time_unit.value_or(""); }},
+             [](const RowMetrics& m) { return m.time_unit.value_or(""); }, MetricKind::Text},
       PIPESIM_METRIC(throughput, "samples/s", +1, "throughput", Plain),
       PIPESIM_METRIC(tokens_per_second, "tokens/s", +1, "tokens_per_second", Plain),
       PIPESIM_METRIC(mfu, "", +1, "mfu_%", Percent),
@@ -141,7 +148,8 @@ std::vector<Metric> make_metrics() {
              [](const RowMetrics&) { return std::optional<double>(); },
              [](const RowMetrics& m) -> std::string {
                return m.fits_memory ? (*m.fits_memory ? "true" : "false") : "";
-             }},
+             },
+             MetricKind::Flag},
       PIPESIM_METRIC(model_layers, "", 0, "layers", Plain),
       PIPESIM_METRIC(model_hidden, "", 0, "hidden", Plain),
       PIPESIM_METRIC(model_heads, "", 0, "heads", Plain),

@@ -35,7 +35,7 @@ class ShippedFiles : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   DataDirSearch search() const {
-    return {std::nullopt, root_ / "prefix/bin/pipesim", "../share/pipesim", root_ / "src"};
+    return {std::nullopt, {}, root_ / "prefix/bin/pipesim", "../share/pipesim", root_ / "src"};
   }
 
   fs::path root_;
@@ -67,6 +67,32 @@ TEST_F(ShippedFiles, EnvironmentNamingNoDirectoryIsAnErrorNotAFallThrough) {
   s.env = (root_ / "missing").string();
   EXPECT_EQ(error_of(s), "environment: PIPESIM_DATA_DIR: '" + (root_ / "missing").string() +
                              "' is not a directory (it must hold models/ and hardware/)");
+}
+
+TEST_F(ShippedFiles, TheInstallationAProgramWasBuiltAgainstWinsOverTheExecutable) {
+  // An embedding program lives in its own prefix: the pipesim it found with find_package
+  // provides the data, not <program>/../share/pipesim (which here has a model too).
+  fs::create_directories(root_ / "pipesim-prefix/share/pipesim/models");
+  DataDirSearch s = search();
+  s.installed = root_ / "pipesim-prefix/share/pipesim";
+  EXPECT_EQ(find_data_dir(s), root_ / "pipesim-prefix/share/pipesim");
+  s.env = (root_ / "env").string();  // the environment still overrides it
+  EXPECT_EQ(find_data_dir(s), root_ / "env");
+}
+
+TEST_F(ShippedFiles, AnInstallationThatIsGoneFallsThroughAndIsNamed) {
+  DataDirSearch s = search();
+  s.installed = root_ / "removed/share/pipesim";
+  EXPECT_EQ(find_data_dir(s), root_ / "prefix/share/pipesim");
+  fs::remove_all(root_ / "prefix/share");
+  fs::remove_all(root_ / "src");
+  EXPECT_NE(error_of(s).find((root_ / "removed/share/pipesim").string() + ", "), std::string::npos)
+      << error_of(s);
+}
+
+TEST_F(ShippedFiles, TheLibraryAloneDefinesNoInstallation) {
+  // Only a find_package consumer compiles installed_data_dir(); this test links the library.
+  EXPECT_TRUE(&pipesim::core::installed_data_dir == nullptr);
 }
 
 TEST_F(ShippedFiles, InstalledLayoutIsFoundRelativeToTheExecutable) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install, move, embed: `cmake --install` of this build into a temporary prefix, the
-# prefix moved elsewhere, then (1) an outside CMake project finds it with find_package(pipesim),
-# includes <pipesim/pipesim.hpp> and simulates through the public API, and (2) the moved
+# prefix moved elsewhere (nothing installed may name the build tree), then (1) an outside CMake
+# project finds it with find_package(pipesim), includes <pipesim/pipesim.hpp>, simulates through
+# the public API and reads a model only the moved prefix has, and (2) the moved
 # bin/pipesim runs a real-cost simulation from its own share/pipesim, with no environment help,
 # and (3) when the build has the Python module ($PIPESIM_PYTHON names the interpreter it is for),
 # the moved prefix's module imports with PYTHONPATH at its dist-packages and gives the CLI's
@@ -34,6 +35,20 @@ if grep -rl -e "$build_dir" -e "$work/prefix" "$prefix/lib/cmake"; then
   fail "installed CMake files name an absolute build or install path (above)"
 fi
 
+# Nothing installed names the build tree (binaries included: a path compiled in would break once
+# the build tree is gone).
+if grep -rl --binary-files=text -e "$build_dir" "$prefix"; then
+  fail "installed files name the build tree $build_dir (above)"
+fi
+for f in share/pipesim/schema/pipesim-output.schema.json share/pipesim/examples/sweep.yaml \
+  share/pipesim/calibrate/fit-profile.py share/pipesim/calibrate/layer_times.csv; do
+  [ -f "$prefix/$f" ] || fail "not installed: $f"
+done
+
+# A model that exists only in the moved prefix proves the data came from there, not from the
+# source tree the libraries were built from.
+cp "$prefix/share/pipesim/models/gpt2-1.3b.yaml" "$prefix/share/pipesim/models/only-in-prefix.yaml"
+
 # (1) The consumer project: one file, built against the moved prefix only.
 cmake -S "$consumer_src" -B "$work/consumer" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$prefix" "$@" >"$work/configure.log" 2>&1 ||
@@ -41,12 +56,18 @@ cmake -S "$consumer_src" -B "$work/consumer" -DCMAKE_BUILD_TYPE=Release \
 cmake --build "$work/consumer" >"$work/build.log" 2>&1 ||
   { cat "$work/build.log" >&2; fail "consumer: build failed"; }
 "$work/consumer/consumer" || fail "consumer: wrong simulation result"
+# Its shipped data is the moved prefix's: run from elsewhere, with no environment help.
+(cd "$work" && "$work/consumer/consumer" only-in-prefix >"$work/consumer-moved.txt") ||
+  fail "consumer: the model only in the moved prefix was not found"
+(cd "$work" && "$work/consumer/consumer" gpt2-1.3b >"$work/consumer-shipped.txt") ||
+  fail "consumer: gpt2-1.3b failed"
+grep -q '^real-cost iteration_time ' "$work/consumer-moved.txt" || fail "consumer: no real-cost line"
+cmp -s "$work/consumer-moved.txt" "$work/consumer-shipped.txt" ||
+  fail "consumer: the same model under two names gave different results"
 
-# (2) The moved CLI: its version, then shipped names resolved from <prefix>/share/pipesim. A model
-# that exists only in the moved prefix proves the data came from there, not the source tree.
+# (2) The moved CLI: its version, then shipped names resolved from <prefix>/share/pipesim.
 pipesim=$prefix/bin/pipesim
 [ "$("$pipesim" --version)" = "pipesim $version" ] || fail "--version: '$("$pipesim" --version)'"
-cp "$prefix/share/pipesim/models/gpt2-1.3b.yaml" "$prefix/share/pipesim/models/only-in-prefix.yaml"
 # Listed into a file: `grep -q` on a pipe exits at the first match, and under pipefail the
 # SIGPIPE of a listing longer than one write would fail the line.
 "$pipesim" list models >"$work/models.txt" || fail "list models failed"

@@ -2,14 +2,20 @@
 
 The oracle is the built CLI itself, run as a subprocess: simulate() must return exactly what
 `pipesim simulate --format json` prints for the same options, sweep() exactly the rows of
-`pipesim sweep`'s CSV, the list functions what `pipesim list` prints, and errors the CLI's error
-line. Plus closed forms (1F1B: T = (N+D-1)(t_F+t_B), bubble ratio (D-1)/(N+D-1)).
+`pipesim sweep`'s CSV with each field typed as the output schema declares its column (int,
+float, bool for on|off and flags, str, None for an empty field), compare(), search() and
+validate() what those commands print, the list functions what `pipesim list` prints, and errors
+the CLI's error line. Plus closed forms (1F1B: T = (N+D-1)(t_F+t_B), bubble ratio
+(D-1)/(N+D-1)).
 
 Run by ctest (tests/python/CMakeLists.txt) with Debian's python3, PYTHONPATH at the build tree's
-module and PIPESIM_CLI at the build tree's CLI. Standard library only.
+module, PIPESIM_CLI at the build tree's CLI and PIPESIM_SCHEMA at docs/schema's output schema.
+Standard library only (to_dataframe() is checked when pandas is importable).
 """
 
 import csv
+import glob
+import importlib.util
 import io
 import json
 import os
@@ -21,6 +27,8 @@ import unittest
 import pipesim
 
 CLI = os.environ["PIPESIM_CLI"]
+with open(os.environ["PIPESIM_SCHEMA"], encoding="utf-8") as schema_file:
+    ROW_SCHEMA = json.load(schema_file)["$defs"]["row"]
 
 
 def flag(name):
@@ -65,8 +73,33 @@ def cli_json(options, *extra):
     return json.loads(cli_ok("simulate", "--format", "json", *cli_args(options), *extra))
 
 
+def typed_field(column, text):
+    """A CSV field as the schema types its column: the oracle of the module's typed rows."""
+    if text == "":
+        return None
+    spec = ROW_SCHEMA["properties"][column]
+    types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+    if "integer" in types:
+        return int(text)
+    if "number" in types:
+        return float(text)
+    if "boolean" in types:
+        return {"true": True, "false": False}[text]
+    if set(spec.get("enum", [])) - {None} == {"on", "off"}:  # an on|off option
+        return {"on": True, "off": False}[text]
+    return text
+
+
+def typed(row):
+    return {column: typed_field(column, text) for column, text in row.items()}
+
+
+def csv_rows(text):
+    return [typed(row) for row in csv.DictReader(io.StringIO(text))]
+
+
 def cli_rows(options, *extra):
-    return list(csv.DictReader(io.StringIO(cli_ok("sweep", *cli_args(options), *extra))))
+    return csv_rows(cli_ok("sweep", *cli_args(options), *extra))
 
 
 class ModuleTest(unittest.TestCase):
@@ -169,7 +202,7 @@ class SweepTest(unittest.TestCase):
         for row in rows:
             r = pipesim.simulate(schedule="1f1b", stages=row["stages"],
                                  micro_batches=row["micro_batches"])
-            self.assertEqual(float(row["iteration_time"]), r["iteration_time"])
+            self.assertEqual(row["iteration_time"], r["iteration_time"])
             self.assertEqual(row["status"], "ok")
 
     def test_real_cost_rows_equal_cli_csv(self):
@@ -177,7 +210,7 @@ class SweepTest(unittest.TestCase):
                        schedule="1f1b,chimera", recompute="none,full")
         rows = pipesim.sweep(**options)
         self.assertEqual(rows, cli_rows(options))
-        self.assertTrue(all(float(r["throughput"]) > 0 for r in rows if r["status"] == "ok"))
+        self.assertTrue(all(r["throughput"] > 0 for r in rows if r["status"] == "ok"))
 
     def test_sweep_file_equals_cli(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -187,6 +220,111 @@ class SweepTest(unittest.TestCase):
             rows = pipesim.sweep(file=path, micro_batches=8)  # the keyword wins over the file
             self.assertEqual(rows, cli_rows({"micro_batches": 8}, "--file", path))
             self.assertEqual(len(rows), 4)
+
+
+class TypedRowsTest(unittest.TestCase):
+    def test_every_column_has_its_schema_type(self):
+        rows = pipesim.sweep(schedule="gpipe,1f1b,chimera", stages="3,4", micro_batches="4,16")
+        rows += pipesim.sweep(model="gpt2-1.3b", hardware="p100-daint", stages=4,
+                              schedule=["1f1b", "pipedream"])
+        self.assertEqual([list(r) for r in rows], [ROW_SCHEMA["x-columns"]] * len(rows))
+        kinds = {"integer": int, "number": float, "boolean": bool, "string": str}
+        for row in rows:
+            for column, value in row.items():
+                spec = ROW_SCHEMA["properties"][column]
+                types = spec["type"] if isinstance(spec["type"], list) else [spec["type"]]
+                allowed = {type(None)} if "null" in types else set()
+                allowed |= {kinds[t] for t in types if t != "null"}
+                if set(spec.get("enum", [])) - {None} == {"on", "off"}:
+                    allowed = (allowed & {type(None)}) | {bool}
+                with self.subTest(column=column, value=value):
+                    self.assertIn(type(value), allowed)
+
+    def test_numbers_compare_as_numbers(self):
+        # As text, max() of the iteration times would be the lexically largest ("99" > "201").
+        rows = pipesim.sweep(schedule="gpipe", stages=4, micro_batches=[8, 64], t_forward=1,
+                             t_backward=2)
+        times = [r["iteration_time"] for r in rows]
+        self.assertEqual(times, [(n + 4 - 1) * 3.0 for n in (8, 64)])  # GPipe's closed form
+        self.assertEqual(max(times), 201.0)
+
+    def test_switches_are_bools_both_ways(self):
+        on = dict(model="gpt2-1.3b", hardware="h100-dgx", stages=4, micro_batches=8,
+                  tensor_parallel=2)
+        self.assertEqual(pipesim.simulate(**on, sequence_parallel=True),
+                         pipesim.simulate(**on, sequence_parallel="on"))
+        self.assertNotEqual(pipesim.simulate(**on, sequence_parallel=True),
+                            pipesim.simulate(**on, sequence_parallel=False))
+        rows = pipesim.sweep(**on, sequence_parallel=[True, False])
+        self.assertEqual([r["sequence_parallel"] for r in rows], [True, False])
+        self.assertEqual(rows, cli_rows({**on, "sequence_parallel": "on,off"}))
+
+    @unittest.skipIf(importlib.util.find_spec("pandas") is None, "pandas is not installed")
+    def test_to_dataframe(self):
+        rows = pipesim.sweep(schedule=["gpipe", "1f1b"], stages=[2, 4])
+        frame = pipesim.to_dataframe(rows)
+        self.assertEqual(list(frame.columns), ROW_SCHEMA["x-columns"])
+        self.assertEqual(frame.to_dict("records")[1]["stages"], rows[1]["stages"])
+        self.assertEqual(float(frame["iteration_time"].max()),
+                         max(r["iteration_time"] for r in rows))
+
+
+class CommandsTest(unittest.TestCase):
+    def test_compare_ranks_the_sweep(self):
+        options = dict(schedule="gpipe,1f1b,zb-h1,chimera", stages="3,4", micro_batches="8,16")
+        c = pipesim.compare(**options)
+        cli_text = cli_ok("compare", *cli_args(options))
+        self.assertEqual(c["text"], in_python_words(cli_text, "compare()"))
+        rows = pipesim.sweep(**options)
+        self.assertEqual(c["rank_by"], "iteration_time")
+        self.assertFalse(c["higher_is_better"])
+        ranked = [r for g in c["groups"] for r in g["rows"]]
+        # Every row once: ranked (ok) or not.
+        key = lambda r: json.dumps(r, sort_keys=True)
+        self.assertEqual(sorted(map(key, ranked + c["not_ranked"])), sorted(map(key, rows)))
+        self.assertTrue(all(r["status"] != "ok" for r in c["not_ranked"]))
+        for group in c["groups"]:
+            times = [r["iteration_time"] for r in group["rows"]]
+            self.assertEqual(times, sorted(times))  # lower is better: best first
+            self.assertEqual({r["micro_batches"] for r in group["rows"]},
+                             {int(group["label"].split()[0])})
+
+    def test_compare_rank_by_and_errors(self):
+        c = pipesim.compare(schedule="gpipe,1f1b", stages=4, rank_by="peak_activations_max")
+        self.assertEqual([r["schedule"] for r in c["groups"][0]["rows"]], ["1f1b", "gpipe"])
+        with self.assertRaisesRegex(ValueError, "rank_by"):
+            pipesim.compare(stages=4, rank_by="status")
+
+    def test_search_equals_cli(self):
+        args = ["--model", "gpt2-1.3b", "--hardware", "p100-daint", "--gpus", "8",
+                "--mini-batch", "32", "--schedule", "1f1b,gpipe,zb-h1", "--jobs", "2"]
+        s = pipesim.search("gpt2-1.3b", "p100-daint", gpus=8, mini_batch=32,
+                           schedules=["1f1b", "gpipe", "zb-h1"], jobs=2)
+        with tempfile.TemporaryDirectory() as tmp:
+            winners, every = os.path.join(tmp, "w.csv"), os.path.join(tmp, "all.csv")
+            cli_ok("search", *args, "-o", winners)
+            cli_ok("search", *args, "--all", "-o", every)
+            with open(every, encoding="utf-8") as f:
+                self.assertEqual(s["rows"], csv_rows(f.read()))
+            with open(winners, encoding="utf-8") as f:
+                expected = list(csv.DictReader(f))
+        for w in expected:
+            w.update(typed({k: v for k, v in w.items() if k not in ("rank", "limited_by")}))
+            w["rank"] = int(w["rank"])
+        self.assertEqual(s["winners"], expected)
+        self.assertEqual(s["rank_by"], "throughput")
+        self.assertEqual([w["rank"] for w in s["winners"]], [1, 2, 3])
+
+    def test_search_errors_name_the_keyword(self):
+        with self.assertRaisesRegex(ValueError, r"^search\(\): gpus=: "):
+            pipesim.search("gpt2-1.3b", "p100-daint", gpus=0, mini_batch=32)
+
+    def test_validate_equals_cli_json(self):
+        files = sorted(glob.glob(os.path.join(os.path.dirname(os.environ["PIPESIM_SCHEMA"]),
+                                              "..", "..", "validation", "*.yaml")))[:3]
+        self.assertEqual(len(files), 3)
+        self.assertEqual(pipesim.validate(files),
+                         json.loads(cli_ok("validate", "--format", "json", *files)))
 
 
 class ListTest(unittest.TestCase):

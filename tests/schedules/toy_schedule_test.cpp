@@ -99,7 +99,7 @@ toy = pipesim.simulate(schedule="toy", stages=4, micro_batches=8, toy_group=8)
 gpipe = pipesim.simulate(schedule="gpipe", stages=4, micro_batches=8)
 assert toy["iteration_time"] == gpipe["iteration_time"], (toy, gpipe)
 rows = pipesim.sweep(schedule="toy", stages=2, micro_batches=4, toy_group=[1, 2, 4], jobs=1)
-assert [r["toy_group"] for r in rows] == ["1", "2", "4"], rows
+assert [r["toy_group"] for r in rows] == [1, 2, 4], rows  # typed: an integer option
 try:
     pipesim.simulate(schedule="toy", stages=4, micro_batches=8, toy_group=3)
     raise SystemExit("toy_group=3 was accepted")

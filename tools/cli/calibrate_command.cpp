@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -25,14 +26,33 @@
 #include "pipesim/core/text_file.hpp"
 #include "pipesim/hardware/profile.hpp"
 
-#ifndef PIPESIM_CUDA_BENCH_DIR
-#define PIPESIM_CUDA_BENCH_DIR ""
+// Set by tools/CMakeLists.txt when the CUDA benchmarks are built: where they are relative to the
+// running executable's directory, installed and in the build tree.
+#ifndef PIPESIM_BENCH_FROM_BIN
+#define PIPESIM_BENCH_FROM_BIN ""
+#define PIPESIM_BENCH_FROM_BUILD_BIN ""
 #endif
 
 namespace pipesim::cli {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The benchmarks of this pipesim: <bin>/../libexec/pipesim installed, calibrate/bench in the
+// build tree, whichever holds them (the installed place when neither does); "" when this
+// pipesim was built without them.
+std::string default_bench_dir() {
+  const fs::path installed = PIPESIM_BENCH_FROM_BIN;
+  if (installed.empty()) return {};
+  std::error_code ec;
+  const fs::path bin = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  if (ec) return {};
+  for (const fs::path& relative : {installed, fs::path(PIPESIM_BENCH_FROM_BUILD_BIN)}) {
+    const fs::path dir = (bin / relative).lexically_normal();
+    if (fs::exists(dir / "pipesim-calibrate-bench", ec)) return dir.string();
+  }
+  return (bin / installed).lexically_normal().string();
+}
 
 struct CalibrateOptions {
   std::string from_samples;
@@ -41,7 +61,7 @@ struct CalibrateOptions {
   std::string name;
   std::string format = "text";
   bool quick = false;
-  std::string bench_dir = PIPESIM_CUDA_BENCH_DIR;
+  std::string bench_dir = default_bench_dir();
   std::string run_dir;
 };
 
@@ -199,8 +219,9 @@ Action add_calibrate_command(CLI::App& app) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->add_flag("--quick", o->quick, "CUDA build, no --from-samples: the < 3 min benchmark set");
-  cmd->add_option("--bench-dir", o->bench_dir, "Where pipesim-calibrate-bench is (CUDA build)")
-      ->capture_default_str();
+  cmd->add_option("--bench-dir", o->bench_dir,
+                  "Where pipesim-calibrate-bench is (CUDA build; default: this pipesim's own, "
+                  "<bin>/../libexec/pipesim installed)");
   cmd->add_option("--run-dir", o->run_dir,
                   "Where the benchmarks write samples (default: <output>-run/)");
 

@@ -5,8 +5,11 @@
 // The data dir is found at run time, never from a path fixed at build time alone, so an installed
 // prefix can be moved (docs/architecture.md §"Shipped data"). Search order, first hit wins:
 //   1. $PIPESIM_DATA_DIR, when set (it must then exist: an explicit choice is never skipped);
-//   2. <directory of the running executable>/../share/pipesim (the installed layout);
-//   3. the source tree the library was built from (running from a build tree, uninstalled).
+//   2. the share/pipesim of the installed pipesim a program was built against: find_package
+//      (cmake/pipesimConfig.cmake.in) compiles installed_data_dir() into the consumer with the
+//      prefix where it found the package, so an embedding program reads that prefix's data;
+//   3. <directory of the running executable>/../share/pipesim (the installed layout);
+//   4. the source tree the library was built from (running from a build tree, uninstalled).
 
 #include <filesystem>
 #include <optional>
@@ -19,6 +22,7 @@ namespace pipesim::core {
 //! The inputs of the data-dir search, as values so that every branch can be tested.
 struct DataDirSearch {
   std::optional<std::string> env;     //!< $PIPESIM_DATA_DIR; nullopt (or empty) when unset
+  std::filesystem::path installed;    //!< installed_data_dir() (empty: not defined)
   std::filesystem::path executable;   //!< the running executable (empty when unknown)
   std::string from_executable;        //!< data dir relative to the executable's directory
   std::filesystem::path source_tree;  //!< last fallback (empty: none)
@@ -28,8 +32,14 @@ struct DataDirSearch {
 //! names no directory, or when no candidate exists (the message lists every place looked in).
 std::filesystem::path find_data_dir(const DataDirSearch& search);
 
-//! find_data_dir for this process: $PIPESIM_DATA_DIR, /proc/self/exe, the compiled source tree.
+//! find_data_dir for this process: $PIPESIM_DATA_DIR, installed_data_dir(), /proc/self/exe, the
+//! compiled source tree.
 std::filesystem::path shipped_data_dir();
+
+//! Defined only in a program built against an installed pipesim (find_package adds the source
+//! that defines it): that installation's share/pipesim. A weak symbol, so the library itself
+//! (CLI, tests, Python module) links without it and `&installed_data_dir` is null there.
+[[gnu::weak]] const char* installed_data_dir();
 
 //! The names (file stems) of the *.yaml files in `dir`, sorted.
 std::vector<std::string> shipped_names(const std::string& dir);

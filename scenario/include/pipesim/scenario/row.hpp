@@ -81,6 +81,9 @@ struct SweepRow {
 //! How a table for people shows a metric.
 enum class TableScale { Plain, Percent, GiB };
 
+//! The type of a metric's value, for front ends that hand out typed values (Python).
+enum class MetricKind { Integer, Real, Flag, Text };
+
 //! One metric column: the one description CSV, tables, ranking and plots read.
 struct Metric {
   const char* name;     //!< the column, e.g. "bubble_ratio"
@@ -92,6 +95,7 @@ struct Metric {
   std::optional<double> (*value)(const RowMetrics&);
   //! The CSV field: shortest round-trip text, "true"/"false" for flags, "" when absent.
   std::string (*cell)(const RowMetrics&);
+  MetricKind kind;  //!< the type of the field in RowMetrics
 };
 
 //! Every metric column, in CSV order (status is not a metric and comes after them).
