@@ -15,7 +15,8 @@ struct WorkerMetrics {
   double first_start = 0.0;  //!< start of its first compute op
   double last_end = 0.0;     //!< end of its last compute op
   //! Most micro-batch-stage activation sets held at once: +1 when an F starts, −1 when the
-  //! op that releases them ends (B, or W for a split backward).
+  //! op that releases them ends (B, or W for a split backward). Offloaded sets count: this is
+  //! the schedule's count; the device's share is in the memory trace.
   int peak_activations = 0;
 };
 
