@@ -103,9 +103,10 @@ bool search_chooses(const scenario::Option& option) {
   // A fixed value would contradict the enumeration (the parallel degrees are search's own
   // arguments, and GPUs = T·C·D·W).
   static const std::set<std::string, std::less<>> kChosen{
-      "schedule",         "model",         "hardware",  "stages",          "micro_batches",
-      "micro_batch_size", "data_parallel", "recompute", "tensor_parallel", "context_parallel",
-      "expert_parallel",  "expert_tensor_parallel"};
+      "schedule",         "model",           "hardware",
+      "stages",           "micro_batches",   "micro_batch_size",
+      "data_parallel",    "recompute",       "tensor_parallel",
+      "context_parallel", "expert_parallel", "expert_tensor_parallel"};
   return option.scope == scenario::Scope::Scheme || kChosen.count(option.name()) > 0;
 }
 

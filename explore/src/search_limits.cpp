@@ -88,8 +88,8 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
         const hardware::Placement placement{
             stages,   width,    hardware->gpus_per_node, hardware->nics_per_node, setup.placement,
             x.tensor, x.context};
-        const models::ModelSpec trained = cost::trained_model(*model, setup);
-        (void)cost::ExpertLayout(cost::rank_model(trained, setup), placement, setup);
+        const models::ModelSpec as_trained = cost::trained_model(*model, setup);
+        (void)cost::ExpertLayout(cost::rank_model(as_trained, setup), placement, setup);
       }
     } catch (const core::ConfigError& e) {
       return e.field() + ": " + e.problem();

@@ -22,6 +22,13 @@ nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title)
   const sim::TaskGraph& g = run.graph;
   const double micros = micros_per_time_unit(run);
   json events = json::array();
+  // The copy stream's track is named only where activation offload put copies on it.
+  bool copies = false;
+  for (sim::TaskId t = 0; t < g.num_tasks() && !copies; ++t) {
+    const sim::OpKind k = g.task(t).kind;
+    copies = k == sim::OpKind::Offload || k == sim::OpKind::Reload;
+  }
+  const int tracks = copies ? kHostCopy + 1 : kHostCopy;
   for (int w = 0; w < g.workers(); ++w) {
     events.push_back({{"name", "process_name"},
                       {"ph", "M"},
@@ -34,7 +41,7 @@ nlohmann::ordered_json chrome_trace(const Result& run, const std::string& title)
                       {"tid", 0},
                       {"args", {{"sort_index", w}}}});
     const char* names[] = {"compute", "send", "collective", "host copy"};
-    for (int tid : {kCompute, kSend, kCollective, kHostCopy}) {
+    for (int tid = kCompute; tid < tracks; ++tid) {
       events.push_back({{"name", "thread_name"},
                         {"ph", "M"},
                         {"pid", w},
