@@ -61,7 +61,11 @@ const std::vector<core::OptionSpec>& derived_options() {
 
 Scenario resolve_derived(Scenario s, const std::vector<std::string>& given,
                          const std::vector<std::pair<std::string, std::string>>& derived) {
-  for (const auto& [name, text] : derived) {
+  for (const auto& entry : derived) {
+    // A plain reference, not a structured binding: clang 14 (the asan preset) cannot capture
+    // one in a lambda.
+    const std::string& name = entry.first;
+    const std::string& text = entry.second;
     const auto spec = std::find_if(derived_options().begin(), derived_options().end(),
                                    [&](const core::OptionSpec& o) { return o.name == name; });
     if (spec == derived_options().end()) {
