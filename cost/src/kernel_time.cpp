@@ -1,5 +1,7 @@
 #include "pipesim/cost/kernel_time.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "pipesim/core/config_error.hpp"
@@ -34,7 +36,17 @@ double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& g
     const double fraction = fused_attention ? gpu.attention_efficiency
                             : grouped       ? gpu.grouped_gemm_efficiency * eff->second.at(flops)
                                             : eff->second.at(flops);
-    t += flops / (peak->second * fraction);
+    const double compute = flops / (peak->second * fraction);
+    // A GEMM cannot finish before its operands have crossed HBM once (the roofline: Williams et
+    // al., CACM 2009; NVIDIA Deep Learning Performance Guide, "Matrix Multiplication
+    // Background": a GEMM whose FLOPs per byte are below the GPU's peak-to-bandwidth ratio is
+    // memory-bound). Attention's batched products with head dimension 64-128 are: QKᵀ writes
+    // and AV reads the s² scores for 2·d FLOPs per element.
+    const double streaming =
+        k.is_gemm ? static_cast<double>(k.bytes) /
+                        (gpu.hbm_bandwidth * gpu.hbm_efficiency.at(static_cast<double>(k.bytes)))
+                  : 0.0;
+    t += std::max(compute, streaming);
   }
   if (bytes > 0) t += bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency.at(bytes));
   return t + static_cast<double>(kernels.size()) * (gpu.kernel_launch + host_overhead);
