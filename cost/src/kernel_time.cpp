@@ -1,8 +1,8 @@
 #include "pipesim/cost/kernel_time.hpp"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "pipesim/core/config_error.hpp"
 
