@@ -2,7 +2,8 @@
 // The one compute-time formula (docs/architecture.md §4; efficiency tables as in Calculon, Isaev et
 // al., SC'23). The simulator's cost model prices every op with it and the calibration layer check
 // predicts a measured layer with it, over the same kernel list (models/layer_kernels.hpp):
-//   t = Σ_compute-bound kernels FLOPs / (peak[dtype] · gemm_eff[dtype](FLOPs))
+//   t = Σ_compute-bound kernels max(FLOPs / (peak[dtype] · gemm_eff[dtype](FLOPs)),
+//                                   GEMM operand bytes / (HBM · hbm_eff(bytes)))
 //     + Σ_memory-bound bytes / (HBM · hbm_eff(Σ bytes))
 //     + launches · (kernel_launch + per-launch host overhead)
 // Each GEMM (and fused attention kernel) at the efficiency of its own size; the memory-bound
