@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "pipesim/calibrate/efficiency_curve.hpp"
@@ -67,15 +68,18 @@ TEST(LayerPrediction, IsTheCostModelFormulaPerKernel) {
   EXPECT_NEAR(predict_kernel_seconds(p, mem, "bf16"), 1e9 / (4e12 * 0.9) + 3e-6, 1e-15);
   EXPECT_THROW(predict_kernel_seconds(p, gemm, "fp8"), core::ConfigError);
 
-  // A layer: GEMMs each at their own efficiency, memory-bound bytes summed and priced at the
-  // efficiency of the sum, one launch per kernel (the performance model's op formula).
+  // A layer: GEMMs each at their own efficiency or HBM time, memory-bound bytes summed and priced
+  // at the efficiency of the sum, one launch per kernel (the performance model's op formula).
   const LayerShape shape{1, 1024, 2048, 16, 2};
   double gemms = 0, bytes = 0;
   int launches = 0;
   for (const auto& k : layer_kernels(shape, LayerDirection::backward)) {
     ++launches;
     if (k.is_gemm) {
-      gemms += k.flops() / (1e15 * p.gemm_efficiency.at("bf16").at(k.flops()));
+      // each GEMM no faster than its operands' HBM traffic (the roofline)
+      const double b = static_cast<double>(k.bytes);
+      gemms += std::max(k.flops() / (1e15 * p.gemm_efficiency.at("bf16").at(k.flops())),
+                        b / (4e12 * p.hbm_efficiency.at(b)));
     } else {
       bytes += static_cast<double>(k.bytes);
     }
