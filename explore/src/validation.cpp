@@ -98,11 +98,11 @@ std::shared_ptr<const models::ModelSpec> with_layers(
     const ValidationRun& run, const std::shared_ptr<const models::ModelSpec>& model) {
   models::ModelSpec cut = *model;
   if (run.model_layers > model->layers) {
-    throw core::ConfigError(run.path, "model_override.layers",
-                            fmt::format("{} exceeds the {} layers of model {}: a proxy has at "
-                                        "most the model's layers, in [1, {}]",
-                                        run.model_layers, model->layers, model->name,
-                                        model->layers));
+    throw core::ConfigError(
+        run.path, "model_override.layers",
+        fmt::format("{} exceeds the {} layers of model {}: a proxy has at "
+                    "most the model's layers, in [1, {}]",
+                    run.model_layers, model->layers, model->name, model->layers));
   }
   cut.layers = run.model_layers;
   if (model->is_moe() && models::moe_layer_count(cut) == 0) {

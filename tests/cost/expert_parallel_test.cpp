@@ -201,11 +201,9 @@ TEST(ExpertParallel, ContextParallelRanksJoinTheExpertFolding) {
   // The dispatch of one layer: k · b·s/(c·t) tokens · h · 2 bytes per GPU, over e ranks.
   const auto all_to_all = [&](const TrainingSetup& x) {
     const models::ModelSpec rank = rank_model(m, x);
-    for (const OpCollective& o : ExpertLayout(rank,
-                                              {2, x.data_parallel, 8, 8, x.placement, 4,
-                                               x.context_parallel},
-                                              x)
-                                     .layer_collectives(rank, layer_config(x), 1)) {
+    for (const OpCollective& o :
+         ExpertLayout(rank, {2, x.data_parallel, 8, 8, x.placement, 4, x.context_parallel}, x)
+             .layer_collectives(rank, layer_config(x), 1)) {
       if (o.kind == hardware::Collective::AllToAll) return o;
     }
     ADD_FAILURE() << "no all-to-all";
