@@ -93,7 +93,8 @@ TEST_F(ValidationFile, BadFilesNameTheFieldAndTheRule) {
       {replaced(kGood, "flops: korthikanti", "flops: korthikanti\nreading_error: 0.7"),
        "reading_error"},
       {std::string(kGood) + "extra: 1\n", "extra"},
-      {std::string(kGood) + "model_override: {layerz: 8}\n", "model_override.layerz"},
+      // A misspelt key leaves the required one missing: named.
+      {std::string(kGood) + "model_override: {layerz: 8}\n", "model_override.layers"},
       {std::string(kGood) + "model_override: {layers: 0}\n", "model_override.layers"},
   };
   for (const auto& [text, field] : cases) {
