@@ -12,7 +12,9 @@ alternating between parameters until they settle):
     whose syncs are many small calls) with k and the efficiency held at their own fit;
   - with --tp-overlap-sm (instead of k), framework.tp_overlap_sm_fraction: the fraction of the
     SMs the tensor-parallel overlap kernels hold beside the linear layers' GEMMs, with the
-    profile's curves as they are (fit k first, on runs without tensor parallelism).
+    profile's curves as they are (fit k first, on runs without tensor parallelism);
+  - with --grouped-gemm (instead of k), gpu.grouped_gemm_efficiency: the fraction of the dense
+    GEMM curve a mixture-of-experts layer's grouped GEMMs reach, the rest of the profile as it is.
 
 Prints the values and the error on the fit runs; with --write, rewrites them in the profile.
 The runs not fitted are the evidence: `pipesim validate` reports them apart.
@@ -22,6 +24,8 @@ The runs not fitted are the evidence: `pipesim validate` reports them apart.
       [--inter-efficiency] [--alpha-runs A.yaml,B.yaml] validation/chi-f13-*.yaml [--write]
   tools/fit-profile.py --pipesim build/release/tools/pipesim --profile hardware/h100-dgx.yaml \
       --tp-overlap-sm validation/dgxc-*-h100-llama3-70b-64gpu-*.yaml [--write]
+  tools/fit-profile.py --pipesim build/release/tools/pipesim --profile hardware/h100-dgx.yaml \
+      --grouped-gemm validation/dgxc-*-h100-grok1-314b-8gpu-*.yaml [--write]
 
 --base-curve is the unfitted assumption the scale applies to (recorded in the profile's
 comment), so a rerun reproduces the same fit from the same inputs.
@@ -82,34 +86,44 @@ def set_inter_alpha(profile_text, alpha):
     return pattern.sub(lambda m: m.group(1) + f"{alpha:.3g}" + m.group(2), profile_text, count=1)
 
 
-def set_tp_overlap_sm(profile_text, fraction):
-    line = f"  tp_overlap_sm_fraction: {fraction:.3f}"
-    pattern = re.compile(r"^\s+tp_overlap_sm_fraction:.*$", re.M)
+def set_scalar(profile_text, section, key, value):
+    """`key: value` under the top-level `section:` of a profile, replaced or added."""
+    line = f"  {key}: {value:.3f}"
+    pattern = re.compile(r"^\s+" + re.escape(key) + r":.*$", re.M)
     if pattern.search(profile_text):
         return pattern.sub(line, profile_text, count=1)
-    framework = re.compile(r"^framework:\s*\n", re.M)
-    if framework.search(profile_text):
-        return framework.sub(lambda m: m.group(0) + line + "\n", profile_text, count=1)
-    return profile_text.rstrip("\n") + "\nframework:\n" + line + "\n"
+    header = re.compile(r"^" + re.escape(section) + r":\s*\n", re.M)
+    if header.search(profile_text):
+        return header.sub(lambda m: m.group(0) + line + "\n", profile_text, count=1)
+    return profile_text.rstrip("\n") + f"\n{section}:\n" + line + "\n"
 
 
-def fit_tp_overlap_sm(a, base_text, name):
+# The scalar parameters fitted alone, with the profile's curves as they are: option →
+# (section, key, search interval).
+SCALARS = {
+    "tp_overlap_sm": ("framework", "tp_overlap_sm_fraction", 0.0, 0.5),
+    "grouped_gemm": ("gpu", "grouped_gemm_efficiency", 0.3, 1.0),
+}
+
+
+def fit_scalar(a, base_text, name, which):
+    section, key, lo, hi = SCALARS[which]
     with tempfile.TemporaryDirectory() as work:
         @functools.lru_cache(maxsize=None)
         def cost(x):
-            pts = predict(a.pipesim, set_tp_overlap_sm(base_text, x), name, a.runs, work)
+            pts = predict(a.pipesim, set_scalar(base_text, section, key, x), name, a.runs, work)
             return sum(math.log(p["predicted"] / p["measured"]) ** 2 for p in pts) / len(pts), pts
 
-        x = golden(lambda v: cost(v)[0], 0.0, 0.5)
+        x = golden(lambda v: cost(v)[0], lo, hi)
         err, pts = cost(x)
-    print(f"tp_overlap_sm_fraction = {x}  (mean squared log error on the fit runs {err:.4f})")
+    print(f"{key} = {x}  (mean squared log error on the fit runs {err:.4f})")
     for p in pts:
         print(f"  {p['id']}: measured {p['measured']:.4g}, predicted {p['predicted']:.4g} "
               f"({100 * p['error']:+.1f}%, + = optimistic)")
     if a.write:
         tmp = a.profile + ".tmp"
         with open(tmp, "w") as f:
-            f.write(set_tp_overlap_sm(base_text, x))
+            f.write(set_scalar(base_text, section, key, x))
         os.replace(tmp, a.profile)
         print(f"wrote {a.profile}")
 
@@ -141,6 +155,8 @@ def main():
     ap.add_argument("--base-curve", help="x:y,x:y,... the unfitted curve")
     ap.add_argument("--tp-overlap-sm", action="store_true",
                     help="fit framework.tp_overlap_sm_fraction instead of a GEMM curve")
+    ap.add_argument("--grouped-gemm", action="store_true",
+                    help="fit gpu.grouped_gemm_efficiency instead of a GEMM curve")
     ap.add_argument("--inter-efficiency", action="store_true",
                     help="also fit links.inter_node.efficiency")
     ap.add_argument("--alpha-runs", default="",
@@ -148,13 +164,14 @@ def main():
     ap.add_argument("--write", action="store_true", help="rewrite the fitted values in the profile")
     ap.add_argument("runs", nargs="+")
     a = ap.parse_args()
-    if a.tp_overlap_sm:
-        with open(a.profile) as f:
-            text = f.read()
-        fit_tp_overlap_sm(a, text, re.search(r"^name:\s*(\S+)", text, re.M).group(1))
-        return
+    for which in SCALARS:
+        if getattr(a, which):
+            with open(a.profile) as f:
+                text = f.read()
+            fit_scalar(a, text, re.search(r"^name:\s*(\S+)", text, re.M).group(1), which)
+            return
     if not a.dtype or not a.base_curve:
-        ap.error("--dtype and --base-curve are required unless --tp-overlap-sm")
+        ap.error("--dtype and --base-curve are required unless --tp-overlap-sm or --grouped-gemm")
     points = [tuple(float(v) for v in p.split(":")) for p in a.base_curve.split(",")]
     with open(a.profile) as f:
         base_text = f.read()

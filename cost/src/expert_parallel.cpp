@@ -25,7 +25,7 @@ ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::Place
                            const TrainingSetup& setup)
     : placement_(placement),
       moe_(model.is_moe()),
-      t_(setup.tensor_parallel),
+      group_(placement.gpus_per_worker()),
       e_(setup.expert_parallel),
       et_(setup.expert_tensor_parallel) {
   if (!moe_) return;
@@ -36,13 +36,15 @@ ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::Place
                      "stays within one NVLink domain)",
                      et_, gpn));
   }
-  const int stage_gpus = t_ * placement.replicas;
+  const int stage_gpus = group_ * placement.replicas;
   if (e_ < 1 || stage_gpus % (e_ * et_) != 0) {
     fail("expert_parallel",
          fmt::format("expert_parallel × expert_tensor_parallel = {} × {} must divide the "
-                     "tensor_parallel × data_parallel = {} × {} = {} GPUs of a stage (MoE "
-                     "parallel folding: the expert layers use the attention's GPUs)",
-                     e_, et_, t_, placement.replicas, stage_gpus));
+                     "tensor_parallel × context_parallel × data_parallel = {} × {} × {} = {} "
+                     "GPUs of a stage (MoE parallel folding: the expert layers use the "
+                     "attention's GPUs)",
+                     e_, et_, placement.tensor_parallel, placement.context_parallel,
+                     placement.replicas, stage_gpus));
   }
   edp_ = stage_gpus / (e_ * et_);
   for (int w = 0; w < placement.workers; ++w) {
@@ -53,8 +55,10 @@ ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::Place
       fail("expert_tensor_parallel",
            fmt::format("the {} GPUs of an expert-tensor-parallel group (ranks of {} "
                        "consecutive replicas) span {} nodes with {} placement; use "
-                       "expert_tensor_parallel <= tensor_parallel or placement data-major",
-                       et_, (et_ + t_ - 1) / t_, etp.size(), placement_name(placement.mode)));
+                       "expert_tensor_parallel <= tensor_parallel × context_parallel or "
+                       "placement data-major",
+                       et_, (et_ + group_ - 1) / group_, etp.size(),
+                       placement_name(placement.mode)));
     }
     for (int i = 0; i < e_; ++i)
       ep.insert(gpu(w, i * et_) / gpn);
@@ -63,7 +67,7 @@ ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::Place
 }
 
 int ExpertLayout::gpu(int worker, int x) const {
-  return placement_.gpu(x / t_, worker) + x % t_;
+  return placement_.gpu(x / group_, worker) + x % group_;
 }
 
 int ExpertLayout::edp_nodes(std::span<const int> workers) const {

@@ -144,13 +144,6 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
       fail(field, fmt::format("applies to mixture-of-experts models; model {} is dense", m.name));
     }
   } else {
-    if (s.context_parallel > 1 && s.expert_parallel * s.expert_tensor_parallel > 1) {
-      // MoE parallel folding over T·C·W (experts over the attention's CP ranks too) is not
-      // modelled: refused rather than priced over the wrong groups.
-      fail("context_parallel",
-           "with expert_parallel or expert_tensor_parallel > 1 is not modelled yet; use one of "
-           "them");
-    }
     if (s.moe_overlap && t > 1 && !s.tp_comm_overlap) {
       fail("moe_overlap",
            "with tensor_parallel > 1 needs tp_comm_overlap on: an op's collectives run all "

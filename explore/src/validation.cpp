@@ -12,6 +12,7 @@
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/shipped_files.hpp"
 #include "pipesim/hardware/profile.hpp"
+#include "pipesim/models/transformer.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
@@ -91,6 +92,27 @@ double metric_of(const ValidationRun& run, const scenario::PerfResult& p, double
   return 0;
 }
 
+// The run's model cut to run.model_layers layers (a source's proxy); the FLOP counts read the
+// cut model too, as the source's MFU of a proxy does.
+std::shared_ptr<const models::ModelSpec> with_layers(
+    const ValidationRun& run, const std::shared_ptr<const models::ModelSpec>& model) {
+  models::ModelSpec cut = *model;
+  if (run.model_layers > model->layers) {
+    throw core::ConfigError(
+        run.path, "model_override.layers",
+        fmt::format("{} exceeds the {} layers of model {}: a proxy has at "
+                    "most the model's layers, in [1, {}]",
+                    run.model_layers, model->layers, model->name, model->layers));
+  }
+  cut.layers = run.model_layers;
+  if (model->is_moe() && models::moe_layer_count(cut) == 0) {
+    throw core::ConfigError(run.path, "model_override.layers",
+                            fmt::format("{} layers of model {} hold no mixture-of-experts layer",
+                                        run.model_layers, model->name));
+  }
+  return std::make_shared<const models::ModelSpec>(std::move(cut));
+}
+
 }  // namespace
 
 std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
@@ -132,6 +154,7 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
       throw core::ConfigError(run.path, "run", "needs a model and a hardware profile");
     }
     cache.attach(s);
+    if (run.model_layers > 0) s.perf.model_spec = with_layers(run, cache.model(s.perf.model));
     const scenario::Result result = scenario::simulate(s);
     const std::string generation =
         gpu_generation(result.perf->hardware.provenance.gpu, result.perf->hardware.name);

@@ -94,6 +94,11 @@ ValidationRun load_validation_run(const std::string& path) {
   // Half a value's width either way is no reading at all: 0.5 bounds any honest reading error.
   if (file.has("reading_error")) run.reading_error = file.number("reading_error", 0.0, 0.5);
   if (file.has("assumptions")) run.assumptions = file.string_list("assumptions");
+  if (file.has("model_override")) {
+    core::YamlMap override = file.map("model_override");
+    run.model_layers = static_cast<int>(override.integer("layers", 1, 1 << 20));
+    override.finish();
+  }
 
   bool needs_peak = false, needs_flops = false;
   for (core::YamlMap& point : file.map_list("measured")) {

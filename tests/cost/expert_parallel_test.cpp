@@ -171,6 +171,51 @@ TEST(ExpertParallel, GroupsFillTheNvlinkDomainFirst) {
       ExpertLayout(m, {8, 16, 72, 72, hardware::PlacementMode::PipelineMajor, 1}, setup));
 }
 
+// Context parallelism with experts (Megatron-Core's folding over the attention's T·C·W GPUs):
+// t = 4, c = 2, W = 8 folds the same 64 GPUs of a stage as t = 4, c = 1, W = 16, so e = 8,
+// e_t = 4 give the same groups (expert data-parallel 64 / 32 = 2; the e group's ranks 0, 4, ..,
+// 28 on 4 nodes of 8), while each rank routes only its 1/c of the sequence's tokens.
+TEST(ExpertParallel, ContextParallelRanksJoinTheExpertFolding) {
+  const models::ModelSpec m = mixtral();
+  const hardware::HardwareProfile hw = uniform();
+  const sim::Schedule s = one_f_one_b(2, 4);
+  TrainingSetup setup;
+  setup.tensor_parallel = 4;
+  setup.sequence_parallel = true;
+  setup.attention = models::Attention::Flash;
+  setup.expert_parallel = 8;
+  setup.expert_tensor_parallel = 4;
+  setup.placement = hardware::PlacementMode::DataMajor;
+  TrainingSetup cp = setup;
+  cp.context_parallel = 2;
+  cp.data_parallel = 8;
+  TrainingSetup flat = setup;
+  flat.data_parallel = 16;
+  EXPECT_NO_THROW(validate_setup(m, hw, cp));
+  const TrainingCostModel with_cp(m, hw, s, cp), without(m, hw, s, flat);
+  for (const TrainingCostModel* c : {&with_cp, &without}) {
+    EXPECT_EQ(c->experts().expert_data_parallel(), 2);
+    EXPECT_EQ(c->experts().ep_nodes(), 4);
+    EXPECT_EQ(c->gpus(), 128);
+  }
+  // The dispatch of one layer: k · b·s/(c·t) tokens · h · 2 bytes per GPU, over e ranks.
+  const auto all_to_all = [&](const TrainingSetup& x) {
+    const models::ModelSpec rank = rank_model(m, x);
+    for (const OpCollective& o :
+         ExpertLayout(rank, {2, x.data_parallel, 8, 8, x.placement, 4, x.context_parallel}, x)
+             .layer_collectives(rank, layer_config(x), 1)) {
+      if (o.kind == hardware::Collective::AllToAll) return o;
+    }
+    ADD_FAILURE() << "no all-to-all";
+    return OpCollective{};
+  };
+  const OpCollective a = all_to_all(cp), b = all_to_all(flat);
+  EXPECT_EQ(a.ranks, 8);
+  EXPECT_EQ(a.nodes, 4);
+  EXPECT_DOUBLE_EQ(a.bytes.value, 2.0 * (4096.0 / 8) * m.hidden * 2.0);
+  EXPECT_DOUBLE_EQ(b.bytes.value, 2 * a.bytes.value);
+}
+
 TEST(ExpertParallel, AllToAllAndTransferShareANicMaxMinFairly) {
   const hardware::HardwareProfile hw = uniform();
   // One GPU (and NIC) per node, pipeline-major, D = 8, W = 8: worker 0 → worker 1 crosses nodes.

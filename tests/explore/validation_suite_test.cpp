@@ -43,7 +43,8 @@ const Suite& suite() {
 
 // The NVIDIA NeMo and DGX Cloud recipe runs, bounded apart (NvidiaRecipesAsMeasuredToday).
 bool is_nvidia_recipe(const std::string& source) {
-  return source == "dgxc-benchmarking" || source == "nemo" || source == "nemo-long-sequence";
+  return source == "dgxc-benchmarking" || source == "nemo" || source == "nemo-long-sequence" ||
+         source == "dgxc-benchmarking-moe";
 }
 
 // The summary of the papers' runs (every source but the NVIDIA recipes).
@@ -219,6 +220,31 @@ TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
     ASSERT_TRUE(p.error()) << id;
     EXPECT_LE(std::abs(*p.error()), 0.15) << id;
   }
+}
+
+// The DGX Cloud Grok-1 314B runs (mixture of experts, expert parallelism 2-8, context
+// parallelism 2 from 64 GPUs; validation/README.md, "Mixture of experts"): h100-dgx's grouped
+// GEMM efficiency fitted on the six 8-GPU proxies, every other run held out. Bounds at what
+// pipesim reaches: median |error| <= 15% fitted or not, none above 25%. Open (not asserted
+// below the 5%): the held-out runs are optimistic on average, +12%.
+TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
+  size_t runs = 0;
+  for (const ValidationRun& r : suite().runs)
+    runs += r.source == "dgxc-benchmarking-moe" ? 1 : 0;
+  // 18 rows (9 GPU counts x BF16/FP8) at each of v24.11.1, v25.03 and v25.04.
+  EXPECT_EQ(runs, 54u);
+  for (const SourceSummary& s : suite().summary.sources) {
+    if (s.source != "dgxc-benchmarking-moe") continue;
+    EXPECT_EQ(s.failed, 0u);
+    EXPECT_EQ(s.fitted.points, 6u);
+    EXPECT_EQ(s.held_out.points, 48u);
+    EXPECT_LE(s.all.median_abs, 0.15);
+    EXPECT_LE(s.held_out.median_abs, 0.15);
+    EXPECT_LE(s.all.max_abs, 0.25);
+    EXPECT_LE(std::abs(s.held_out.mean_signed), 0.15);
+    return;
+  }
+  ADD_FAILURE() << "no dgxc-benchmarking-moe source in the summary";
 }
 
 // Chimera Fig. 1 (P100 16 GB, GPT-2): every term pipesim counts is held by the real run too, so

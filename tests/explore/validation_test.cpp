@@ -9,8 +9,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/models/model_spec.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
@@ -91,6 +93,9 @@ TEST_F(ValidationFile, BadFilesNameTheFieldAndTheRule) {
       {replaced(kGood, "flops: korthikanti", "flops: korthikanti\nreading_error: 0.7"),
        "reading_error"},
       {std::string(kGood) + "extra: 1\n", "extra"},
+      // A misspelt key leaves the required one missing: named.
+      {std::string(kGood) + "model_override: {layerz: 8}\n", "model_override.layers"},
+      {std::string(kGood) + "model_override: {layers: 0}\n", "model_override.layers"},
   };
   for (const auto& [text, field] : cases) {
     const std::string path = write(text);
@@ -301,6 +306,40 @@ TEST_F(ValidationFile, MetricsAreTheSimulatedRunsInTheSourcesUnits) {
   EXPECT_NEAR(*points[0].predicted, 100 * flops / (r.metrics.iteration_time * p.gpus * 312e12),
               1e-9);
   EXPECT_NEAR(*points[1].predicted, p.peak_memory / std::pow(2.0, 30), 1e-9);
+}
+
+// A proxy run (`model_override: {layers: L}`) is the run of a model file with L layers: the same
+// iteration time, and an MFU counted over the L layers.
+TEST_F(ValidationFile, AModelOverrideRunsTheModelWithThatManyLayers) {
+  const ValidationRun run =
+      load_validation_run(write(std::string(kGood) + "model_override: {layers: 16}\n"));
+  EXPECT_EQ(run.model_layers, 16);
+  SpecCache cache;
+  const auto points = predict(run, cache);
+  ASSERT_TRUE(points[0].predicted) << points[0].status;
+  // The oracle: gpt2-32l's file with 16 layers, simulated as a plain scenario.
+  std::ifstream shipped(models::load_model("gpt2-32l").source);
+  std::stringstream text;
+  text << shipped.rdbuf();
+  const std::string cut = write(replaced(text.str(), "\nlayers: 32\n", "\nlayers: 16\n"));
+  auto options = run.run;
+  for (auto& [name, value] : options)
+    if (name == "model") value = cut;
+  scenario::Scenario s = scenario::make_scenario(options);
+  const scenario::Result r = scenario::simulate(s);
+  const auto& p = *r.perf;
+  ASSERT_EQ(p.model.layers, 16);
+  const double flops = source_flops(FlopsFormula::Korthikanti, p.samples_per_iteration,
+                                    p.model.sequence, 16, p.model.hidden, p.model.vocabulary);
+  EXPECT_NEAR(*points[0].predicted, 100 * flops / (r.metrics.iteration_time * p.gpus * 312e12),
+              1e-9);
+  EXPECT_NEAR(*points[1].predicted, p.peak_memory / std::pow(2.0, 30), 1e-9);
+  // More layers than the model has is a failed point naming the field.
+  const auto too_many = predict(
+      load_validation_run(write(std::string(kGood) + "model_override: {layers: 33}\n")), cache);
+  EXPECT_FALSE(too_many[0].predicted);
+  EXPECT_NE(too_many[0].status.find("model_override.layers"), std::string::npos)
+      << too_many[0].status;
 }
 
 }  // namespace

@@ -92,6 +92,23 @@ TEST(MoeCounts, PublishedTotalAndActiveParameters) {
   EXPECT_DOUBLE_EQ(active_params(q8), model_params(q8));
 }
 
+// Grok-1 (xAI's release: "314B parameters", "25% of the weights active on a given token"): the
+// shape of github.com/xai-org/grok-1 counts 315.7B (the release's figure to three digits, 0.5%
+// off) with 26.5% active, and is the closed form of its parts: per layer Q, O 6144² each, K, V
+// 6144 × 8·128 each, 8 gated experts of 3 · 6144 · 32768, the 8 × 6144 router and two norms;
+// the tied 131072 × 6144 embedding and the final norm once.
+TEST(MoeCounts, GrokOneIsThePublishedSizeAndTheClosedForm) {
+  const ModelSpec m = load_model("grok-1");
+  const double h = 6144, kv = 8 * 128, f = 32768, E = 8, V = 131072;
+  const double attention = 2 * h * h + 2 * h * kv, expert = 3 * h * f;
+  const double common = attention + E * h + 2 * h;
+  EXPECT_DOUBLE_EQ(model_params(m), 64 * (common + E * expert) + V * h + h);
+  EXPECT_DOUBLE_EQ(active_params(m), 64 * (common + 2 * expert) + V * h + h);
+  expect_published({"Grok-1 total 314B", model_params(m), 314e9, 0.01});
+  // "25%" is a rounded share: within 2 points of it.
+  EXPECT_NEAR(active_params(m) / model_params(m), 0.25, 0.02);
+}
+
 TEST(MoeCounts, DeepSeekV3IsTheClosedFormOfLatentAttentionAndExperts) {
   // DeepSeek-V2 §2.1 / V3 §2.1, written out: W^DQ h×1536 and its RMSNorm, W^UQ|W^QR
   // 1536×128·192, W^DKV|W^KR h×(512+64) and its RMSNorm, W^UK|W^UV 512×128·256, W^O 128·128×h;

@@ -3,12 +3,16 @@
 // experts"; Liu et al., "MoE Parallel Folding", arXiv 2504.14960; Megatron-Core
 // megatron/core/parallel_state.py, order "tp-ep-dp" for the expert ranks).
 //
-// A stage's attention runs over its T·W GPUs (T tensor-parallel × W replicas). Its expert layers
-// fold the same GPUs into e_t × e × (T·W / (e·e_t)): expert-tensor-parallel groups of e_t
-// consecutive ranks, innermost, then expert-parallel groups of e such blocks, then the expert
-// data-parallel groups over the rest. Rank x of a stage's T·W ranks is TP rank x mod T of
-// replica ⌊x/T⌋, on the GPU the placement gives that replica's worker: so groups fill the
-// NVLink domain (the node) first, and span nodes only when they must.
+// A stage's attention runs over its T·C·W GPUs (T tensor-parallel × C context-parallel × W
+// replicas). Its expert layers fold the same GPUs into e_t × e × (T·C·W / (e·e_t)):
+// expert-tensor-parallel groups of e_t consecutive ranks, innermost, then expert-parallel groups
+// of e such blocks, then the expert data-parallel groups over the rest. Rank x of a stage's
+// T·C·W ranks is GPU x mod T·C of the worker of replica ⌊x/(T·C)⌋ (Megatron-Core's attention
+// order "tp-cp-dp" read as the experts' "tp-ep-dp"), on the GPU the placement gives it: so
+// groups fill the NVLink domain (the node) first, and span nodes only when they must. With
+// context parallelism the MoE layers route the tokens of the rank's 1/C of the sequence (the
+// rank model's), so the all-to-alls carry 1/C of the tokens; attention keeps its ring
+// (context_parallel.hpp).
 //
 // Per MoE layer and micro-batch each GPU sends its k·tokens·load token copies of h elements
 // to the e ranks of its expert-parallel group (dispatch) and gets them back (combine), in the
@@ -18,7 +22,7 @@
 // reduce-scattered after them (Megatron-Core's alltoall token dispatcher). The busiest rank
 // sets the time: its buffer is load × the balanced one (load = the routing imbalance, capped
 // by a capacity factor). Expert weights' gradients are reduced over the expert data-parallel
-// group of T·W/(e·e_t) ranks.
+// group of T·C·W/(e·e_t) ranks.
 
 #include <span>
 #include <vector>
@@ -35,7 +39,7 @@ class ExpertLayout {
  public:
   ExpertLayout() = default;
   //! Throws core::ConfigError("command line", field, ...) when the groups cannot be formed:
-  //! e·e_t must divide T·W (the folding), e_t must divide gpus_per_node and its group lie in one
+  //! e·e_t must divide T·C·W (the folding), e_t must divide gpus_per_node and its group lie in one
   //! node under the placement (the expert-tensor-parallel group shares an NVLink domain, as the
   //! tensor-parallel group does).
   ExpertLayout(const models::ModelSpec& model, const hardware::Placement& placement,
@@ -44,7 +48,7 @@ class ExpertLayout {
   bool active() const { return moe_; }
   int expert_parallel() const { return e_; }
   int expert_tensor_parallel() const { return et_; }
-  //! T·W / (e·e_t): the ranks each expert shard's gradient is reduced over, per stage copy.
+  //! T·C·W / (e·e_t): the ranks each expert shard's gradient is reduced over, per stage copy.
   int expert_data_parallel() const { return edp_; }
   //! Nodes an expert-parallel group spans (the most over the workers).
   int ep_nodes() const { return ep_nodes_; }
@@ -57,12 +61,13 @@ class ExpertLayout {
                                               const models::LayerConfig& cfg, double layers) const;
 
  private:
-  // GPU of expert rank x of worker w's stage (x in [0, T·W)).
+  // GPU of expert rank x of worker w's stage (x in [0, T·C·W)).
   int gpu(int worker, int x) const;
 
   hardware::Placement placement_;
   bool moe_ = false;
-  int t_ = 1, e_ = 1, et_ = 1, edp_ = 1, ep_nodes_ = 1;
+  int group_ = 1;  // t·c: the GPUs of one worker (tensor- × context-parallel ranks)
+  int e_ = 1, et_ = 1, edp_ = 1, ep_nodes_ = 1;
 };
 
 //! Bytes one GPU's dispatch sends per MoE layer at its busiest: k · tokens · load · h elements

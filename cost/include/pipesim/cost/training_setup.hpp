@@ -47,7 +47,7 @@ struct TrainingSetup {
   int vocabulary = 0;  //!< overrides the model file's vocabulary V when > 0
   int sequence = 0;    //!< overrides the model file's sequence length s when > 0
   // Mixture-of-experts layers (expert_parallel.hpp): Megatron-Core's MoE parallel folding. The
-  // expert layers run e_t × e × (T·W / (e·e_t)) over the T·W GPUs a stage's attention uses.
+  // expert layers run e_t × e × (T·C·W / (e·e_t)) over the T·C·W GPUs a stage's attention uses.
   int expert_parallel = 1;         //!< e: routed experts spread over e GPUs (E/e on each)
   int expert_tensor_parallel = 1;  //!< e_t: each expert's FFN split over e_t GPUs
   //! Tokens the busiest expert receives over the mean (>= 1; routing imbalance): the busiest

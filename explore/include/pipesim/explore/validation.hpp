@@ -65,6 +65,10 @@ struct ValidationRun {
   //! The source's reading error as a fraction of each value (optional field `reading_error`,
   //! default 0: printed in a table): values read off a bar chart are known to ±3% (0.03).
   double reading_error = 0;
+  //! > 0: the run trained the model with this many layers instead of its file's (optional
+  //! field `model_override: {layers: L}`): a source's proxy of a model cut to fit fewer GPUs.
+  //! At most the file's layer count.
+  int model_layers = 0;
   std::vector<MeasuredPoint> measured;
   std::vector<std::string> assumptions;
   std::vector<std::pair<std::string, std::string>> run;  //!< scenario option → text
