@@ -36,7 +36,8 @@ void run(benchmark::State& state, const std::string& schedules) {
     for (const scenario::SweepRow& row : result) {
       simulated += row.status.kind != scenario::Status::Kind::Pruned ? 1 : 0;
       fitting += row.ok() ? 1 : 0;
-      if (row.status.kind == scenario::Status::Kind::Oom) (row.metrics.peak_memory_max ? oomsim : screened)++;
+      if (row.status.kind == scenario::Status::Kind::Oom)
+        (row.metrics.peak_memory_max ? oomsim : screened)++;
       if (row.status.kind == scenario::Status::Kind::Invalid) invalid++;
     }
   }

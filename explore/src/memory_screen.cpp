@@ -116,16 +116,14 @@ std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario&
   }
   const models::ModelSpec rank = cost::rank_model(trained, setup);
   if (rank.is_moe()) {
-    const hardware::Placement placement{schedule.workers,     setup.data_parallel,
-                                        hw.gpus_per_node,     hw.nics_per_node,
-                                        setup.placement,      setup.tensor_parallel,
-                                        setup.context_parallel};
+    const hardware::Placement placement{
+        schedule.workers, setup.data_parallel,   hw.gpus_per_node,      hw.nics_per_node,
+        setup.placement,  setup.tensor_parallel, setup.context_parallel};
     (void)cost::ExpertLayout(rank, placement, setup);
   }
   const std::vector<models::StageLayers> partition = models::partition_layers(
       rank, schedule.virtual_stages, setup.partition, setup.micro_batch_size);
-  const std::vector<double> params =
-      cost::stage_params(rank, partition, cost::layer_config(setup));
+  const std::vector<double> params = cost::stage_params(rank, partition, cost::layer_config(setup));
   // Unsharded: the distributed optimizer's state is left out below instead.
   const std::vector<double> shards(params.size(), 1.0);
   std::vector<sim::StageMemory> memory =
@@ -153,8 +151,8 @@ std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario&
     const std::shared_ptr<const ActivationProfile> p = profile(s);
     if (!p) return std::nullopt;
     const double capacity = ps.hardware_profile->gpu.memory_bytes;
-    const double bound = peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape),
-                                          ps.hardware_profile->memory);
+    const double bound =
+        peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
     if (!(capacity > 0.0) || !(bound * (1.0 - kMargin) > capacity)) return std::nullopt;
     scenario::Result r;
     r.schedule = p->shape;
