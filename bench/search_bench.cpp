@@ -25,7 +25,7 @@ explore::SearchRequest moe_request(const std::string& schedules) {
 }
 
 void run(benchmark::State& state, const std::string& schedules) {
-  size_t rows = 0, simulated = 0, fitting = 0;
+  size_t rows = 0, simulated = 0, fitting = 0, oomsim = 0, screened = 0, invalid = 0;
   for (auto _ : state) {
     explore::SearchRequest request = moe_request(schedules);
     explore::SpecCache specs;
@@ -36,11 +36,17 @@ void run(benchmark::State& state, const std::string& schedules) {
     for (const scenario::SweepRow& row : result) {
       simulated += row.status.kind != scenario::Status::Kind::Pruned ? 1 : 0;
       fitting += row.ok() ? 1 : 0;
+      if (row.status.kind == scenario::Status::Kind::Oom)
+        (row.metrics.peak_memory_max ? oomsim : screened)++;
+      if (row.status.kind == scenario::Status::Kind::Invalid) invalid++;
     }
   }
   state.counters["configurations"] = static_cast<double>(rows);
   state.counters["simulated"] = static_cast<double>(simulated);
   state.counters["fitting"] = static_cast<double>(fitting);
+  state.counters["oomsim"] = static_cast<double>(oomsim);
+  state.counters["screened"] = static_cast<double>(screened);
+  state.counters["invalid"] = static_cast<double>(invalid);
 }
 
 // Every registered schedule: the benchmark the target is set on.

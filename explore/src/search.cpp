@@ -4,8 +4,10 @@
 #include <memory>
 #include <set>
 
+#include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/training_setup.hpp"
 #include "pipesim/explore/bound_values.hpp"
+#include "pipesim/explore/memory_screen.hpp"
 #include "pipesim/explore/search_limits.hpp"
 #include "pipesim/explore/value_range.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -177,16 +179,27 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
   auto bound = std::make_shared<const Bound>(
       Bound{std::move(points), std::move(choices), BoundValues(texts)});
   const bool skip_oom = detail == RowDetail::FittingOnly;
-  return [&candidates, &specs, describe, bound, skip_oom](size_t i) {
+  // The table needs only an oom row's status, so a run whose peak's lower bound is already
+  // above the GPU's memory is not costed at all (memory_screen.hpp).
+  auto screen = skip_oom ? std::make_shared<MemoryScreen>() : nullptr;
+  return [&candidates, &specs, describe, bound, skip_oom, screen](size_t i) {
     const Candidate& c = candidates[i];
     if (c.pruned.empty()) {
-      return evaluate(
-          bound->points[i],
-          [&](scenario::Scenario& s) {
-            bound->values.apply(s, bound->choices[i]);
-            s.skip_replay_when_oom = skip_oom;
-          },
-          specs, describe);
+      const auto build = [&](scenario::Scenario& s) {
+        bound->values.apply(s, bound->choices[i]);
+        s.skip_replay_when_oom = skip_oom;
+      };
+      if (screen) {
+        try {
+          scenario::Scenario s;
+          build(s);
+          specs.attach(s);
+          if (auto row = screen->screen(s, bound->points[i])) return *std::move(row);
+        } catch (const core::ConfigError&) {
+          // evaluate() reports it
+        }
+      }
+      return evaluate(bound->points[i], build, specs, describe);
     }
     scenario::SweepRow row;
     row.inputs = bound->points[i];

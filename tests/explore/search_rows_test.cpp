@@ -1,6 +1,8 @@
 // search's table needs only the status of a run that does not fit, so it skips that run's
-// replay (RowDetail::FittingOnly); --all keeps every metric (RowDetail::Full). Both must agree
-// on every row's status and on every row that fits, so the table and its winners are the same.
+// replay, or screens it out before costing it when a lower bound on its peak is already above
+// the GPU's memory (RowDetail::FittingOnly); --all keeps every metric (RowDetail::Full). Both
+// must agree on every row's status and inputs and on every row that fits, so the table and its
+// winners are the same.
 
 #include <gtest/gtest.h>
 
@@ -32,7 +34,9 @@ TEST(SearchRows, TheTablesRowsAgreeWithEveryMetricRowsOnStatusAndOnWhatFits) {
   for (size_t i = 0; i < full.size(); ++i) {
     EXPECT_EQ(quick[i].inputs, full[i].inputs) << "row " << i;
     EXPECT_EQ(quick[i].status.kind, full[i].status.kind) << "row " << i;
-    EXPECT_EQ(quick[i].metrics.peak_memory_max, full[i].metrics.peak_memory_max) << "row " << i;
+    if (quick[i].metrics.peak_memory_max || full[i].ok()) {
+      EXPECT_EQ(quick[i].metrics.peak_memory_max, full[i].metrics.peak_memory_max) << "row " << i;
+    }
     if (full[i].ok()) {
       ++ok;
       EXPECT_EQ(quick[i].metrics.throughput, full[i].metrics.throughput) << "row " << i;
@@ -45,6 +49,52 @@ TEST(SearchRows, TheTablesRowsAgreeWithEveryMetricRowsOnStatusAndOnWhatFits) {
   }
   EXPECT_GT(ok, 0);
   EXPECT_GT(oom, 0);  // the skip was exercised
+  const RankMetric metric = default_rank_metric(full);
+  const std::vector<std::string> columns = scenario::input_columns();
+  const auto schedule =
+      static_cast<size_t>(std::find(columns.begin(), columns.end(), "schedule") - columns.begin());
+  ASSERT_LT(schedule, columns.size());
+  EXPECT_EQ(best_per_group(quick, schedule, metric), best_per_group(full, schedule, metric));
+}
+
+// A mixture-of-experts search over every registered schedule, where most runs that do not fit
+// are screened out before costing: the same statuses, inputs, fitting rows and winners as the
+// exhaustive rows, and a screened row (no peak) is one whose simulated peak is above capacity.
+TEST(SearchRows, ScreenedRowsAreExactlyOutOfMemoryRowsOfTheExhaustiveSearch) {
+  SearchArgs args;
+  args.model = "mixtral-8x7b";
+  args.hardware = "h100-dgx";
+  args.gpus = "16";
+  args.mini_batch = "32";
+  args.recompute = "none,full";
+  args.tensor_parallel = "1,2";
+  args.expert_parallel = "1,8";
+  SearchRequest request = make_search_request(args);
+  SearchRequest again = request;
+  SpecCache specs;
+  const auto full = run_search(request, specs, 2, {}, {}, nullptr, RowDetail::Full);
+  const auto quick = run_search(again, specs, 2, {}, {}, nullptr, RowDetail::FittingOnly);
+  ASSERT_EQ(full.size(), quick.size());
+  const double capacity = specs.hardware("h100-dgx")->gpu.memory_bytes;
+  int screened = 0;
+  int ok = 0;
+  for (size_t i = 0; i < full.size(); ++i) {
+    EXPECT_EQ(quick[i].inputs, full[i].inputs) << "row " << i;
+    EXPECT_EQ(quick[i].status.kind, full[i].status.kind) << "row " << i;
+    EXPECT_EQ(quick[i].status.reason, full[i].status.reason) << "row " << i;
+    if (full[i].ok()) {
+      ++ok;
+      EXPECT_EQ(quick[i].metrics.throughput, full[i].metrics.throughput) << "row " << i;
+      EXPECT_EQ(quick[i].metrics.peak_memory_max, full[i].metrics.peak_memory_max) << "row " << i;
+    }
+    if (quick[i].status.kind == scenario::Status::Kind::Oom && !quick[i].metrics.peak_memory_max) {
+      ++screened;
+      ASSERT_TRUE(full[i].metrics.peak_memory_max.has_value()) << "row " << i;
+      EXPECT_GT(*full[i].metrics.peak_memory_max, capacity) << "row " << i;
+    }
+  }
+  EXPECT_GT(ok, 0);
+  EXPECT_GT(screened, 0);
   const RankMetric metric = default_rank_metric(full);
   const std::vector<std::string> columns = scenario::input_columns();
   const auto schedule =

@@ -1,0 +1,81 @@
+#pragma once
+// A run's peak memory per GPU bounded from below before anything is costed, so that search's
+// table (RowDetail::FittingOnly) can call a run out of memory without building its cost model,
+// lowering it or tracking it. A worker's memory changes only at its own compute ops, which run
+// in program order whatever their (positive) durations (sim::track_memory_untimed), so at the
+// point of its op order where the most activation sets are live it holds at least
+//   static + Σ over those sets of the set's bytes,
+// static being every (pipeline, stage) copy it holds (weights × versions + gradients +
+// optimizer state; 0 for the optimizer with the distributed optimizer, whose shards need the
+// expert layout). Both per-stage figures are the cost model's own formulas
+// (cost::stage_params, cost::stage_memory) on its partition of the model; what the bound leaves
+// out (recomputation buffers, workspace, multi-token prediction layers, the optimizer shards)
+// only adds to the true peak. Then the profile's overheads, as the cost model applies them.
+//
+// The op order depends only on the scheme and its parameters (D, N, the scheme's options), not
+// on the layout, B or recomputation, so it is read once per parameter set and shared by every
+// row that has it (a search regenerates the same schedule for each layout and mode otherwise).
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pipesim/scenario/row.hpp"
+#include "pipesim/scenario/scenario.hpp"
+#include "pipesim/sim/memory.hpp"
+#include "pipesim/sim/schedule.hpp"
+
+namespace pipesim::explore {
+
+//! What a schedule's op order fixes about memory, whatever the costs.
+struct ActivationProfile {
+  //! The schedule without its program: workers, stages, pipelines, flags, stage → worker map.
+  sim::Schedule shape;
+  //! held[w]: the virtual stage of every (pipeline, stage) copy worker w holds.
+  std::vector<std::vector<int>> held;
+  //! live[w]: (virtual stage, sets) live on worker w at the first point of its op order where
+  //! the most activation sets are (after a forward's allocation, before later releases).
+  std::vector<std::vector<std::pair<int, int>>> live;
+};
+
+//! The profile of `schedule`'s op order (activations allocated at F, freed at B, or at W for a
+//! split backward, as sim::track_memory does).
+ActivationProfile activation_profile(const sim::Schedule& schedule);
+
+//! max over workers of static + the live sets' activations, with the profile's overheads;
+//! `stages[s]`: bytes of virtual stage s.
+double peak_lower_bound(const ActivationProfile& profile,
+                        const std::vector<sim::StageMemory>& stages,
+                        const hardware::MemoryOverhead& overhead);
+
+//! Lower bounds on the bytes of each virtual stage of `schedule` for a real-cost scenario (its
+//! model and hardware attached), by the cost model's formulas; throws core::ConfigError where
+//! the cost model would refuse the setup.
+std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario& s,
+                                                       const sim::Schedule& schedule);
+
+//! Screens real-cost runs, each schedule's profile kept per parameter set. Thread-safe.
+class MemoryScreen {
+ public:
+  //! The row simulate() would give `s` (given point `point`) when its peak's lower bound is
+  //! above the GPU's memory: used_point inputs, status oom, fits_memory false, no other metric;
+  //! nullopt when the bound fits, or when the run could fail for another reason first (a scheme
+  //! rule, the run budget, a cyclic order, a setup the cost model refuses, options the screen
+  //! does not model: activation offload, a hand-written layout, a non-default gradient or
+  //! optimizer synchronisation), which simulate() then reports as it does.
+  std::optional<scenario::SweepRow> screen(const scenario::Scenario& s,
+                                           const scenario::Point& point);
+
+ private:
+  std::shared_ptr<const ActivationProfile> profile(const scenario::Scenario& s);
+
+  std::mutex mutex_;
+  //! By schedule and parameters; a null entry: that parameter set does not generate.
+  std::map<std::string, std::shared_ptr<const ActivationProfile>> profiles_;
+};
+
+}  // namespace pipesim::explore

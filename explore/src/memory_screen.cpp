@@ -1,0 +1,192 @@
+#include "pipesim/explore/memory_screen.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "pipesim/core/config_error.hpp"
+#include "pipesim/cost/expert_parallel.hpp"
+#include "pipesim/cost/stage_memory.hpp"
+#include "pipesim/cost/static_memory.hpp"
+#include "pipesim/cost/training_setup.hpp"
+#include "pipesim/hardware/placement.hpp"
+#include "pipesim/models/partition.hpp"
+#include "pipesim/scenario/estimate.hpp"
+#include "pipesim/schedules/registry.hpp"
+#include "pipesim/sim/lowering.hpp"
+
+namespace pipesim::explore {
+namespace {
+
+// The cache key of a schedule's parameters: its name, D, N and each scheme option as text.
+std::string profile_key(const scenario::Scenario& s) {
+  std::string key = fmt::format("{}|{}|{}", s.schedule, s.params.stages, s.params.micro_batches);
+  for (const auto& [name, value] : s.params.options.items()) {
+    const core::OptionSpec* spec = schedules::scheme_option(name);
+    key += fmt::format("|{}={}", name, spec != nullptr ? spec->format(value) : "?");
+  }
+  return key;
+}
+
+// A bound equal to the capacity in exact arithmetic may come out a few ulps above it, as the
+// bound sums in another order than the tracker: only a margin above it counts.
+constexpr double kMargin = 1e-9;
+
+}  // namespace
+
+ActivationProfile activation_profile(const sim::Schedule& schedule) {
+  ActivationProfile p;
+  const auto workers = static_cast<size_t>(schedule.workers);
+  p.held.resize(workers);
+  p.live.resize(workers);
+  for (size_t pipe = 0; pipe < schedule.stage_worker.size(); ++pipe) {
+    for (size_t s = 0; s < schedule.stage_worker[pipe].size(); ++s)
+      p.held[static_cast<size_t>(schedule.stage_worker[pipe][s])].push_back(static_cast<int>(s));
+  }
+  const sim::OpKind release =
+      schedule.split_backward ? sim::OpKind::BackwardWeight : sim::OpKind::Backward;
+  const auto stages = static_cast<size_t>(schedule.virtual_stages);
+  for (size_t w = 0; w < workers && w < schedule.program.size(); ++w) {
+    const std::vector<sim::Op>& ops = schedule.program[w];
+    // First the op after which the most sets are live, then the sets live there.
+    int live = 0;
+    int most = 0;
+    size_t at = 0;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      if (ops[k].kind == sim::OpKind::Forward && ++live > most) {
+        most = live;
+        at = k + 1;
+      } else if (ops[k].kind == release) {
+        --live;
+      }
+    }
+    std::vector<int> sets(stages, 0);
+    for (size_t k = 0; k < at; ++k) {
+      const auto s = static_cast<size_t>(ops[k].stage);
+      if (ops[k].kind == sim::OpKind::Forward) ++sets[s];
+      if (ops[k].kind == release) --sets[s];
+    }
+    for (size_t s = 0; s < stages; ++s) {
+      if (sets[s] > 0) p.live[w].emplace_back(static_cast<int>(s), sets[s]);
+    }
+  }
+  p.shape = schedule;
+  p.shape.program.clear();
+  p.shape.micro_batch_pipeline.clear();
+  return p;
+}
+
+double peak_lower_bound(const ActivationProfile& profile,
+                        const std::vector<sim::StageMemory>& stages,
+                        const hardware::MemoryOverhead& overhead) {
+  const sim::Schedule& shape = profile.shape;
+  double peak = 0.0;
+  for (size_t w = 0; w < profile.held.size(); ++w) {
+    const int versions = shape.weight_versions.empty() ? 1 : shape.weight_versions[w];
+    double tensors = 0.0;
+    for (const int s : profile.held[w]) {
+      const sim::StageMemory& m = stages[static_cast<size_t>(s)];
+      tensors += m.weights * versions + m.gradients + m.optimizer;
+    }
+    for (const auto& [s, sets] : profile.live[w])
+      tensors += sets * stages[static_cast<size_t>(s)].activations;
+    peak = std::max(peak, tensors + overhead.reserved_bytes + overhead.fragmentation * tensors);
+  }
+  return peak;
+}
+
+std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario& s,
+                                                       const sim::Schedule& schedule) {
+  // The cost model's own steps (cost::TrainingCostModel): the model as trained, the setup the
+  // ops run at (B / micro_batch_divisor), its checks, one context-parallel rank's model, the
+  // partition of the virtual stages, each stage's parameters and bytes.
+  const models::ModelSpec& model = *s.perf.model_spec;
+  const hardware::HardwareProfile& hw = *s.perf.hardware_profile;
+  const models::ModelSpec trained = cost::trained_model(model, s.perf.setup);
+  cost::TrainingSetup setup = cost::resolved_setup(s.perf.setup, trained);
+  const int divisor = std::max(1, schedule.micro_batch_divisor);
+  if (setup.micro_batch_size % divisor != 0) {
+    throw core::ConfigError::option("micro_batch_size", "not a multiple of the divisor");
+  }
+  setup.micro_batch_size /= divisor;
+  cost::validate_setup(trained, hw, setup);
+  const double elem = models::precision_bytes(trained.precision);
+  if (setup.bytes_per_param > 0 && setup.bytes_per_param < 2 * elem) {
+    throw core::ConfigError::option("bytes_per_param", "below weights + gradients");
+  }
+  const models::ModelSpec rank = cost::rank_model(trained, setup);
+  if (rank.is_moe()) {
+    const hardware::Placement placement{
+        schedule.workers, setup.data_parallel,   hw.gpus_per_node,      hw.nics_per_node,
+        setup.placement,  setup.tensor_parallel, setup.context_parallel};
+    (void)cost::ExpertLayout(rank, placement, setup);
+  }
+  const std::vector<models::StageLayers> partition = models::partition_layers(
+      rank, schedule.virtual_stages, setup.partition, setup.micro_batch_size);
+  const std::vector<double> params = cost::stage_params(rank, partition, cost::layer_config(setup));
+  // Unsharded: the distributed optimizer's state is left out below instead.
+  const std::vector<double> shards(params.size(), 1.0);
+  std::vector<sim::StageMemory> memory =
+      cost::stage_memory(rank, setup, partition, params, shards,
+                         cost::param_bytes(trained.precision, setup.bytes_per_param),
+                         scenario::recompute_used(s, schedule));
+  if (setup.distributed_optimizer) {
+    for (sim::StageMemory& m : memory)
+      m.optimizer = 0.0;
+  }
+  return memory;
+}
+
+std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
+                                                       const scenario::Point& point) {
+  const scenario::PerfSpec& ps = s.perf;
+  // Only what the bound models; anything else is simulated as usual.
+  const bool modelled = ps.enabled() && ps.model_spec && ps.hardware_profile &&
+                        ps.grad_sync == sim::GradSync::Eager && !ps.optimizer_sync_all_reduce &&
+                        !(ps.setup.offload > 0.0) && ps.setup.layout.empty() &&
+                        !s.memory_timeline && !s.record_memory_timeline;
+  if (!modelled || !schedules::check_params(s.schedule, s.params).ok()) return std::nullopt;
+  try {
+    scenario::check_run_budget(s);
+    const std::shared_ptr<const ActivationProfile> p = profile(s);
+    if (!p) return std::nullopt;
+    const double capacity = ps.hardware_profile->gpu.memory_bytes;
+    const double bound =
+        peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
+    if (!(capacity > 0.0) || !(bound * (1.0 - kMargin) > capacity)) return std::nullopt;
+    scenario::Result r;
+    r.schedule = p->shape;
+    r.perf.emplace();
+    r.scheme_options = schedules::resolve(s.schedule, s.params).options;
+    scenario::SweepRow row;
+    row.inputs = scenario::used_point(point, r);
+    row.status.kind = scenario::Status::Kind::Oom;
+    row.metrics.fits_memory = false;
+    return row;
+  } catch (const core::ConfigError&) {
+    return std::nullopt;  // simulate() says why, in its own order
+  }
+}
+
+std::shared_ptr<const ActivationProfile> MemoryScreen::profile(const scenario::Scenario& s) {
+  const std::string key = profile_key(s);
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = profiles_.find(key);
+    if (it != profiles_.end()) return it->second;
+  }
+  // Generated outside the lock; two threads may both generate a key, with the same result.
+  std::shared_ptr<const ActivationProfile> p;
+  try {
+    const sim::Schedule schedule = schedules::make_schedule(s.schedule, s.params);
+    if (sim::validate(schedule).ok()) {
+      p = std::make_shared<const ActivationProfile>(activation_profile(schedule));
+    }
+  } catch (const core::ConfigError&) {
+    // stays null: simulate() reports it
+  }
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return profiles_.emplace(key, std::move(p)).first->second;
+}
+
+}  // namespace pipesim::explore
