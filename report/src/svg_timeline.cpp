@@ -126,15 +126,15 @@ std::string svg_timeline(const Result& run, const std::string& title) {
     while (last + 1 < g.num_tasks() && sim::is_compute(g.task(last + 1).kind) &&
            g.task(last + 1).join != sim::Join::None) {
       ++last;
-      names += (g.task(last).join == sim::Join::Pair ? " & " : ", ") +
-               sim::describe(g.task(last).op());
+      names +=
+          (g.task(last).join == sim::Join::Pair ? " & " : ", ") + sim::describe(g.task(last).op());
     }
     const double x0 = x(run.trace.timing[t].start), x1 = x(run.trace.timing[last].end);
     out += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\" "
         "stroke-width=\"1.2\"><title>overlapped {} on P{}: {} to {}</title></rect>\n",
-        num(x0), num(y(first.worker)), num(std::max(x1 - x0, 0.8)), num(kRow), names,
-        first.worker, run.trace.timing[t].start, run.trace.timing[last].end);
+        num(x0), num(y(first.worker)), num(std::max(x1 - x0, 0.8)), num(kRow), names, first.worker,
+        run.trace.timing[t].start, run.trace.timing[last].end);
   }
   for (sim::TaskId t = 0; copies && t < g.num_tasks(); ++t) {
     const sim::Task& task = g.task(t);

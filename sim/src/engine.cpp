@@ -429,8 +429,7 @@ class Engine {
       nt.kind = t.kind;
       nt.flushed = net.flushed.empty() ? all_flushed : net.flushed[v];
       nt.flow = net.flows->flow_of(v);
-      if (detail::is_worker_work(t, serial_))
-        ++net.compute_left[static_cast<size_t>(t.worker)];
+      if (detail::is_worker_work(t, serial_)) ++net.compute_left[static_cast<size_t>(t.worker)];
     }
   }
 

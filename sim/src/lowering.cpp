@@ -294,9 +294,10 @@ std::string unit_problem(const std::vector<Op>& program, int w) {
     const Join join = i < program.size() ? program[i].join : Join::None;
     if (join == Join::None) {
       if (pairs == 0) {
-        return fmt::format("worker {} joins ops into an overlapped unit without a second half "
-                           "before {} (one op of the unit must join as Pair)",
-                           w, describe(program[i - 1]));
+        return fmt::format(
+            "worker {} joins ops into an overlapped unit without a second half "
+            "before {} (one op of the unit must join as Pair)",
+            w, describe(program[i - 1]));
       }
       pairs = -1;
       continue;
@@ -307,9 +308,10 @@ std::string unit_problem(const std::vector<Op>& program, int w) {
     }
     pairs = std::max(pairs, 0) + (join == Join::Pair ? 1 : 0);
     if (pairs > 1) {
-      return fmt::format("worker {}: {} opens a third half in an overlapped unit (a unit has "
-                         "two halves)",
-                         w, describe(program[i]));
+      return fmt::format(
+          "worker {}: {} opens a third half in an overlapped unit (a unit has "
+          "two halves)",
+          w, describe(program[i]));
     }
   }
   return {};
@@ -479,7 +481,7 @@ class OpEdges {
 
   Sink& sink_;
   bool overlap_;
-  std::vector<TaskId> collective_of_;  // by compute task id
+  std::vector<TaskId> collective_of_;   // by compute task id
   std::vector<std::uint32_t> unit_of_;  // by compute task id; empty without units
   std::vector<Unit> units_;
   std::vector<TaskId> halves_;  // each unit's collectives, first half then second

@@ -123,8 +123,7 @@ TEST(DualPipe, FusedPairMeetsTheReadmeBubbleAs1F1BMeetsItsOwn) {
                          (d / 2 - 1) * (fb + b - 3 * c.w));
         const auto v = idle_per_stage(run("dualpipev", d, n, c));
         // PP = 2D chunks, each op in half the stage's time (unit-cost convention).
-        EXPECT_DOUBLE_EQ(*std::max_element(v.begin(), v.end()),
-                         (d - 1) * (fb + b - 3 * c.w) / 2);
+        EXPECT_DOUBLE_EQ(*std::max_element(v.begin(), v.end()), (d - 1) * (fb + b - 3 * c.w) / 2);
         schedules::ScheduleParams p;
         p.stages = d;
         p.micro_batches = n;
