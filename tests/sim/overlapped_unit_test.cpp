@@ -70,8 +70,7 @@ TEST(OverlappedUnit, ExposesOnlyCommunicationLongerThanTheOtherHalfsCompute) {
       // F0's and B1's serialised collectives, and what the unit's do not hide.
       EXPECT_DOUBLE_EQ(time[0].exposed_communication,
                        c_f + c_b + std::max(0.0, c_b - costs.f) + std::max(0.0, c_f - costs.b));
-      EXPECT_DOUBLE_EQ(time[0].compute + time[0].exposed_communication + time[0].idle,
-                       iteration);
+      EXPECT_DOUBLE_EQ(time[0].compute + time[0].exposed_communication + time[0].idle, iteration);
       // Unfused, every collective is exposed.
       const TaskGraph serial = build_task_graph(one_worker(false), f_and_b_carry(false));
       EXPECT_DOUBLE_EQ(time_breakdown(serial, simulate(serial, costs))[0].exposed_communication,
