@@ -112,6 +112,30 @@ std::string svg_timeline(const Result& run, const std::string& title) {
                          task.micro_batch);
     }
   }
+  // An overlapped unit (sim::Join: DualPipe's F&B chunk) is one outlined box holding its ops,
+  // drawn in program order: they share the worker's compute, so the order inside is nominal and
+  // every result leaves at the box's end. Compute tasks are numbered worker by worker in
+  // program order, so a unit's ops are consecutive ids.
+  bool any_unit = false;
+  for (sim::TaskId t = 0; t < g.num_tasks(); ++t) {
+    const sim::Task& first = g.task(t);
+    if (!sim::is_compute(first.kind) || !first.paired || first.join != sim::Join::None) continue;
+    any_unit = true;
+    sim::TaskId last = t;
+    std::string names = sim::describe(first.op());
+    while (last + 1 < g.num_tasks() && sim::is_compute(g.task(last + 1).kind) &&
+           g.task(last + 1).join != sim::Join::None) {
+      ++last;
+      names +=
+          (g.task(last).join == sim::Join::Pair ? " & " : ", ") + sim::describe(g.task(last).op());
+    }
+    const double x0 = x(run.trace.timing[t].start), x1 = x(run.trace.timing[last].end);
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"black\" "
+        "stroke-width=\"1.2\"><title>overlapped {} on P{}: {} to {}</title></rect>\n",
+        num(x0), num(y(first.worker)), num(std::max(x1 - x0, 0.8)), num(kRow), names, first.worker,
+        run.trace.timing[t].start, run.trace.timing[last].end);
+  }
   for (sim::TaskId t = 0; copies && t < g.num_tasks(); ++t) {
     const sim::Task& task = g.task(t);
     if (task.kind != OpKind::Offload && task.kind != OpKind::Reload) continue;
@@ -183,6 +207,13 @@ std::string svg_timeline(const Result& run, const std::string& title) {
         num(lx), num(ly + 3), kToHost, num(lx + 16), num(ly + 10), num(lx + 130), num(ly + 3),
         kFromHost, num(lx + 146), num(ly + 10));
     lx += 200;
+  }
+  if (any_unit) {
+    out += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"none\" stroke=\"black\"/>"
+        "<text x=\"{}\" y=\"{}\">overlapped F&amp;B unit</text>\n",
+        num(lx), num(ly), num(lx + 16), num(ly + 10));
+    lx += 160;
   }
   if (any_reduce) {
     out += fmt::format(

@@ -172,6 +172,16 @@ std::vector<sim::Op> dualpipe_order(int H, int h, const DualPipePhase phases[2])
     }
   };
   auto weight = [&] { prog.push_back(weights[next_w++]); };
+  // An overlapped F&B chunk (the reference's _forward_backward_chunk): the forward, then the
+  // whole backward (I and W, not zero-bubble) as the unit's second half (sim::Join).
+  auto forward_backward = [&](int forward_phase, int backward_phase) {
+    forward(forward_phase);
+    const size_t first = prog.size();
+    backward(backward_phase, false);
+    prog[first].join = sim::Join::Pair;
+    for (size_t i = first + 1; i < prog.size(); ++i)
+      prog[i].join = sim::Join::Half;
+  };
   const int per_phase = static_cast<int>(phases[0].micro_batches.size());
   for (int i = 0; i < 2 * (H - h - 1); ++i)
     forward(0);                      // step 1: nF0
@@ -185,15 +195,18 @@ std::vector<sim::Op> dualpipe_order(int H, int h, const DualPipePhase phases[2])
     forward(1);
   }
   for (int i = 0; i < per_phase - 2 * H + h + 1; ++i) {  // step 4: nF0B1F1B0, overlapped pairs
-    forward(0);
-    backward(1, false);
-    forward(1);
-    backward(0, false);
+    if (i == 0 && h == H - 1) {
+      // The middle rank's first pair runs unfused (the reference: "to further reduce bubble").
+      forward(0);
+      backward(1, false);
+    } else {
+      forward_backward(0, 1);
+    }
+    forward_backward(1, 0);
   }
   for (int i = 0; i < H - h - 1; ++i) {  // step 5: nB1F1B0
     backward(1, false);
-    forward(1);
-    backward(0, false);
+    forward_backward(1, 0);
   }
   bool zero_bubble = false;  // step 6: nB1B0, the second half with zero bubble
   for (int i = 0; i < h + 1; ++i) {

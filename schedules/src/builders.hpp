@@ -99,7 +99,8 @@ sim::Schedule make_async_1f1b(std::string name, int stages, int micro_batches, i
 //! H = half the ranks (DualPipe) or all of them (DualPipeV), h = the rank's distance from the
 //! nearer end, phase 0 = the part whose micro-batches enter nearer to it. A zero-bubble backward
 //! (enable_zb) is I with its W queued; a weight step pops the queue; otherwise B = I then W;
-//! an overlapped "F&B" chunk is listed as F then I, W. Each phase needs >= 2H micro-batches.
+//! an overlapped "F&B" chunk (steps 4 and 5, but the middle rank's first pair) is one unit: F,
+//! then I and W joined as its second half (sim::Join). Each phase needs >= 2H micro-batches.
 std::vector<sim::Op> dualpipe_order(int H, int h, const DualPipePhase phases[2]);
 
 }  // namespace pipesim::schedules::detail

@@ -4,9 +4,10 @@
 // 0..N/2-1 enter at rank 0, N/2..N-1 at rank D-1. Backward split into I and W. Per-rank order:
 // the reference implementation's eight steps (warm-up forwards, zero-bubble B/W/F, the main
 // loop of overlapped F&B pairs, cool-down backwards whose W's are deferred), see
-// detail::dualpipe_order. Needs even D and even N >= 2D. pipesim runs one op at a time per
-// worker, so DualPipe's overlap of a forward with another micro-batch's backward (one "F&B"
-// chunk hiding the all-to-all) is modelled as F followed by B: t_F&B = t_F + t_B.
+// detail::dualpipe_order. Needs even D and even N >= 2D. Each overlapped "F&B" chunk (a forward
+// and another micro-batch's whole backward, hiding each one's all-to-all behind the other's
+// compute) is one overlapped unit (sim::Join): t_F&B = t_F + t_B, both results released at its
+// end, each half's collectives beside the other half's compute (sim/README.md).
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // holds two chunks, virtual stage r (phase 0) and stage 2D-1-r (phase 1); every micro-batch
 // enters at worker 0, goes down chunk 0 and back up chunk 1. Backward split into I and W. The
 // per-rank order is DualPipe's eight steps with H = D ranks and h = r (detail::dualpipe_order);
-// needs N >= 2D. F&B overlap is modelled as serial ops (see dualpipe.cpp).
+// needs N >= 2D. F&B chunks are overlapped units, as in dualpipe.cpp.
 
 #include <fmt/format.h>
 

@@ -18,6 +18,8 @@ using sim::Op;
 using sim::OpKind;
 
 constexpr int kMaxWorkers = kMaxStages;
+// The end of PyTorch's overlapped forward-and-backward action, "(0F3;3B1)OVERLAP_F_B".
+constexpr std::string_view kOverlapCell = ")OVERLAP_F_B";
 constexpr int kMaxOpsPerFile = 1 << 24;
 // Declared sizes whose (micro-batch, stage) tables stay this small need no up-front check.
 constexpr double kSmallTable = 1 << 16;
@@ -251,6 +253,7 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
     OpKind kind;
     int stage;
     int mb;
+    sim::Join join;
   };
   std::vector<Cell> cells;
   int ranks = 0, stages = 0, micro = 0;
@@ -271,45 +274,78 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
       if (c.empty()) continue;
       if (cells.size() >= static_cast<size_t>(kMaxOpsPerFile))
         fail(source, "cells", "too many cells");
-      size_t i = 0;
-      while (i < c.size() && c[i] >= '0' && c[i] <= '9')
-        ++i;
-      size_t j = i;
-      while (j < c.size() && ((c[j] >= 'A' && c[j] <= 'Z') || c[j] == '_'))
-        ++j;
-      const std::string_view stage_s = c.substr(0, i), action = c.substr(i, j - i),
-                             mb_s = c.substr(j);
-      int stage = 0, mb = 0;
-      const bool stage_ok = parse_int(stage_s, kMaxWorkers, stage);
-      const bool mb_ok = mb_s.empty() || parse_int(mb_s, kMaxMicroBatches - 1, mb);
       auto bad = [&] {
         fail(source, fmt::format("row {} column {}", row, column),
-             fmt::format("cell '{}': expected <stage><F|B|I|W><micro-batch> (e.g. 0F1, 1I0, 0W2) "
-                         "or a communication action (e.g. 0SEND_F0, 1RECV_B2)",
+             fmt::format("cell '{}': expected <stage><F|B|I|W><micro-batch> (e.g. 0F1, 1I0, 0W2), "
+                         "an overlapped pair (e.g. (0F3;3B1)OVERLAP_F_B) or a communication "
+                         "action (e.g. 0SEND_F0, 1RECV_B2)",
                          c));
       };
-      if (!stage_ok || !mb_ok || action.empty()) bad();
-      OpKind kind{};
-      if (action == "F") {
-        kind = OpKind::Forward;
-      } else if (action == "B") {
-        kind = OpKind::Backward;
-      } else if (action == "I") {
-        kind = OpKind::BackwardInput;
-      } else if (action == "W") {
-        kind = OpKind::BackwardWeight;
-      } else if (action == "SEND_F" || action == "RECV_F" || action == "SEND_B" ||
-                 action == "RECV_B" || action == "REDUCE_GRAD" || action == "UNSHARD" ||
-                 action == "RESHARD") {
-        continue;  // communication and sharding: pipesim derives them from the data edges
+      // One action; false for communication and sharding, which pipesim derives from the data
+      // edges.
+      auto action_of = [&](std::string_view a, Cell& cell) {
+        size_t i = 0;
+        while (i < a.size() && a[i] >= '0' && a[i] <= '9')
+          ++i;
+        size_t j = i;
+        while (j < a.size() && ((a[j] >= 'A' && a[j] <= 'Z') || a[j] == '_'))
+          ++j;
+        const std::string_view stage_s = a.substr(0, i), action = a.substr(i, j - i),
+                               mb_s = a.substr(j);
+        int stage = 0, mb = 0;
+        const bool stage_ok = parse_int(stage_s, kMaxWorkers, stage);
+        const bool mb_ok = mb_s.empty() || parse_int(mb_s, kMaxMicroBatches - 1, mb);
+        if (!stage_ok || !mb_ok || action.empty()) bad();
+        OpKind kind{};
+        if (action == "F") {
+          kind = OpKind::Forward;
+        } else if (action == "B") {
+          kind = OpKind::Backward;
+        } else if (action == "I") {
+          kind = OpKind::BackwardInput;
+        } else if (action == "W") {
+          kind = OpKind::BackwardWeight;
+        } else if (action == "SEND_F" || action == "RECV_F" || action == "SEND_B" ||
+                   action == "RECV_B" || action == "REDUCE_GRAD" || action == "UNSHARD" ||
+                   action == "RESHARD") {
+          return false;
+        } else {
+          bad();
+        }
+        if (mb_s.empty()) bad();
+        cell = {row - 1, kind, stage, mb, sim::Join::None};
+        return true;
+      };
+      std::vector<Cell> actions;
+      if (c.front() == '(') {
+        // PyTorch's OVERLAP_F_B: forwards, then the backward half they overlap with.
+        if (c.size() <= kOverlapCell.size() + 1 || !c.ends_with(kOverlapCell)) bad();
+        bool backward_half = false;
+        for (std::string_view a : split(c.substr(1, c.size() - 1 - kOverlapCell.size()), ';')) {
+          Cell cell{};
+          if (!action_of(trim(a), cell)) bad();
+          if (!actions.empty()) {
+            const bool is_backward = cell.kind != OpKind::Forward;
+            if (backward_half && !is_backward) bad();
+            cell.join = is_backward && !backward_half ? sim::Join::Pair : sim::Join::Half;
+            backward_half = backward_half || is_backward;
+          } else if (cell.kind != OpKind::Forward) {
+            bad();
+          }
+          actions.push_back(cell);
+        }
+        if (!backward_half) bad();
       } else {
-        bad();
+        Cell cell{};
+        if (!action_of(c, cell)) continue;
+        actions.push_back(cell);
       }
-      if (mb_s.empty()) bad();
-      cells.push_back({row - 1, kind, stage, mb});
+      for (const Cell& cell : actions) {
+        cells.push_back(cell);
+        stages = std::max(stages, cell.stage + 1);
+        micro = std::max(micro, cell.mb + 1);
+      }
       ranks = std::max(ranks, row);
-      stages = std::max(stages, stage + 1);
-      micro = std::max(micro, mb + 1);
     }
   }
   ranks = static_cast<int>(lines.size());
@@ -361,7 +397,7 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
       s.split_backward = true;
     s.program[static_cast<size_t>(c.rank)].push_back(
         Op{c.kind, s.micro_batch_pipeline[static_cast<size_t>(c.mb)], c.stage,
-           stages > ranks ? c.stage / ranks : 0, c.mb});
+           stages > ranks ? c.stage / ranks : 0, c.mb, c.join});
   }
   return finish(std::move(s), source, cells.size(), budget);
 }
@@ -382,14 +418,30 @@ std::string to_pytorch_csv(const sim::Schedule& s) {
   }
   std::string out;
   for (const auto& ops : s.program) {
-    bool first = true;
-    for (const Op& op : ops) {
+    bool backward_half = false;  // in an overlapped unit's second half
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
       const char kind = op.kind == OpKind::Forward         ? 'F'
                         : op.kind == OpKind::Backward      ? 'B'
                         : op.kind == OpKind::BackwardInput ? 'I'
                                                            : 'W';
-      out += fmt::format("{}{}{}{}", first ? "" : ",", op.stage, kind, op.micro_batch);
-      first = false;
+      const bool opens = i + 1 < ops.size() && ops[i + 1].join != sim::Join::None;
+      const bool closes = op.join != sim::Join::None && !opens;
+      // An overlapped unit is one OVERLAP_F_B cell, which reads back as forwards, then the
+      // backward half: a unit of another shape has no such cell.
+      if (op.join == sim::Join::Pair) backward_half = true;
+      if (op.join == sim::Join::None) backward_half = false;
+      if ((opens || op.join != sim::Join::None) && (op.kind == OpKind::Forward) == backward_half) {
+        throw core::ConfigError(
+            "PyTorch CSV export", "schedule " + s.name,
+            fmt::format("overlaps {} in a unit that is not forwards then backwards, which "
+                        "PyTorch's OVERLAP_F_B cannot express",
+                        sim::describe(op)));
+      }
+      out += i == 0 ? "" : (op.join != sim::Join::None ? ";" : ",");
+      if (opens && op.join == sim::Join::None) out += '(';
+      out += fmt::format("{}{}{}", op.stage, kind, op.micro_batch);
+      if (closes) out += kOverlapCell;
     }
     out += '\n';
   }

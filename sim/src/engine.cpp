@@ -181,7 +181,7 @@ class Engine {
 
  private:
   bool on_stream(const Task& t) const {
-    if (detail::holds_stream(t.kind, serial_)) return true;
+    if (detail::holds_stream(t, serial_)) return true;
     if constexpr (kShared) return t.kind == OpKind::Transfer && !net_.options.overlap_p2p;
     return false;
   }
@@ -325,7 +325,7 @@ class Engine {
       }
       if (t.end < cut) {  // done
         ++finished_;
-        if (detail::is_worker_work(r.kind, serial_))
+        if (detail::is_worker_work(graph_.task(v), serial_))
           --n.compute_left[static_cast<size_t>(r.stream)];
         if (r.kind == OpKind::AllReduce) {
           for (int w : graph_.group_workers()[static_cast<size_t>(graph_.task(v).group)])
@@ -429,8 +429,7 @@ class Engine {
       nt.kind = t.kind;
       nt.flushed = net.flushed.empty() ? all_flushed : net.flushed[v];
       nt.flow = net.flows->flow_of(v);
-      if (detail::is_worker_work(t.kind, serial_))
-        ++net.compute_left[static_cast<size_t>(t.worker)];
+      if (detail::is_worker_work(t, serial_)) ++net.compute_left[static_cast<size_t>(t.worker)];
     }
   }
 
@@ -609,7 +608,7 @@ class Engine {
   // Flushed gradient sync: all-reduces whose holders have no compute op left start now.
   void release_parked(TaskId t, double now) {
     SharedNetwork& n = net_;
-    if (!detail::is_worker_work(hot_[t].kind, serial_) ||
+    if (!detail::is_worker_work(graph_.task(t), serial_) ||
         --n.compute_left[static_cast<size_t>(hot_[t].stream)] != 0 || n.parked.empty()) {
       return;
     }
@@ -671,7 +670,7 @@ std::vector<std::uint8_t> eager_opt_flushed(const TaskGraph& graph, const CostMo
   double end = 0.0;
   const bool serial = detail::serial_collectives(graph);
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
-    if (!detail::is_worker_work(graph.task(t).kind, serial)) continue;
+    if (!detail::is_worker_work(graph.task(t), serial)) continue;
     double& l = last[static_cast<size_t>(graph.task(t).worker)];
     l = std::max(l, probe.timing[t].end);
     end = std::max(end, l);

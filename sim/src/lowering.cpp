@@ -94,6 +94,13 @@ class GraphSink {
   TaskGraphBuilder& graph_;
 };
 
+// Whether program[i] belongs to an overlapped unit (Op::join): it joins its previous op, or the
+// next op joins it.
+bool in_unit(const std::vector<Op>& program, size_t i) {
+  return program[i].join != Join::None ||
+         (i + 1 < program.size() && program[i + 1].join != Join::None);
+}
+
 bool kind_allowed(const Schedule& s, OpKind kind) {
   switch (kind) {
     case OpKind::Forward:
@@ -280,6 +287,36 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
   }
 }
 
+// Overlapped units (Op::join) on one worker: none opens the program, each has exactly one Pair.
+std::string unit_problem(const std::vector<Op>& program, int w) {
+  int pairs = -1;  // Pair joins in the current unit; -1: the current op is alone
+  for (size_t i = 0; i <= program.size(); ++i) {
+    const Join join = i < program.size() ? program[i].join : Join::None;
+    if (join == Join::None) {
+      if (pairs == 0) {
+        return fmt::format(
+            "worker {} joins ops into an overlapped unit without a second half "
+            "before {} (one op of the unit must join as Pair)",
+            w, describe(program[i - 1]));
+      }
+      pairs = -1;
+      continue;
+    }
+    if (i == 0) {
+      return fmt::format("worker {} opens its program with {} joined to a previous op", w,
+                         describe(program[i]));
+    }
+    pairs = std::max(pairs, 0) + (join == Join::Pair ? 1 : 0);
+    if (pairs > 1) {
+      return fmt::format(
+          "worker {}: {} opens a third half in an overlapped unit (a unit has "
+          "two halves)",
+          w, describe(program[i]));
+    }
+  }
+  return {};
+}
+
 // The first structural problem, in words; empty when none.
 std::string structure_problem(const Schedule& s) {
   if (std::string why = check_dimensions(s); !why.empty()) return why;
@@ -310,6 +347,8 @@ std::string structure_problem(const Schedule& s) {
       if (slot) return fmt::format("duplicate {} on worker {}", describe(op), w);
       slot = 1;
     }
+    if (std::string why = unit_problem(s.program[static_cast<size_t>(w)], w); !why.empty())
+      return why;
   }
   const std::vector<OpKind> kinds = required_kinds(s);
   for (int m = 0; m < micro_batches; ++m) {
@@ -336,15 +375,22 @@ core::Check check_structure(const Schedule& s, std::string_view source, std::str
 
 namespace {
 
-// Collective tasks (OpCollectives) in front of a sink: an edge from an op that carries
-// collectives leaves from its collective instead (serialised) or from both (overlapped), and an
-// edge into an op with an overlapped collective also enters the collective. Ops are the first
-// tasks, so `collective_of` (by op task id) ends where they do.
+// Collective tasks (OpCollectives) and overlapped units (Op::join) in front of a sink.
+//  - An edge from an op that carries collectives leaves from its collective instead
+//    (serialised) or from both (overlapped), and an edge into an op with an overlapped
+//    collective also enters the collective.
+//  - An edge into an op of a unit from outside it enters the unit's first op instead (the unit
+//    starts once every input of every op in it is there) and the collectives of its second
+//    half (which run beside the first half's compute); an edge out of an op of a unit to
+//    outside it leaves from the unit's last op and from the collectives of its first half
+//    (which run beside the second half's compute): every result leaves at the unit's end.
+//    Edges inside a unit stay as they are.
+// Ops are the first tasks, so `collective_of` and `unit_of` (by op task id) end where they do.
 template <class Sink>
-class CollectiveEdges {
+class OpEdges {
  public:
   //! `ops`: how many compute tasks there are (they come first).
-  CollectiveEdges(Sink& sink, bool overlap, size_t ops)
+  OpEdges(Sink& sink, bool overlap, size_t ops)
       : sink_(sink), overlap_(overlap), collective_of_(ops, kNoTask) {}
 
   [[gnu::always_inline]] TaskId add_task(const Task& t) { return sink_.add_task(t); }
@@ -352,24 +398,93 @@ class CollectiveEdges {
   int chunk_of(TaskId t) const { return sink_.chunk_of(t); }
   void declare_collectives() { sink_.declare_collectives(overlap_); }
   //! `collective` runs the collectives of op `op`; serialised, it is the op's only successor.
-  void set_collective(TaskId op, TaskId collective) {
+  //! The collective of an op in a unit is placed by add_unit instead.
+  void set_collective(TaskId op, TaskId collective, bool paired) {
     collective_of_[op] = collective;
-    if (!overlap_) sink_.add_edge(op, collective, EdgeKind::Data);
+    if (!overlap_ && !paired) sink_.add_edge(op, collective, EdgeKind::Data);
+  }
+  //! One unit: its ops' tasks in program order, the second half from `pair` on. After every
+  //! set_collective, before any edge into or out of these ops. Phase one runs the first half's
+  //! compute beside the second half's collectives, phase two the second half's compute beside
+  //! the first half's collectives: each phase ends when both are done, so only the part of a
+  //! half's communication longer than the other half's compute is exposed.
+  void add_unit(std::span<const TaskId> ops, size_t pair) {
+    if (unit_of_.empty()) unit_of_.assign(collective_of_.size(), kNoUnit);
+    Unit u{ops.front(), ops.back(), static_cast<std::uint32_t>(halves_.size()), 0, 0};
+    for (size_t i = 0; i < pair; ++i) {
+      if (collective_of_[ops[i]] != kNoTask) halves_.push_back(collective_of_[ops[i]]);
+    }
+    u.second = static_cast<std::uint32_t>(halves_.size());
+    for (size_t i = pair; i < ops.size(); ++i) {
+      if (collective_of_[ops[i]] != kNoTask) halves_.push_back(collective_of_[ops[i]]);
+    }
+    u.end = static_cast<std::uint32_t>(halves_.size());
+    for (TaskId op : ops)
+      unit_of_[op] = static_cast<std::uint32_t>(units_.size());
+    for (std::uint32_t c = u.second; c < u.end; ++c)
+      sink_.add_edge(halves_[c], ops[pair], EdgeKind::Data);
+    for (std::uint32_t c = u.first; c < u.second; ++c) {
+      sink_.add_edge(ops[pair - 1], halves_[c], EdgeKind::Data);
+      for (std::uint32_t d = u.second; d < u.end; ++d)
+        sink_.add_edge(halves_[d], halves_[c], EdgeKind::Data);
+    }
+    units_.push_back(u);
   }
   [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
-    const TaskId from_c = from < collective_of_.size() ? collective_of_[from] : kNoTask;
-    const TaskId to_c = overlap_ && to < collective_of_.size() ? collective_of_[to] : kNoTask;
-    if (from_c == kNoTask || overlap_) sink_.add_edge(from, to, kind);
-    if (from_c != kNoTask) sink_.add_edge(from_c, to, kind);
-    if (to_c == kNoTask) return;
-    sink_.add_edge(from, to_c, kind);
-    if (from_c != kNoTask) sink_.add_edge(from_c, to_c, kind);
+    const std::uint32_t uf = unit(from), ut = unit(to);
+    if (uf != kNoUnit && uf == ut) {
+      sink_.add_edge(from, to, kind);
+      return;
+    }
+    // Targets outer, sources inner: the order the graph's successor lists keep.
+    for_each_target(to, ut, [&](TaskId target) {
+      for_each_source(from, uf, [&](TaskId source) { sink_.add_edge(source, target, kind); });
+    });
   }
 
  private:
+  static constexpr std::uint32_t kNoUnit = std::numeric_limits<std::uint32_t>::max();
+  struct Unit {
+    TaskId entry, exit;
+    std::uint32_t first, second, end;  // halves_[first, second): first half's collectives
+  };
+
+  std::uint32_t unit(TaskId t) const { return t < unit_of_.size() ? unit_of_[t] : kNoUnit; }
+
+  template <class F>
+  [[gnu::always_inline]] void for_each_source(TaskId from, std::uint32_t u, F&& f) const {
+    if (u != kNoUnit) {
+      const Unit& unit = units_[u];
+      f(unit.exit);
+      for (std::uint32_t c = unit.first; c < unit.second; ++c)
+        f(halves_[c]);
+      return;
+    }
+    const TaskId from_c = from < collective_of_.size() ? collective_of_[from] : kNoTask;
+    if (from_c == kNoTask || overlap_) f(from);
+    if (from_c != kNoTask) f(from_c);
+  }
+
+  template <class F>
+  [[gnu::always_inline]] void for_each_target(TaskId to, std::uint32_t u, F&& f) const {
+    if (u != kNoUnit) {
+      const Unit& unit = units_[u];
+      f(unit.entry);
+      for (std::uint32_t c = unit.second; c < unit.end; ++c)
+        f(halves_[c]);
+      return;
+    }
+    f(to);
+    const TaskId to_c = overlap_ && to < collective_of_.size() ? collective_of_[to] : kNoTask;
+    if (to_c != kNoTask) f(to_c);
+  }
+
   Sink& sink_;
   bool overlap_;
-  std::vector<TaskId> collective_of_;  // by compute task id
+  std::vector<TaskId> collective_of_;   // by compute task id
+  std::vector<std::uint32_t> unit_of_;  // by compute task id; empty without units
+  std::vector<Unit> units_;
+  std::vector<TaskId> halves_;  // each unit's collectives, first half then second
 };
 
 // Activation offload (lowering.hpp, OffloadOps): per consumer of saved activations, in program
@@ -419,46 +534,68 @@ void add_offload(const Schedule& s, const OffloadOps& offload, OpIndex& index, G
 }
 
 // Everything lowering adds, in the order it adds it: both passes make the same calls. `Graph`
-// is the sink itself, or CollectiveEdges in front of it when some ops carry collectives.
+// is the sink itself, or OpEdges in front of it when some ops carry collectives or form units.
 template <class Graph>
 void lower_into(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
                 OpIndex& index, Graph& graph) {
-  constexpr bool kCollectives = requires(Graph g, TaskId t) {
-    g.set_collective(t, t);
+  constexpr bool kRewrite = requires(Graph g, TaskId t) {
+    g.set_collective(t, t, false);
   };
   const int micro_batches = s.total_micro_batches();
   // Compute tasks in program order, worker by worker, chained on their worker's stream; with
-  // collectives, the chains wait until the collectives (numbered next, in the same order) exist.
+  // collectives or units, the chains wait until the collectives (numbered next, in the same
+  // order) and the units exist.
   for (int w = 0; w < s.workers; ++w) {
     TaskId previous = kNoTask;
-    for (const Op& op : s.program[static_cast<size_t>(w)]) {
+    const std::vector<Op>& program = s.program[static_cast<size_t>(w)];
+    for (size_t i = 0; i < program.size(); ++i) {
+      const Op& op = program[i];
       const TaskId id = graph.add_task(Task{.kind = op.kind,
+                                            .join = op.join,
+                                            .paired = in_unit(program, i),
                                             .worker = w,
                                             .pipeline = op.pipeline,
                                             .stage = op.stage,
                                             .chunk = op.chunk,
                                             .micro_batch = op.micro_batch});
       index.at(op.stage, op.micro_batch, op.kind) = id;
-      if constexpr (!kCollectives) {
+      if constexpr (!kRewrite) {
         if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
         previous = id;
       }
     }
   }
-  if constexpr (kCollectives) {
+  if constexpr (kRewrite) {
     if (collectives.any()) graph.declare_collectives();
     for (int w = 0; w < s.workers; ++w) {
-      for (const Op& op : s.program[static_cast<size_t>(w)]) {
+      const std::vector<Op>& program = s.program[static_cast<size_t>(w)];
+      for (size_t i = 0; i < program.size(); ++i) {
+        const Op& op = program[i];
         if (!collectives.carried(op.stage, op.kind)) continue;
         const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
+        const bool paired = in_unit(program, i);
         const TaskId c = graph.add_task(Task{.kind = OpKind::Collective,
                                              .carrier = op.kind,
+                                             .paired = paired,
                                              .worker = w,
                                              .pipeline = op.pipeline,
                                              .stage = op.stage,
                                              .chunk = op.chunk,
                                              .micro_batch = op.micro_batch});
-        graph.set_collective(id, c);
+        graph.set_collective(id, c, paired);
+      }
+    }
+    std::vector<TaskId> unit;
+    for (int w = 0; w < s.workers; ++w) {
+      const std::vector<Op>& program = s.program[static_cast<size_t>(w)];
+      size_t pair = 0;
+      for (size_t i = 0; i < program.size(); ++i) {
+        const Op& op = program[i];
+        if (op.join == Join::Pair) pair = unit.size();
+        unit.push_back(index.at(op.stage, op.micro_batch, op.kind));
+        if (i + 1 < program.size() && program[i + 1].join != Join::None) continue;
+        if (unit.size() > 1) graph.add_unit(unit, pair);
+        unit.clear();
       }
     }
     for (int w = 0; w < s.workers; ++w) {
@@ -517,25 +654,31 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
   add_gradient_sync(s, index, graph);
 }
 
-// With collectives: kept out of line, so that the inliner's budget goes to the common path.
+// With collectives or units: kept out of line, so that the inliner's budget goes to the common
+// path.
 template <class Sink>
-[[gnu::noinline]] void lower_with_collectives(const Schedule& s, const OpCollectives& collectives,
-                                              const OffloadOps& offload, OpIndex& index,
-                                              Sink& sink) {
+[[gnu::noinline]] void lower_with_rewrite(const Schedule& s, const OpCollectives& collectives,
+                                          const OffloadOps& offload, OpIndex& index, Sink& sink) {
   size_t ops = 0;
   for (const auto& program : s.program)
     ops += program.size();
-  CollectiveEdges<Sink> graph(sink, collectives.overlap, ops);
+  OpEdges<Sink> graph(sink, collectives.overlap, ops);
   lower_into(s, collectives, offload, index, graph);
+}
+
+bool has_units(const Schedule& s) {
+  return std::any_of(s.program.begin(), s.program.end(), [](const std::vector<Op>& ops) {
+    return std::any_of(ops.begin(), ops.end(), [](const Op& op) { return op.join != Join::None; });
+  });
 }
 
 template <class Sink>
 void lower(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
            OpIndex& index, Sink& sink) {
-  if (collectives.carries.empty()) {
+  if (collectives.carries.empty() && !has_units(s)) {
     lower_into(s, collectives, offload, index, sink);
   } else {
-    lower_with_collectives(s, collectives, offload, index, sink);
+    lower_with_rewrite(s, collectives, offload, index, sink);
   }
 }
 

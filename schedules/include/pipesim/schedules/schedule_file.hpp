@@ -23,7 +23,9 @@
 //    backward), I (input), W (weight), e.g. 0F1, 1I0, 0W2, 1B2; an empty cell is an idle step.
 //    Communication and sharding cells (0SEND_F0, 1RECV_B2, 0REDUCE_GRAD, 0UNSHARD) are accepted
 //    and ignored. A stage that appears on several ranks (bidirectional schedules) is resolved
-//    per micro-batch: micro-batches whose stages sit on the same ranks form one pipeline.
+//    per micro-batch: micro-batches whose stages sit on the same ranks form one pipeline. An
+//    overlapped pair "(0F3;3I1;3W1)OVERLAP_F_B" (forwards, then the backward half) is one unit
+//    (sim::Join), as to_pytorch_csv writes the overlapped units of DualPipe.
 //
 // to_pytorch_csv writes any schedule without recomputation in PyTorch's format (stages of
 // pipeline p > 0 keep their stage index; the rank placement tells the pipelines apart on the

@@ -38,6 +38,19 @@ char op_letter(OpKind kind);
 //! Parses a letter back (F B I W R); returns false for anything else.
 bool parse_compute_letter(char c, OpKind& kind);
 
+//! How a compute op joins the op before it on its worker into one overlapped unit (DeepSeek-V3
+//! report §3.2.1, Fig. 4: a forward of one micro-batch and a backward of another run as one
+//! chunk whose communication hides behind the other half's compute). A unit is a run of ops, the
+//! first with None and each later one with Half or Pair; it has two halves, split at its one
+//! Pair. Lowering (lowering.hpp, build_task_graph) runs the unit's compute back to back, starts
+//! it once every input of every op in it has arrived, releases every result at its end, and
+//! runs each half's collectives beside the other half's compute.
+enum class Join : std::uint8_t {
+  None,  //!< starts a unit of its own (every op of an unfused schedule)
+  Half,  //!< joins the previous op's half
+  Pair,  //!< opens the second half of the previous op's unit
+};
+
 //! A compute operation of a schedule. `stage` is the virtual stage index within its pipeline
 //! (0 … stages−1); `chunk` the model chunk on the worker (interleaved / V-shape schedules).
 struct Op {
@@ -46,6 +59,7 @@ struct Op {
   int stage = 0;
   int chunk = 0;
   int micro_batch = 0;
+  Join join = Join::None;
 
   friend bool operator==(const Op&, const Op&) = default;
 };

@@ -24,6 +24,11 @@ struct Task {
   //! Collective: the kind of the compute op whose collectives it runs (in the padding after
   //! `kind`, so a task stays 32 bytes)
   OpKind carrier = OpKind::Forward;
+  //! Compute op: Op::join. (In the padding, like `carrier`.)
+  Join join = Join::None;
+  //! A compute op of an overlapped unit (Op::join), or the Collective of one: such a collective
+  //! runs beside the other half's compute and holds no stream, whatever the graph's mode.
+  bool paired = false;
   int worker = 0;    //!< executing worker; the sender for a Transfer
   int peer = -1;     //!< receiver of a Transfer, otherwise −1
   int pipeline = 0;  //!< for Transfer: of the op that produced the message
@@ -32,7 +37,7 @@ struct Task {
   int micro_batch = -1;  //!< −1 for AllReduce and Optimizer
   int group = -1;        //!< AllReduce: index into TaskGraph::group_workers()
 
-  Op op() const { return Op{kind, pipeline, stage, chunk, micro_batch}; }
+  Op op() const { return Op{kind, pipeline, stage, chunk, micro_batch, join}; }
 };
 static_assert(sizeof(Task) == 32, "a task record stays 32 bytes");
 
@@ -67,7 +72,8 @@ class TaskGraph {
   //! successor (every edge out of the op leaves from its collective instead).
   bool hands_stream_over(TaskId t) const {
     return collectives_ == Collectives::After && offsets_[t + 1] - offsets_[t] == 1 &&
-           tasks_[successors_[offsets_[t]]].kind == OpKind::Collective;
+           tasks_[successors_[offsets_[t]]].kind == OpKind::Collective &&
+           !tasks_[successors_[offsets_[t]]].paired;
   }
   //! The CSR arrays: the successors of task t are
   //! successors()[successor_offsets()[t] .. successor_offsets()[t + 1]), in the order their
