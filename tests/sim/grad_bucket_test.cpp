@@ -91,7 +91,7 @@ TEST(GradBuckets, TheLoweringNumbersBucketsAndReleasesThemInOrder) {
   for (size_t j = 0; j < 3; ++j) {
     EXPECT_EQ(g.releases()[j].task, buckets[j]);
     EXPECT_EQ(g.releases()[j].anchor, TaskId{1});  // B
-    EXPECT_DOUBLE_EQ(g.releases()[j].fraction, (j + 1) / 4.0);
+    EXPECT_DOUBLE_EQ(g.releases()[j].fraction, static_cast<double>(j + 1) / 4.0);
   }
 }
 
