@@ -28,8 +28,8 @@ Scenario run(bool reduce, bool gather, double bucket_bytes) {
 TEST(OverlapSync, OneBucketPerStageIsTheEagerSync) {
   // A bucket as large as the stage: its only bucket follows the last backward's end, one call
   // on all the gradients, as the eager sync (no distributed optimizer: nothing else moves).
-  const Result off = simulate(run(false, false, 1e9));
-  const Result on = simulate(run(true, false, 1e9));
+  const Result off = simulate(run(false, false, 2e9));
+  const Result on = simulate(run(true, false, 2e9));
   EXPECT_EQ(on.metrics.iteration_time, off.metrics.iteration_time);
 }
 
