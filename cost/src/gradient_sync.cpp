@@ -1,22 +1,46 @@
 #include "pipesim/cost/gradient_sync.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pipesim::cost {
+
+hardware::CommTime gradient_reduce_time(const hardware::HardwareProfile& hw,
+                                        const TrainingSetup& setup, const ParamBytes& bytes,
+                                        double params, int ranks, int nodes) {
+  const core::Bytes grads(params * bytes.gradients);
+  return setup.distributed_optimizer ? hardware::reduce_scatter_time(hw, ranks, nodes, grads)
+                                     : hardware::all_reduce_time(hw, ranks, nodes, grads);
+}
+
+hardware::CommTime param_gather_time(const hardware::HardwareProfile& hw, const ParamBytes& bytes,
+                                     double params, int ranks, int nodes) {
+  return hardware::all_gather_time(hw, ranks, nodes, core::Bytes(params * bytes.gathered));
+}
 
 hardware::CommTime gradient_sync_time(const hardware::HardwareProfile& hw,
                                       const TrainingSetup& setup, const ParamBytes& bytes,
                                       double params, int ranks, int nodes) {
   const core::Bytes grads(params * bytes.gradients);
-  hardware::CommTime c =
-      !setup.distributed_optimizer
-          ? hardware::all_reduce_time(hw, ranks, nodes, grads)
-          // ZeRO-1: reduce-scatter the gradients, all-gather the updated parameters.
-          : hardware::reduce_scatter_time(hw, ranks, nodes, grads) +
-                hardware::all_gather_time(hw, ranks, nodes, core::Bytes(params * bytes.gathered));
+  hardware::CommTime c = gradient_reduce_time(hw, setup, bytes, params, ranks, nodes);
+  // ZeRO-1: reduce-scatter the gradients, all-gather the updated parameters.
+  if (setup.distributed_optimizer) c = c + param_gather_time(hw, bytes, params, ranks, nodes);
   if (setup.grad_bucket_bytes > 0 && grads.value > 0)
     c.latency = c.latency * std::ceil(grads.value / setup.grad_bucket_bytes);
   return c;
+}
+
+int gradient_buckets(const TrainingSetup& setup, const ParamBytes& bytes, double params) {
+  const double grads = params * bytes.gradients;
+  if (!(grads > 0)) return 1;
+  double k = 1;
+  if (setup.grad_bucket_bytes > 0) {
+    k = std::ceil(grads / setup.grad_bucket_bytes);
+  } else if (setup.overlap_grad_reduce) {
+    const double d = static_cast<double>(setup.data_parallel) * setup.context_parallel;
+    k = std::ceil(params / std::max(4e7, 1e6 * d));
+  }
+  return static_cast<int>(std::clamp(k, 1.0, 1e6));
 }
 
 }  // namespace pipesim::cost

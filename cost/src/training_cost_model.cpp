@@ -144,6 +144,16 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       message_bytes_(models::p2p_message_bytes(rank_, layer_config(setup_)).value),
       step_sync_(schedule.global_step_sync ? step_sync_time(hw_, gpus_) : 0.0) {}
 
+sim::GradBuckets TrainingCostModel::grad_buckets() const {
+  sim::GradBuckets b;
+  if (!setup_.overlap_grad_reduce) return b;
+  for (double params : stage_params_)
+    b.buckets.push_back(gradient_buckets(setup_, param_bytes_, params));
+  b.gather_apart = setup_.distributed_optimizer;
+  b.overlap_gather = setup_.overlap_param_gather;
+  return b;
+}
+
 double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) const {
   const sim::Task& t = graph.task(id);
   switch (t.kind) {
@@ -207,16 +217,31 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
           static_cast<int>(holders.size()) * setup_.data_parallel * setup_.context_parallel;
       const auto s = static_cast<size_t>(t.stage);
       const double experts = expert_params_[s];
+      const int expert_ranks = static_cast<int>(holders.size()) * experts_.expert_data_parallel();
+      // The part of the sync this task is (sim::SyncPart): the whole sync, one of the k
+      // buckets (1/k of the parameters, one call), or every bucket's gather (k calls).
+      const int k = t.part == sim::SyncPart::Whole
+                        ? 1
+                        : gradient_buckets(setup_, param_bytes_, stage_params_[s]);
+      const double share = t.part != sim::SyncPart::Whole && t.micro_batch >= 0 ? 1.0 / k : 1.0;
+      const auto part = [&](double params, int r, int nodes) {
+        switch (t.part) {
+          case sim::SyncPart::Gradients:
+            return gradient_reduce_time(hw_, setup_, param_bytes_, params * share, r, nodes);
+          case sim::SyncPart::Parameters: {
+            hardware::CommTime c = param_gather_time(hw_, param_bytes_, params * share, r, nodes);
+            if (t.micro_batch < 0) c.latency = c.latency * static_cast<double>(k);
+            return c;
+          }
+          case sim::SyncPart::Whole:
+            break;
+        }
+        return gradient_sync_time(hw_, setup_, param_bytes_, params, r, nodes);
+      };
       hardware::CommTime c =
-          gradient_sync_time(hw_, setup_, param_bytes_, stage_params_[s] - experts, ranks,
-                             topology_.nodes_spanned(holders));
-      if (experts > 0) {
-        // The routed experts' gradients: over the expert data-parallel group, after the rest.
-        c = c +
-            gradient_sync_time(hw_, setup_, param_bytes_, experts,
-                               static_cast<int>(holders.size()) * experts_.expert_data_parallel(),
-                               experts_.edp_nodes(holders));
-      }
+          part(stage_params_[s] - experts, ranks, topology_.nodes_spanned(holders));
+      // The routed experts' gradients: over the expert data-parallel group, after the rest.
+      if (experts > 0) c = c + part(experts, expert_ranks, experts_.edp_nodes(holders));
       return topology_.collective(c, holders);
     }
     case sim::OpKind::Collective: {

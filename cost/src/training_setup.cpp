@@ -129,6 +129,11 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
          "needs sequence parallelism (sequence_parallel on), as Megatron-Core's "
          "tp-comm-overlap does");
   }
+  if (s.overlap_param_gather && !(s.distributed_optimizer && s.overlap_grad_reduce)) {
+    fail("overlap_param_gather",
+         "needs distributed_optimizer and overlap_grad_reduce on, as Megatron-Core's "
+         "overlap-param-gather does");
+  }
   if (m.position_embeddings > 0 && m.sequence > m.position_embeddings) {
     fail("sequence", fmt::format("{} tokens exceed the {} rows of model {}'s learned position "
                                  "table",

@@ -68,6 +68,8 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["tp_comm_overlap"] = setup.tp_comm_overlap;
   j["distributed_optimizer"] = setup.distributed_optimizer;
   j["grad_bucket_bytes"] = static_cast<std::int64_t>(setup.grad_bucket_bytes);  // whole bytes
+  j["overlap_grad_reduce"] = setup.overlap_grad_reduce;
+  j["overlap_param_gather"] = setup.overlap_param_gather;
   j["offload"] = setup.offload;
   j["offload_selective"] = setup.offload_selective;
   j["precision"] = models::precision_name(p.model.precision);                        // as trained

@@ -344,6 +344,20 @@ std::vector<Option> make_options() {
                                "one flat buffer per stage; at most 2^31 - 1"),
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.grad_bucket_bytes; }),
+      switch_field(
+          "overlap_grad_reduce", false,
+          "Real-cost mode: each gradient bucket's all-reduce/reduce-scatter starts as soon as "
+          "the last backward has computed it on|off (Megatron-Core's overlap-grad-reduce; "
+          "buckets of grad_bucket_bytes, else max(4e7, 1e6 x d) parameters)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.overlap_grad_reduce; }),
+      switch_field(
+          "overlap_param_gather", false,
+          "Real-cost mode: the updated parameters' all-gather overlaps the first forward, "
+          "bucket by bucket on|off (Megatron-Core's overlap-param-gather; needs "
+          "distributed_optimizer and overlap_grad_reduce)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.overlap_param_gather; }),
       // Mixture-of-experts layers (cost/expert_parallel.hpp).
       field_option(
           core::integer_option("expert_parallel", 1, 1 << 16, "1",

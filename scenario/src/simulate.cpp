@@ -81,6 +81,23 @@ void apply_grad_sync(sim::GradSync sync, sim::Schedule& schedule) {
   schedule.blocking_sync = sync == sim::GradSync::Blocking;
 }
 
+// Bucketed overlap starts each bucket inside the backward, which a flushed sync contradicts;
+// the parameters' gather overlaps the next iteration's forward, which only a flushing schedule
+// (one update per run) has.
+void check_overlapped_sync(const PerfSpec& ps, const sim::Schedule& schedule) {
+  if (ps.setup.overlap_grad_reduce && ps.grad_sync != sim::GradSync::Eager &&
+      ps.grad_sync != sim::GradSync::Blocking) {
+    throw core::ConfigError::option("overlap_grad_reduce",
+                                    fmt::format("needs grad_sync eager (or blocking), got {}",
+                                                name_of(kGradSyncNames, ps.grad_sync)));
+  }
+  if (ps.setup.overlap_param_gather && schedule.asynchronous) {
+    throw core::ConfigError::option(
+        "overlap_param_gather",
+        fmt::format("applies to flushing schedules, not the asynchronous {}", schedule.name));
+  }
+}
+
 // The replay names a deadlock itself (Trace::deadlock), so no separate cycle check runs before
 // it: a cyclic order fails here, with the validator's words.
 void require_completed(const sim::Trace& trace, const std::string& source) {
@@ -125,8 +142,10 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
   p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
+  check_overlapped_sync(ps, r.schedule);
   // Lowered with the ops' collectives (tensor parallelism's) as tasks of their own.
-  r.graph = sim::build_task_graph(r.schedule, costs.lowering(), costs.offload_ops());
+  r.graph = sim::build_task_graph(r.schedule, costs.lowering(), costs.offload_ops(),
+                                  costs.grad_buckets());
   p.partition = costs.partition();
   p.stage_times = costs.stage_times();
   p.gpus = costs.gpus();

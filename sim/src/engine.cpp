@@ -49,7 +49,8 @@ struct DelayEvent {
   TaskId task;
 };
 
-enum class EventKind : std::uint8_t { Finish, LatencyDone };
+// Released: a start release (StartRelease) of the task has come due.
+enum class EventKind : std::uint8_t { Finish, LatencyDone, Released };
 
 // Real cost: a rate change supersedes a task's pending finish (older `version`).
 struct FlowEvent {
@@ -80,6 +81,7 @@ struct NetTask : HotTask {
   std::uint32_t active_index = kNone;  // position in SharedNetwork::active while data moves
   OpKind kind = OpKind::Forward;
   std::uint8_t flushed = 0;  // an all-reduce that waits for the flush
+  std::uint8_t anchors = 0;  // its start releases other tasks (TaskGraph::releases)
 };
 
 // Real-cost state: flows and their rates, collectives in progress, parked all-reduces.
@@ -97,6 +99,7 @@ struct SharedNetwork {
   std::vector<TaskId> running;       // per stream
   std::vector<int> collectives, compute_left;
   std::vector<TaskId> parked;
+  std::vector<StartRelease> releases;  // by anchor (stable: as added)
   // reallocate()'s solver and its rates, kept between calls.
   MaxMinSolver solver;
   std::vector<double> new_rate;
@@ -163,6 +166,10 @@ class Engine {
         if (ev.version != hot_[ev.task].version) continue;
         if (ev.kind == EventKind::LatencyDone) {
           activate(ev.task, ev.time);
+          continue;
+        }
+        if (ev.kind == EventKind::Released) {
+          if (--hot_[ev.task].waiting_for == 0) make_ready(ev.task, ev.time);
           continue;
         }
       }
@@ -293,6 +300,7 @@ class Engine {
   // done); every later entry is overwritten when its task starts and ends.
   bool seed(std::vector<TaskTiming>&& timing, double cut) {
     SharedNetwork& n = net_;
+    PIPESIM_ASSERT(graph_.releases().empty(), "start releases are the event loop's alone");
     trace_.timing = std::move(timing);
     const std::vector<TaskTiming>& prefix = trace_.timing;
     struct Pending {
@@ -431,6 +439,16 @@ class Engine {
       nt.flow = net.flows->flow_of(v);
       if (detail::is_worker_work(t, serial_)) ++net.compute_left[static_cast<size_t>(t.worker)];
     }
+    // A start release is one more predecessor of its task, met partway through its anchor.
+    net.releases = graph.releases();
+    std::stable_sort(
+        net.releases.begin(), net.releases.end(),
+        [](const StartRelease& a, const StartRelease& b) { return a.anchor < b.anchor; });
+    for (const StartRelease& r : net.releases) {
+      PIPESIM_ASSERT(!is_comm(graph.task(r.anchor).kind), "a start release anchored on a flow");
+      ++hot_[r.task].waiting_for;
+      hot_[r.anchor].anchors = 1;
+    }
   }
 
   std::span<const ResourceUse> uses_of(TaskId f) const { return net_.flows->uses(hot_[f].flow); }
@@ -452,6 +470,7 @@ class Engine {
       nt.rate = worker_rate(hot_[t].stream);  // compute and optimizer run on their worker's
       nt.updated = now;
       push(t, now, hot_[t].remaining / nt.rate);
+      if (nt.anchors) release_from(t, now);
       return;
     }
     if (nt.kind == OpKind::AllReduce) {
@@ -464,6 +483,18 @@ class Engine {
       push(t, now, latency, true, EventKind::LatencyDone);
     } else {
       activate(t, now);
+    }
+  }
+
+  // Anchor t starts: each task it releases is due after its fraction of t's duration, at the
+  // speed t starts with (a later change of that speed does not move the release).
+  void release_from(TaskId t, double now) {
+    const auto& all = net_.releases;
+    auto it = std::lower_bound(all.begin(), all.end(), t,
+                               [](const StartRelease& r, TaskId a) { return r.anchor < a; });
+    for (; it != all.end() && it->anchor == t; ++it) {
+      push(it->task, now, it->fraction * hot_[t].remaining / hot_[t].rate, false,
+           EventKind::Released);
     }
   }
 
@@ -644,6 +675,7 @@ Trace detail::replay_events(const TaskGraph& graph, const CostModel& costs) {
 }
 
 Trace simulate(const TaskGraph& graph, const CostModel& costs) {
+  PIPESIM_ASSERT(graph.releases().empty(), "start releases need real-cost mode");
   if (std::optional<Trace> t = detail::replay_uncontended(graph, costs)) return std::move(*t);
   return detail::replay_events(graph, costs);
 }

@@ -66,6 +66,7 @@ class DegreeCount {
   }
   [[gnu::always_inline]] void add_edge(TaskId from, TaskId, EdgeKind) { ++degrees_[from]; }
   int add_group(const std::vector<int>&) { return groups_++; }
+  void add_release(const StartRelease&) {}
   void declare_collectives(bool) {}
   // Only the lowering of Transfers reads a task back, for its chunk, which no count needs.
   int chunk_of(TaskId) const { return 0; }
@@ -87,6 +88,7 @@ class GraphSink {
     graph_.add_edge(from, to, kind);
   }
   int add_group(std::vector<int> workers) { return graph_.add_group(std::move(workers)); }
+  void add_release(const StartRelease& r) { graph_.add_release(r); }
   void declare_collectives(bool overlap) { graph_.declare_collectives(overlap); }
   int chunk_of(TaskId t) const { return graph_.task(t).chunk; }
 
@@ -170,7 +172,105 @@ struct StageGrads {
   int iteration, stage, worker;
   TaskId first, last;  // in program order
   TaskId after_last;   // the worker's op after `last`, kNoTask if none
+  TaskId before_last;  // the worker's op before `last`, kNoTask if none
 };
+
+// The sync tasks of one stage in one update (GradBuckets), after its holders' gradient ops
+// grads[from, to): k gradient buckets, each released partway through every holder's last
+// gradient op and after the bucket before it, the last one after those ops' end; then, with
+// the distributed optimizer and no gather overlap, the parameters' all-gather. Returns the
+// tasks the optimizer step waits for.
+template <class Sink>
+std::vector<TaskId> add_bucketed_sync(const std::vector<StageGrads>& grads, size_t from, size_t to,
+                                      int group, const GradBuckets& buckets, Sink& graph) {
+  const int stage = grads[from].stage;
+  const int k = buckets.of(stage);
+  Task bucket{.kind = OpKind::AllReduce,
+              .part = SyncPart::Gradients,
+              .worker = grads[from].worker,
+              .stage = stage,
+              .group = group};
+  TaskId previous = kNoTask;
+  for (int j = 0; j < k; ++j) {
+    bucket.micro_batch = j;
+    const TaskId id = graph.add_task(bucket);
+    if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::Sync);
+    for (size_t h = from; h < to; ++h) {
+      if (j + 1 == k) {
+        graph.add_edge(grads[h].last, id, EdgeKind::Sync);
+        continue;
+      }
+      if (grads[h].before_last != kNoTask) graph.add_edge(grads[h].before_last, id, EdgeKind::Sync);
+      graph.add_release(StartRelease{id, grads[h].last, static_cast<double>(j + 1) / k});
+    }
+    previous = id;
+  }
+  if (buckets.gather_apart && !buckets.overlap_gather) {
+    bucket.part = SyncPart::Parameters;
+    bucket.micro_batch = -1;  // every bucket's gather, one after another
+    const TaskId id = graph.add_task(bucket);
+    graph.add_edge(previous, id, EdgeKind::Sync);
+    previous = id;
+  }
+  return {previous};
+}
+
+// GradBuckets with overlap_gather: per stage, k parameter buckets gathered over the stage's
+// holders, the first at the iteration's start gating each holder's first forward of the stage,
+// the second released when that forward starts, each after the one before; the worker's op
+// after that forward waits for the last.
+template <class Sink>
+void add_param_gather(const Schedule& s, const GradBuckets& buckets, OpIndex& index, Sink& graph) {
+  struct FirstForward {
+    int worker;
+    TaskId op, before, after;
+  };
+  std::vector<std::vector<FirstForward>> by_stage(static_cast<size_t>(s.virtual_stages));
+  for (int w = 0; w < s.workers; ++w) {
+    const std::vector<Op>& program = s.program[static_cast<size_t>(w)];
+    std::vector<std::uint8_t> seen(static_cast<size_t>(s.virtual_stages), 0);
+    for (size_t p = 0; p < program.size(); ++p) {
+      const Op& op = program[p];
+      if (op.kind != OpKind::Forward || seen[static_cast<size_t>(op.stage)]) continue;
+      seen[static_cast<size_t>(op.stage)] = 1;
+      const auto id_at = [&](size_t at) {
+        const Op& o = program[at];
+        return index.at(o.stage, o.micro_batch, o.kind);
+      };
+      by_stage[static_cast<size_t>(op.stage)].push_back(
+          {w, id_at(p), p > 0 ? id_at(p - 1) : kNoTask,
+           p + 1 < program.size() ? id_at(p + 1) : kNoTask});
+    }
+  }
+  for (int st = 0; st < s.virtual_stages; ++st) {
+    const auto& holders = by_stage[static_cast<size_t>(st)];
+    if (holders.empty()) continue;
+    std::vector<int> workers;
+    for (const FirstForward& f : holders)
+      workers.push_back(f.worker);
+    Task gather{.kind = OpKind::AllReduce,
+                .part = SyncPart::Parameters,
+                .worker = workers.front(),
+                .stage = st,
+                .group = graph.add_group(workers)};
+    const int k = buckets.of(st);
+    TaskId previous = kNoTask;
+    for (int j = 0; j < k; ++j) {
+      gather.micro_batch = j;
+      const TaskId id = graph.add_task(gather);
+      for (const FirstForward& f : holders) {
+        if (j == 0) graph.add_edge(id, f.op, EdgeKind::Sync);
+        if (j == 1) {
+          if (f.before != kNoTask) graph.add_edge(f.before, id, EdgeKind::Sync);
+          graph.add_release(StartRelease{id, f.op, 0.0});
+        }
+        if (j + 1 == k && f.after != kNoTask) graph.add_edge(id, f.after, EdgeKind::Sync);
+      }
+      if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::Sync);
+      previous = id;
+    }
+  }
+}
 
 // Gradient synchronisation and the optimizer step, one round per weight update.
 //  - Flushing schedules update once per run: per stage one AllReduce after its last backward on
@@ -189,7 +289,9 @@ struct StageGrads {
 //        and O(w,k) → the stage's last backward of k+1 (at most one update outstanding: the
 //        two buffered versions suffice).
 template <class Sink>
-void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
+void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& index, Sink& graph) {
+  PIPESIM_ASSERT(!buckets.overlap_gather || (buckets.gather_apart && !s.asynchronous),
+                 "parameter gather overlap needs a separate gather and a flushing schedule");
   const OpKind grad = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
   const int per_update = s.asynchronous ? std::max(1, s.micro_batches) : 0;
   const int updates = s.asynchronous ? std::max(1, s.iterations) : 1;
@@ -202,8 +304,11 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
   for (int w = 0; w < s.workers; ++w) {
     const size_t begin = grads.size();
     int just_ended = -1;  // the entry whose `last` is the previous op
+    TaskId previous = kNoTask;
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
       const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
+      const TaskId before = previous;
+      previous = id;
       if (just_ended >= 0) grads[static_cast<size_t>(just_ended)].after_last = id;
       just_ended = -1;
       if (op.kind != grad) continue;
@@ -212,10 +317,11 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
                     static_cast<size_t>(op.stage)];
       if (e < 0) {
         e = static_cast<int>(grads.size());
-        grads.push_back({k, op.stage, w, id, id, kNoTask});
+        grads.push_back({k, op.stage, w, id, id, kNoTask, kNoTask});
       }
       grads[static_cast<size_t>(e)].last = id;
       grads[static_cast<size_t>(e)].after_last = kNoTask;
+      grads[static_cast<size_t>(e)].before_last = before;
       just_ended = e;
     }
     for (size_t i = begin; i < grads.size(); ++i) {
@@ -239,8 +345,18 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
       while (j < grads.size() && grads[j].iteration == k && grads[j].stage == grads[i].stage) {
         holders.push_back(grads[j++].worker);
       }
+      const int group = graph.add_group(holders);
+      if (buckets.enabled()) {
+        for (TaskId id : add_bucketed_sync(grads, i, j, group, buckets, graph)) {
+          round_reductions.push_back(id);
+          for (size_t h = i; h < j; ++h)
+            worker_reductions[static_cast<size_t>(grads[h].worker)].push_back(id);
+        }
+        i = j;
+        continue;
+      }
       Task reduce{.kind = OpKind::AllReduce, .worker = holders.front(), .stage = grads[i].stage};
-      reduce.group = graph.add_group(holders);
+      reduce.group = group;
       const TaskId id = graph.add_task(reduce);
       round_reductions.push_back(id);
       for (size_t h = i; h < j; ++h) {
@@ -285,6 +401,7 @@ void add_gradient_sync(const Schedule& s, OpIndex& index, Sink& graph) {
     }
     previous_step = std::move(step);
   }
+  if (buckets.overlap_gather) add_param_gather(s, buckets, index, graph);
 }
 
 // Overlapped units (Op::join) on one worker: none opens the program, each has exactly one Pair.
@@ -395,6 +512,7 @@ class OpEdges {
 
   [[gnu::always_inline]] TaskId add_task(const Task& t) { return sink_.add_task(t); }
   int add_group(std::vector<int> workers) { return sink_.add_group(std::move(workers)); }
+  void add_release(const StartRelease& r) { sink_.add_release(r); }
   int chunk_of(TaskId t) const { return sink_.chunk_of(t); }
   void declare_collectives() { sink_.declare_collectives(overlap_); }
   //! `collective` runs the collectives of op `op`; serialised, it is the op's only successor.
@@ -537,7 +655,7 @@ void add_offload(const Schedule& s, const OffloadOps& offload, OpIndex& index, G
 // is the sink itself, or OpEdges in front of it when some ops carry collectives or form units.
 template <class Graph>
 void lower_into(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
-                OpIndex& index, Graph& graph) {
+                const GradBuckets& buckets, OpIndex& index, Graph& graph) {
   constexpr bool kRewrite = requires(Graph g, TaskId t) {
     g.set_collective(t, t, false);
   };
@@ -651,19 +769,20 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
   }
 
   if (offload.enabled) add_offload(s, offload, index, graph);
-  add_gradient_sync(s, index, graph);
+  add_gradient_sync(s, buckets, index, graph);
 }
 
 // With collectives or units: kept out of line, so that the inliner's budget goes to the common
 // path.
 template <class Sink>
 [[gnu::noinline]] void lower_with_rewrite(const Schedule& s, const OpCollectives& collectives,
-                                          const OffloadOps& offload, OpIndex& index, Sink& sink) {
+                                          const OffloadOps& offload, const GradBuckets& buckets,
+                                          OpIndex& index, Sink& sink) {
   size_t ops = 0;
   for (const auto& program : s.program)
     ops += program.size();
   OpEdges<Sink> graph(sink, collectives.overlap, ops);
-  lower_into(s, collectives, offload, index, graph);
+  lower_into(s, collectives, offload, buckets, index, graph);
 }
 
 bool has_units(const Schedule& s) {
@@ -674,37 +793,40 @@ bool has_units(const Schedule& s) {
 
 template <class Sink>
 void lower(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
-           OpIndex& index, Sink& sink) {
+           const GradBuckets& buckets, OpIndex& index, Sink& sink) {
   if (collectives.carries.empty() && !has_units(s)) {
-    lower_into(s, collectives, offload, index, sink);
+    lower_into(s, collectives, offload, buckets, index, sink);
   } else {
-    lower_with_rewrite(s, collectives, offload, index, sink);
+    lower_with_rewrite(s, collectives, offload, buckets, index, sink);
   }
 }
 
 }  // namespace
 
 TaskGraph build_task_graph(const Schedule& s, const OpCollectives& collectives,
-                           const OffloadOps& offload) {
+                           const OffloadOps& offload, const GradBuckets& buckets) {
   // Callers run check_structure first (validate() does); only cheap checks are repeated here.
   PIPESIM_ASSERT(static_cast<int>(s.program.size()) == s.workers, "unchecked schedule");
   size_t compute_ops = 0;
   for (const auto& ops : s.program)
     compute_ops += ops.size();
-  const size_t tasks = (collectives.carries.empty() ? 2 : 3) * compute_ops +
-                       (offload.enabled ? compute_ops : 0) +
-                       2 * static_cast<size_t>(s.virtual_stages + s.workers);
+  size_t tasks = (collectives.carries.empty() ? 2 : 3) * compute_ops +
+                 (offload.enabled ? compute_ops : 0) +
+                 2 * static_cast<size_t>(s.virtual_stages + s.workers);
+  for (int st = 0; buckets.enabled() && st < s.virtual_stages; ++st)
+    tasks +=
+        2 * static_cast<size_t>(buckets.of(st)) * static_cast<size_t>(std::max(1, s.iterations));
   // Two passes over the same calls: the first counts each task's out-edges, so that the
   // second writes every edge straight into the graph (no edge list to sort: lowering's memory
   // is the graph's).
   OpIndex index(s, s.total_micro_batches(), kNoTask);
   DegreeCount count(tasks);
-  lower(s, collectives, offload, index, count);
+  lower(s, collectives, offload, buckets, index, count);
   TaskGraphBuilder graph(s.workers);
   graph.reserve(count.tasks(), 0);
   graph.expect_out_degrees(count.take_degrees());
   GraphSink sink(graph);
-  lower(s, collectives, offload, index, sink);
+  lower(s, collectives, offload, buckets, index, sink);
   return std::move(graph).build();
 }
 

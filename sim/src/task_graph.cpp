@@ -60,6 +60,7 @@ TaskGraph TaskGraphBuilder::build() && {
     g.edges_ = std::move(kinds_);
     g.tasks_ = std::move(tasks_);
     g.groups_ = std::move(groups_);
+    g.releases_ = std::move(releases_);
     *this = TaskGraphBuilder(workers_);
     return g;
   }
@@ -84,6 +85,7 @@ TaskGraph TaskGraphBuilder::build() && {
   g.offsets_[0] = 0;
   g.tasks_ = std::move(tasks_);
   g.groups_ = std::move(groups_);
+  g.releases_ = std::move(releases_);
   *this = TaskGraphBuilder(workers_);
   return g;
 }

@@ -270,7 +270,9 @@ std::optional<NetworkPrefix> replay_network_prefix(const TaskGraph& graph, const
                                                    const EngineOptions& options) {
   // Blocking sends hold the sender's stream; a flushed sync waits for more than its
   // predecessors: both are the event loop's.
-  if (!options.overlap_p2p || options.grad_sync != GradSync::Eager) return std::nullopt;
+  // Start releases (bucketed gradient sync) too.
+  if (!options.overlap_p2p || options.grad_sync != GradSync::Eager || !graph.releases().empty())
+    return std::nullopt;
   NetworkPrefix prefix;
   Trace& trace = prefix.trace;
   core::reserve_huge(trace.timing, graph.num_tasks());

@@ -25,7 +25,7 @@ const char* const kHeader =
     "partition,layout,"
     "placement,grad_sync,optimizer_sync,overlap_p2p,bytes_per_param,tensor_parallel,"
     "context_parallel,sequence_parallel,"
-    "tp_comm_overlap,distributed_optimizer,grad_bucket_bytes,expert_parallel,"
+    "tp_comm_overlap,distributed_optimizer,grad_bucket_bytes,overlap_grad_reduce,overlap_param_gather,expert_parallel,"
     "expert_tensor_parallel,moe_imbalance,moe_overlap,offload,offload_selective,precision,"
     "attention,vocabulary,"
     "sequence,"

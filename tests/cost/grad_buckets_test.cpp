@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "pipesim/cost/training_cost_model.hpp"
@@ -46,6 +47,52 @@ TEST(GradBuckets, EachBucketPaysTheRingLatencyAndTheBandwidthTermIsUnchanged) {
       ++seen;
     }
     EXPECT_EQ(seen, 8);
+  }
+}
+
+// Megatron-Core's default bucket (DistributedDataParallelConfig.bucket_size): max(4·10⁷,
+// 10⁶·d) parameters; each bucket of an overlapped sync is one call on 1/k of the gradients.
+TEST(GradBuckets, OverlappedSyncUsesMegatronsDefaultBucketAndSplitsTheCallEvenly) {
+  const models::ModelSpec m = models::load_model("gpt2-1.3b");
+  hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
+  hw.all_reduce = hardware::AllReduceAlgorithm::Ring;
+  hw.inter_node.alpha = 4e-5;
+  const sim::Schedule s = testing::one_f_one_b(2, 4);
+  for (int d : {8, 64}) {
+    TrainingSetup setup;
+    setup.data_parallel = d;
+    const TrainingCostModel whole(m, hw, s, setup);
+    EXPECT_FALSE(whole.grad_buckets().enabled());  // off: one sync task per stage
+    setup.overlap_grad_reduce = true;
+    const TrainingCostModel over(m, hw, s, setup);
+    const sim::GradBuckets b = over.grad_buckets();
+    ASSERT_EQ(b.buckets.size(), 2u);
+    EXPECT_FALSE(b.gather_apart);
+    const sim::TaskGraph flat = sim::build_task_graph(s);
+    const sim::TaskGraph split = sim::build_task_graph(s, {}, {}, b);
+    for (int st = 0; st < 2; ++st) {
+      // fp32 gradients: 4 bytes per parameter.
+      const double params = whole.stage_memory()[static_cast<size_t>(st)].gradients / 4;
+      const int k = static_cast<int>(std::ceil(params / std::max(4e7, 1e6 * d)));
+      EXPECT_EQ(b.of(st), k);
+      double flat_work = 0, split_work = 0, flat_latency = 0, split_latency = 0;
+      int buckets = 0;
+      for (sim::TaskId t = 0; t < flat.num_tasks(); ++t) {
+        if (flat.task(t).kind != sim::OpKind::AllReduce || flat.task(t).stage != st) continue;
+        flat_work += whole.flow(flat, t).work;
+        flat_latency += whole.flow(flat, t).latency;
+      }
+      for (sim::TaskId t = 0; t < split.num_tasks(); ++t) {
+        if (split.task(t).kind != sim::OpKind::AllReduce || split.task(t).stage != st) continue;
+        EXPECT_EQ(split.task(t).part, sim::SyncPart::Gradients);
+        split_work += over.flow(split, t).work;
+        split_latency += over.flow(split, t).latency;
+        ++buckets;
+      }
+      EXPECT_EQ(buckets, k);
+      EXPECT_NEAR(split_work, flat_work, 1e-9 * flat_work);
+      EXPECT_NEAR(split_latency, k * flat_latency, 1e-9 * split_latency);
+    }
   }
 }
 

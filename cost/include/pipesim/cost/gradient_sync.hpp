@@ -17,4 +17,21 @@ hardware::CommTime gradient_sync_time(const hardware::HardwareProfile& hw,
                                       const TrainingSetup& setup, const ParamBytes& bytes,
                                       double params, int ranks, int nodes);
 
+//! One call of the gradients' reduction for `params` parameters: an all-reduce, or with the
+//! distributed optimizer a reduce-scatter.
+hardware::CommTime gradient_reduce_time(const hardware::HardwareProfile& hw,
+                                        const TrainingSetup& setup, const ParamBytes& bytes,
+                                        double params, int ranks, int nodes);
+
+//! One call of the updated parameters' all-gather (distributed optimizer) for `params`.
+hardware::CommTime param_gather_time(const hardware::HardwareProfile& hw, const ParamBytes& bytes,
+                                     double params, int ranks, int nodes);
+
+//! How many buckets a stage of `params` parameters per GPU splits its gradients into:
+//! ⌈G/grad_bucket_bytes⌉ when given; otherwise, with overlap_grad_reduce, Megatron-Core's
+//! default bucket of max(4·10⁷, 10⁶·d) parameters, d the data-parallel ranks the gradients are
+//! reduced over (DistributedDataParallelConfig.bucket_size, megatron/core/distributed/
+//! distributed_data_parallel_config.py); without either, one.
+int gradient_buckets(const TrainingSetup& setup, const ParamBytes& bytes, double params);
+
 }  // namespace pipesim::cost

@@ -44,6 +44,10 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   sim::OpCollectives lowering() const { return compute_.lowering(); }
   //! Whether to lower with activation offload's copies (offload > 0), and which.
   sim::OffloadOps offload_ops() const { return {setup_.offload > 0.0, setup_.offload_selective}; }
+  //! With overlap_grad_reduce, each stage's gradient buckets (gradient_buckets) and whether the
+  //! parameters' all-gather is apart (distributed optimizer) and overlapped
+  //! (overlap_param_gather); otherwise none (one sync task per stage).
+  sim::GradBuckets grad_buckets() const;
 
   //! Compute ops and the optimizer: their time; transfers, all-reduces and collectives: their
   //! time alone. A compute op holds its stream for its kernels; its collectives are its

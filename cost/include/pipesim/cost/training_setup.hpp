@@ -41,6 +41,14 @@ struct TrainingSetup {
   //! per stage): each bucket is its own collective call and pays the algorithm's latency, so a
   //! stage's sync costs ⌈G/bucket⌉ latencies and the same bandwidth term.
   double grad_bucket_bytes = 0.0;
+  //! Megatron-Core's --overlap-grad-reduce: each gradient bucket's all-reduce (reduce-scatter
+  //! with the distributed optimizer) starts as soon as the last backward has computed it
+  //! (sim::GradBuckets; buckets by grad_bucket_bytes, else Megatron's default size).
+  bool overlap_grad_reduce = false;
+  //! Megatron-Core's --overlap-param-gather: the updated parameters' all-gather, bucket by
+  //! bucket, overlaps the stage's first forward (needs distributed_optimizer and
+  //! overlap_grad_reduce, as Megatron asserts).
+  bool overlap_param_gather = false;
   std::optional<models::Precision> precision;  //!< overrides the model file's precision
   //! Overrides the model file's attention kernels (ModelSpec::attention) when set.
   std::optional<models::Attention> attention;

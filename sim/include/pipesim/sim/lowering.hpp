@@ -64,6 +64,38 @@ struct OffloadOps {
   bool selective = false;
 };
 
+//! The data-parallel sync overlapped as Megatron-Core does it (--overlap-grad-reduce,
+//! --overlap-param-gather): the gradient buffer is split into buckets, each bucket's collective
+//! is launched as soon as its gradients are final, and the buckets' collectives run one after
+//! another on the data-parallel group. Per stage and update, with k = buckets(stage):
+//!  - gradient bucket j (AllReduce, SyncPart::Gradients, micro_batch j) is final once the
+//!    stage's last gradient op (B, or W of a split backward) on every holder has run (j+1)/k
+//!    of its duration (a StartRelease on that op; the layers' gradients come out in reverse
+//!    layer order at an even pace), and after bucket j−1; the last bucket follows the op's
+//!    end;
+//!  - with `gather_apart` (distributed optimizer: the buckets reduce-scatter), the updated
+//!    parameters' all-gather (SyncPart::Parameters): without `overlap_gather`, one task after
+//!    the last gradient bucket, before the step; with it, k buckets overlapping the stage's
+//!    first forward of the iteration on each holder. One iteration is simulated in steady
+//!    state, so that forward stands for the next iteration's: the previous step's gather of
+//!    bucket 0 is issued at the iteration's start (Megatron issues it in zero_grad) and gates
+//!    the forward; bucket 1 is issued when the forward starts (its pre-hook) and bucket j after
+//!    bucket j−1; the worker's next op waits for the last bucket (an approximation: the forward
+//!    itself is not split at bucket boundaries, and its output leaves without waiting).
+//! The optimizer step waits for every sync task of its stages. Empty `buckets`: one AllReduce
+//! per stage (SyncPart::Whole), as without these options.
+struct GradBuckets {
+  std::vector<int> buckets;  //!< per virtual stage, k ≥ 1; empty: no bucketed overlap
+  bool gather_apart = false;
+  bool overlap_gather = false;
+
+  bool enabled() const { return !buckets.empty(); }
+  int of(int stage) const {
+    const auto at = static_cast<size_t>(stage);
+    return at < buckets.size() ? std::max(1, buckets[at]) : 1;
+  }
+};
+
 //! Lowers a structurally valid schedule (asserted) to its task DAG:
 //!  - data edges F(s,m)→F(s+1,m), F(last,m)→B(last,m), B(s+1,m)→B(s,m) (I likewise), I→W,
 //!    F→R→B; an edge between two workers goes through a Transfer task;
@@ -74,9 +106,10 @@ struct OffloadOps {
 //!    Schedule::global_step_sync, after every stage's: a synchronous global check);
 //!  - one Collective per op that carries collectives (OpCollectives), numbered after the
 //!    compute tasks, worker by worker in program order (transfers and the rest follow);
-//!  - with `offload`, the offload and reload tasks of OffloadOps (after the transfers).
+//!  - with `offload`, the offload and reload tasks of OffloadOps (after the transfers);
+//!  - with `buckets`, the sync as GradBuckets says instead of one AllReduce per stage.
 TaskGraph build_task_graph(const Schedule& schedule, const OpCollectives& collectives = {},
-                           const OffloadOps& offload = {});
+                           const OffloadOps& offload = {}, const GradBuckets& buckets = {});
 
 //! Passes when the graph (program order included) is acyclic; otherwise the problem names a
 //! worker and the op it is stuck at (such a schedule would deadlock), located as above.

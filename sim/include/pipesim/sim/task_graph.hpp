@@ -19,6 +19,14 @@ namespace pipesim::sim {
 
 using TaskId = std::uint32_t;
 
+//! Which part of a stage's data-parallel synchronisation an AllReduce task is (lowering.hpp,
+//! GradBuckets).
+enum class SyncPart : std::uint8_t {
+  Whole,       //!< the whole sync of the stage's gradients (and parameters) in one task
+  Gradients,   //!< bucket `micro_batch` of the gradients' all-reduce or reduce-scatter
+  Parameters,  //!< bucket `micro_batch` of the updated parameters' all-gather
+};
+
 struct Task {
   OpKind kind = OpKind::Forward;
   //! Collective: the kind of the compute op whose collectives it runs (in the padding after
@@ -28,13 +36,15 @@ struct Task {
   Join join = Join::None;
   //! A compute op of an overlapped unit (Op::join), or the Collective of one: such a collective
   //! runs beside the other half's compute and holds no stream, whatever the graph's mode.
-  bool paired = false;
+  bool paired : 1 = false;
+  //! AllReduce: which part of the sync. Bit fields with `paired`, so a task stays 32 bytes.
+  SyncPart part : 2 = SyncPart::Whole;
   int worker = 0;    //!< executing worker; the sender for a Transfer
   int peer = -1;     //!< receiver of a Transfer, otherwise −1
   int pipeline = 0;  //!< for Transfer: of the op that produced the message
   int stage = 0;     //!< for AllReduce: the stage whose gradients are reduced
   int chunk = 0;
-  int micro_batch = -1;  //!< −1 for AllReduce and Optimizer
+  int micro_batch = -1;  //!< −1 for Optimizer and a whole AllReduce; a bucket's index
   int group = -1;        //!< AllReduce: index into TaskGraph::group_workers()
 
   Op op() const { return Op{kind, pipeline, stage, chunk, micro_batch, join}; }
@@ -51,6 +61,16 @@ struct Edge {
   EdgeKind kind = EdgeKind::Data;
 };
 
+//! A start that no edge expresses: `task` may start only once `anchor` has run `fraction` of
+//! its duration (a gradient bucket is final partway through the backward that computes it,
+//! lowering.hpp, GradBuckets). The replay counts each release as one more predecessor of
+//! `task`; the DAG also holds an edge from the op before the anchor, so the order analyses
+//! (acyclicity, critical path) see the task after what precedes its anchor.
+struct StartRelease {
+  TaskId task = 0, anchor = 0;
+  double fraction = 0.0;  //!< in [0, 1)
+};
+
 class TaskGraph {
  public:
   TaskGraph() = default;
@@ -63,6 +83,8 @@ class TaskGraph {
   //! Number of edges into each task (the CSR graph stores out-edges only).
   std::vector<TaskId> in_degrees() const;
   const std::vector<std::vector<int>>& group_workers() const { return groups_; }
+  //! Starts released partway through another task (StartRelease), in the order added.
+  const std::vector<StartRelease>& releases() const { return releases_; }
   //! Whether the graph has Collective tasks, and whether they run beside their op (no stream)
   //! rather than after it on the op's stream (lowering.hpp, OpCollectives).
   bool has_collectives() const { return collectives_ != Collectives::None; }
@@ -91,6 +113,7 @@ class TaskGraph {
   std::vector<TaskId> offsets_, successors_;
   std::vector<Edge> edges_;
   std::vector<std::vector<int>> groups_;
+  std::vector<StartRelease> releases_;
 };
 
 class TaskGraphBuilder {
@@ -129,6 +152,13 @@ class TaskGraphBuilder {
     collectives_ = true;
     collectives_overlap_ = overlap;
   }
+  //! `r.task` may start only once `r.anchor` has run r.fraction of its duration.
+  void add_release(const StartRelease& r) {
+    PIPESIM_ASSERT(
+        r.task < tasks_.size() && r.anchor < tasks_.size() && r.fraction >= 0.0 && r.fraction < 1.0,
+        "bad start release");
+    releases_.push_back(r);
+  }
   void reserve(size_t tasks, size_t edges);
   const Task& task(TaskId id) const { return tasks_[id]; }
   size_t num_tasks() const { return tasks_.size(); }
@@ -147,6 +177,7 @@ class TaskGraphBuilder {
   std::vector<Task> tasks_;
   std::vector<Added> edges_;  // in the order added
   std::vector<std::vector<int>> groups_;
+  std::vector<StartRelease> releases_;
   // expect_out_degrees(): where each task's next edge goes, and the graph's CSR arrays.
   bool direct_ = false;
   std::vector<TaskId> next_, successors_;
