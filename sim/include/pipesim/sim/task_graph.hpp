@@ -29,16 +29,14 @@ enum class SyncPart : std::uint8_t {
 
 struct Task {
   OpKind kind = OpKind::Forward;
-  //! Collective: the kind of the compute op whose collectives it runs (in the padding after
-  //! `kind`, so a task stays 32 bytes)
+  //! Collective: the kind of the compute op whose collectives it runs
   OpKind carrier = OpKind::Forward;
-  //! Compute op: Op::join. (In the padding, like `carrier`.)
+  //! Compute op: Op::join.
   Join join = Join::None;
   //! A compute op of an overlapped unit (Op::join), or the Collective of one: such a collective
   //! runs beside the other half's compute and holds no stream, whatever the graph's mode.
-  bool paired : 1 = false;
-  //! AllReduce: which part of the sync. Bit fields with `paired`, so a task stays 32 bytes.
-  SyncPart part : 2 = SyncPart::Whole;
+  bool paired = false;
+  SyncPart part = SyncPart::Whole;  //!< AllReduce: which part of the sync
   int worker = 0;    //!< executing worker; the sender for a Transfer
   int peer = -1;     //!< receiver of a Transfer, otherwise −1
   int pipeline = 0;  //!< for Transfer: of the op that produced the message
@@ -49,7 +47,9 @@ struct Task {
 
   Op op() const { return Op{kind, pipeline, stage, chunk, micro_batch, join}; }
 };
-static_assert(sizeof(Task) == 32, "a task record stays 32 bytes");
+// Five one-byte fields, then seven ints. (An enum bit field would keep it at 32 bytes, but g++ 12
+// then refuses copy-list-initialisation of a Task.)
+static_assert(sizeof(Task) == 36, "a task record stays 36 bytes");
 
 enum class EdgeKind : std::uint8_t {
   Data,          //!< the consumer needs the producer's output
