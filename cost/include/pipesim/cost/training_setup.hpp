@@ -41,6 +41,13 @@ struct TrainingSetup {
   //! per stage): each bucket is its own collective call and pays the algorithm's latency, so a
   //! stage's sync costs ⌈G/bucket⌉ latencies and the same bandwidth term.
   double grad_bucket_bytes = 0.0;
+  //! The framework's autograd keeps what PyTorch <= 1.10 eager mode keeps (models::LayerConfig::
+  //! eager_autograd): softmax and log_softmax inputs, the Python tanh GeLU's intermediates.
+  bool eager_autograd = false;
+  //! Recomputation restores a whole stage at once (true: the PipeDream-derived runtimes of the
+  //! Chimera paper rerun the stage module's forward before its backward) or one layer at a time
+  //! (false: Megatron-LM's per-layer checkpoints).
+  bool recompute_stage = false;
   std::optional<models::Precision> precision;  //!< overrides the model file's precision
   //! Overrides the model file's attention kernels (ModelSpec::attention) when set.
   std::optional<models::Attention> attention;
