@@ -96,15 +96,18 @@ std::vector<sim::StageMemory> stage_memory(const models::ModelSpec& model,
     const models::StageLayers& part = partition[s];
     // Recomputation restores one layer at a time (Megatron-LM's uniform method, one layer per
     // checkpoint): the difference between that layer's full and stored activations, the
-    // largest over the stage's layer kinds.
+    // largest over the stage's layer kinds; or, stage-wide, that difference summed over the
+    // stage's layers (the whole stage's forward rerun before its backward).
     double restored = 0.0;
-    const auto restore = [&](models::LayerKind k) {
-      restored = std::max(restored, act(models::Recompute::None)(k) - act(recompute)(k));
+    const auto missing = [&](models::LayerKind k) {
+      return act(models::Recompute::None)(k) - act(recompute)(k);
     };
-    if (recompute != models::Recompute::None) {
-      if (!model.is_moe()) restore(models::LayerKind::Dense);
+    if (recompute != models::Recompute::None && setup.recompute_stage) {
+      restored = over_layers(model, part, missing);
+    } else if (recompute != models::Recompute::None) {
+      if (!model.is_moe()) restored = missing(models::LayerKind::Dense);
       for (int l = part.first_layer; model.is_moe() && l < part.first_layer + part.layers; ++l)
-        restore(models::layer_kind(model, l));
+        restored = std::max(restored, missing(models::layer_kind(model, l)));
     }
     double activations = over_layers(model, part, act(recompute));
     double workspace = 2 * message;  // send and receive buffers

@@ -91,6 +91,7 @@ models::LayerConfig layer_config(const TrainingSetup& s) {
   c.expert_parallel = s.expert_parallel;
   c.expert_tensor_parallel = s.expert_tensor_parallel;
   c.expert_imbalance = s.moe_imbalance;
+  c.eager_autograd = s.eager_autograd;
   return c;
 }
 

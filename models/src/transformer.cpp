@@ -546,7 +546,8 @@ core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Rec
   const double e = activation_element_bytes(m.precision), t = c.tensor_parallel;
   const double a = d(m.heads), s = d(m.sequence), sb = s * d(b);
   const double x = sbh(m, b), rep = sp_share(c), mask = m.dropout ? 1.0 : 0.0;
-  const double widths = m.gated_mlp ? 3.0 : 2.0;  // FFN-wide tensors kept
+  // FFN-wide tensors kept; eager autograd: the Python tanh GeLU's three intermediates
+  const double widths = m.gated_mlp ? 3.0 : (c.eager_autograd ? 5.0 : 2.0);
   const bool moe = kind == LayerKind::Moe && m.is_moe();
   const double replicated = (e * x + mask * x) + (e * x + mask * x) + 2 * e * x;
   double attention = 0.0, full = 0.0;
@@ -573,8 +574,9 @@ core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Rec
     routed =
         4.0 * sb * d(m.moe.experts) * rep + copies * e * (2 * d(m.hidden) + widths * d(dims.fe));
   }
-  const double core =
-      c.attention == Attention::Flash ? 4.0 * a * sb : (m.dropout ? 2 * e + 1 : e) * a * s * sb;
+  // Eager autograd: the softmax keeps its input as well (e·as²b more).
+  const double scores = (m.dropout ? 2 * e + 1 : e) + (c.eager_autograd ? e : 0.0);
+  const double core = c.attention == Attention::Flash ? 4.0 * a * sb : scores * a * s * sb;
   const double linear = replicated * rep + split / t + full + routed;
   switch (r) {
     case Recompute::None:
@@ -594,10 +596,11 @@ core::Bytes embedding_activation_bytes(const ModelSpec& m, const LayerConfig& c)
 
 core::Bytes head_activation_bytes(const ModelSpec& m, const LayerConfig& c) {
   // [K22 §4.3]: final norm input and head input (e·sbh each), fp32 logits 4sbV (/ t: the
-  // vocabulary-parallel head).
+  // vocabulary-parallel head); eager autograd: the log_softmax keeps its input logits too.
   const double e = activation_element_bytes(m.precision);
+  const double logits = c.eager_autograd ? 2.0 : 1.0;
   return core::Bytes(2.0 * e * sbh(m, c.micro_batch_size) * sp_share(c) +
-                     4.0 * d(m.sequence) * d(c.micro_batch_size) * d(m.vocabulary) /
+                     logits * 4.0 * d(m.sequence) * d(c.micro_batch_size) * d(m.vocabulary) /
                          c.tensor_parallel);
 }
 

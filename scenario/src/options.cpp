@@ -262,6 +262,20 @@ std::vector<Option> make_options() {
           "Real-cost mode: activation recomputation none|selective|full", Scope::RealCost,
           kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.recompute; }),
       named_option(
+          "recompute_scope", kRecomputeScopeNames, "layer",
+          "Real-cost mode: recomputation restores one layer at a time (layer: Megatron-LM's "
+          "per-layer checkpoints) or the whole stage before its backward (stage: the "
+          "PipeDream-derived runtimes)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.recompute_stage; }),
+      switch_field(
+          "eager_autograd", false,
+          "Real-cost mode: activations as PyTorch <= 1.10 eager autograd keeps them on|off "
+          "(softmax and log_softmax keep their inputs; a Python tanh GeLU keeps three more "
+          "FFN-wide tensors); off = fused kernels (Korthikanti et al.)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.eager_autograd; }),
+      named_option(
           "partition", kPartitionNames, "uniform",
           "Real-cost mode: layers to stages, uniform|balanced|account-ends|account-embedding|"
           "account-loss (account-*: the embedding and/or the loss count as a layer in the "

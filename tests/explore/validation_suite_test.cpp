@@ -91,27 +91,27 @@ TEST(ValidationSuite, MedianErrorWithinTenPercentFittedOrNot) {
   const SourceSummary& all = first_sources().overall;
   EXPECT_LE(all.all.median_abs, 0.10);
   EXPECT_LE(all.held_out.median_abs, 0.10);
-  EXPECT_LE(all.memory.median_abs, 0.10);
+  EXPECT_LE(all.memory.median_abs, 0.08);
   EXPECT_GE(all.held_out.points, 190u);  // the fits use 5 runs; everything else is held out
 }
 
-// Chimera Fig. 1's memory points are open: pipesim lacks memory terms there (validation/README.md).
+// Chimera Fig. 1's memory points, bounded apart (below).
 bool chimera_figure_1(const PointResult& p) {
   return p.id.rfind("CHI-F1-", 0) == 0;
 }
 
-// No point is off by more than 30%, Chimera Fig. 1 aside (below). Two open misses: Vocabulary
-// Parallelism's V-Half on 32 GPUs, s = 2048, V = 256K, measured out of memory, is predicted at
-// 79.5 GiB, just under the A100's 80 GB: a near tie on a yes/no metric; and Megatron-Core's
-// 32B run (t = 8, 46% MFU measured), predicted 27% too slow on the datasheet h100-dgx and 32%
-// with the TP-overlap SM share fitted on the DGX Cloud runs (validation/README.md). Listed here
-// rather than hidden.
+// No point is off by more than 30%, Chimera Fig. 1's out-of-memory marks aside (below). Two open
+// misses: Vocabulary Parallelism's V-Half on 32 GPUs, s = 2048, V = 256K, measured out of memory,
+// is predicted at 79.5 GiB, just under the A100's 80 GB: a near tie on a yes/no metric; and
+// Megatron-Core's 32B run (t = 8, 46% MFU measured), predicted 27% too slow on the datasheet
+// h100-dgx and 32% with the TP-overlap SM share fitted on the DGX Cloud runs
+// (validation/README.md). Listed here rather than hidden.
 TEST(ValidationSuite, NoPointOffByMoreThanThirtyPercent) {
   for (const PointResult& p : suite().points) {
     if (is_nvidia_recipe(p.source)) continue;  // bounded apart, below
     const auto e = p.error();
-    if (!e || chimera_figure_1(p) || p.id == "VOC-T6-base-32gpu-s2048-v256k" ||
-        p.id == "MCORE-H100-32B") {
+    if (!e || (chimera_figure_1(p) && p.metric == ValidationMetric::OutOfMemory) ||
+        p.id == "VOC-T6-base-32gpu-s2048-v256k" || p.id == "MCORE-H100-32B") {
       continue;
     }
     EXPECT_LE(std::abs(*e), 0.30) << p.id << " " << metric_name(p.metric) << ": measured "
@@ -247,17 +247,24 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
   ADD_FAILURE() << "no dgxc-benchmarking-moe source in the summary";
 }
 
-// Chimera Fig. 1 (P100 16 GB, GPT-2): every term pipesim counts is held by the real run too, so
-// each predicted peak is at most the measured one; the runs of Fig. 15 that ran with
-// recomputation are predicted to fit. Open (not asserted): the measured peaks are 17-43% above
-// pipesim's, and the three runs measured out of memory without recomputation are predicted to fit.
-TEST(ValidationSuite, ChimeraFigureOneMemoryIsALowerBoundAndTheRecomputedRunsFit) {
+// Chimera Fig. 1 (P100 16 GB, GPT-2), with what the paper's stack keeps (eager_autograd,
+// stage-wide recomputation, DDP's gradient buckets; validation/chi-f1-*.yaml): the peaks of
+// PipeDream, GEMS and Chimera within 15%, GPipe without recomputation out of memory as measured,
+// and the Fig. 15 runs that ran with recomputation predicted to fit. Open (not asserted): DAPPLE
+// (D = 16) and PipeDream-2BW (D = 16) without recomputation, measured out of memory, are
+// predicted at 14.9 and 16.0 GB of the 17.2 GB the profile gives.
+TEST(ValidationSuite, ChimeraFigureOnePeaksWithinFifteenPercentAndGPipeOutOfMemory) {
   size_t peaks = 0, fits = 0;
+  bool gpipe = false;
   for (const PointResult& p : suite().points) {
     if (!p.predicted) continue;
     if (chimera_figure_1(p) && p.metric == ValidationMetric::PeakMemoryGib) {
       ++peaks;
-      EXPECT_LE(*p.predicted, p.measured * (1 + p.reading_error)) << p.id;
+      EXPECT_LE(std::abs(*p.error()), 0.15) << p.id;
+    }
+    if (p.id == "CHI-F1-GPT2-GPIPE-NR") {
+      gpipe = true;
+      EXPECT_EQ(*p.error(), 0.0) << p.id << " is predicted to fit";
     }
     if (p.metric == ValidationMetric::OutOfMemory && p.measured == 0) {
       ++fits;
@@ -266,6 +273,7 @@ TEST(ValidationSuite, ChimeraFigureOneMemoryIsALowerBoundAndTheRecomputedRunsFit
   }
   EXPECT_EQ(peaks, 3u);
   EXPECT_EQ(fits, 3u);
+  EXPECT_TRUE(gpipe);
 }
 
 }  // namespace

@@ -49,6 +49,13 @@ struct TrainingSetup {
   //! bucket, overlaps the stage's first forward (needs distributed_optimizer and
   //! overlap_grad_reduce, as Megatron asserts).
   bool overlap_param_gather = false;
+  //! The framework's autograd keeps what PyTorch <= 1.10 eager mode keeps (models::LayerConfig::
+  //! eager_autograd): softmax and log_softmax inputs, the Python tanh GeLU's intermediates.
+  bool eager_autograd = false;
+  //! Recomputation restores a whole stage at once (true: the PipeDream-derived runtimes of the
+  //! Chimera paper rerun the stage module's forward before its backward) or one layer at a time
+  //! (false: Megatron-LM's per-layer checkpoints).
+  bool recompute_stage = false;
   std::optional<models::Precision> precision;  //!< overrides the model file's precision
   //! Overrides the model file's attention kernels (ModelSpec::attention) when set.
   std::optional<models::Attention> attention;

@@ -53,6 +53,13 @@ struct LayerConfig {
   //! Tokens the busiest GPU's experts receive relative to the balanced k·tokens/e (>= 1); a
   //! capacity factor caps it (tokens beyond capacity are dropped).
   double expert_imbalance = 1.0;
+  //! What the framework's autograd keeps for the backward beyond [K22]'s count (which assumes
+  //! fused kernels: a GeLU that keeps its input, a softmax that keeps its output). Eager:
+  //! PyTorch <= 1.10 eager mode, whose softmax and log_softmax backward nodes also keep their
+  //! input (pytorch/pytorch issue 64000, fixed by PR 65242 for 1.11), running a tanh GeLU
+  //! written in Python (Hugging Face GPT-2's gelu_new), whose autograd keeps tanh(·), 0.5x and
+  //! 1 + tanh(·) besides x: three more FFN-wide tensors.
+  bool eager_autograd = false;
 };
 
 //! Throws core::ConfigError("command line", field, ...) when the expert layout does not fit the

@@ -47,6 +47,9 @@ inline constexpr NameTable<sim::GradSync, 4> kGradSyncNames{{
 //! PerfSpec::optimizer_sync_all_reduce.
 inline constexpr NameTable<bool, 2> kOptimizerSyncNames{
     {{"post-validation", false}, {"all-reduce", true}}};
+//! What recomputation restores at once: one layer or the whole stage;
+//! TrainingSetup::recompute_stage.
+inline constexpr NameTable<bool, 2> kRecomputeScopeNames{{{"layer", false}, {"stage", true}}};
 //! p2p transfers overlap compute (on) or block the sender (off); PerfSpec::overlap_p2p.
 inline constexpr NameTable<bool, 2> kOnOffNames{{{"on", true}, {"off", false}}};
 
