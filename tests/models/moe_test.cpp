@@ -300,7 +300,7 @@ TEST(MoeActivations, TinyMoeLayerKeepsTheTopKCopies) {
   c.expert_parallel = 2;
   c.expert_imbalance = 1.5;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c, Recompute::None, LayerKind::Moe).value,
-                   dense_part + core + moe_part + 0.5 * copies * e * (2 * h + 3 * x.fe));
+                   dense_part + core + moe_part + 0.5 * copies * e * (h + 3 * x.fe));
 }
 
 TEST(MoeActivations, LatentAttentionKeepsTheLatentsOnEveryGpu) {
