@@ -47,3 +47,9 @@ draw bitpipe-d4-n8 --schedule bitpipe -D 4 -N 8 --t-forward 2 --t-backward 4
 # host link), every stored activation offloaded; the lane under each worker shows its copies.
 draw 1f1b-offload-gpt2-a100-d4-n8 --schedule 1f1b -D 4 -N 8 --model gpt2-1.3b --hardware a100-dgx \
   --offload 1
+# DeepSeek-V3 in its own layout (report §3.1-3.3, §4.2): DualPipe over PP 16, EP 64, ZeRO-1,
+# 2048 H800, batch 15360 sequences = 120 micro-batches of one per replica, with DeepSeek's memory
+# savings (README "DeepSeek-V3 in its own layout").
+draw dualpipe-deepseek-v3-h800-d16-n120 --schedule dualpipe -D 16 -N 120 -B 1 -W 128 \
+  --model deepseek-v3 --hardware h800-dgx -E 64 --distributed-optimizer on --moe-overlap on \
+  --recompute selective --recompute-modules layernorm,mla_up_proj,moe_act --quantized-activations on

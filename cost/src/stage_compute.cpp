@@ -102,7 +102,10 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     rings_f[kR] = L * rings_r;
     expert_layers[kF] = moe_layers;
     expert_layers[kI] = moe_layers;
-    expert_layers[kR] = full ? moe_layers : 0;
+    // A recomputed MoE FFN (the `moe` module) repeats its dispatch and combine too.
+    const bool moe_again =
+        full || (recompute == models::Recompute::Selective && cfg.recompute_modules.moe);
+    expert_layers[kR] = moe_again ? moe_layers : 0;
     if (part.embedding) {
       // The vocabulary-parallel embedding sums its t partial lookups: one collective.
       k[kF] += compute_time(models::embedding_forward(model_, cfg));

@@ -118,7 +118,14 @@ std::vector<sim::StageMemory> stage_memory(const models::ModelSpec& model,
                    static_cast<double>(model.vocabulary) / setup.tensor_parallel;  // fp32 dlogits
     }
     sim::StageMemory& m = memory[s];
-    m.weights = params[s] * bytes.weights;
+    // The low-precision recipes quantize the linear layers' weights only: the embedding and
+    // the LM head compute in 16 bits and keep no quantized copies (DeepSeek-V3 report §3.3;
+    // Megatron's output layer is not a Transformer Engine module). weights − gathered is those
+    // copies' bytes per parameter (0 outside the recipes).
+    double unquantized = 0.0;
+    if (part.embedding) unquantized += models::embedding_params_per_gpu(model, cfg.tensor_parallel);
+    if (part.head) unquantized += models::head_params_per_gpu(model, cfg.tensor_parallel);
+    m.weights = params[s] * bytes.weights - unquantized * (bytes.weights - bytes.gathered);
     m.gradients = params[s] * bytes.gradients;
     m.optimizer = params[s] * bytes.optimizer / shards[s];
     m.activations = activations;

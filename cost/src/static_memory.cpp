@@ -1,18 +1,11 @@
 #include "pipesim/cost/static_memory.hpp"
 
+#include "pipesim/models/transformer.hpp"
+
 namespace pipesim::cost {
 
 double quantized_bytes(models::Precision p) {
-  switch (p) {
-    case models::Precision::FP8:
-      return 1.0;
-    case models::Precision::MXFP8:
-      return 1.0 + 1.0 / 32;
-    case models::Precision::NVFP4:
-      return 0.5 + 1.0 / 16;
-    default:
-      return 0.0;
-  }
+  return models::quantized_element_bytes(p);
 }
 
 ParamBytes param_bytes(models::Precision p, double bytes_per_param) {

@@ -92,8 +92,47 @@ models::LayerConfig layer_config(const TrainingSetup& s) {
   c.expert_tensor_parallel = s.expert_tensor_parallel;
   c.expert_imbalance = s.moe_imbalance;
   c.eager_autograd = s.eager_autograd;
+  c.recompute_modules = models::parse_recompute_modules(s.recompute_modules, "recompute_modules");
+  c.quantized_activations = s.quantized_activations;
   return c;
 }
+
+namespace {
+
+// Megatron-Core applies recompute_modules with the selective granularity only; a module that
+// has nothing to re-run in the model is a mistake, not a no-op.
+void validate_activation_storage(const models::ModelSpec& m, const TrainingSetup& s) {
+  const models::RecomputeModules rm =
+      models::parse_recompute_modules(s.recompute_modules, "recompute_modules");
+  if (!(rm == models::RecomputeModules{}) && s.recompute != models::Recompute::Selective) {
+    fail("recompute_modules",
+         fmt::format("\"{}\" applies with recompute = selective (Megatron-Core's "
+                     "recompute_granularity), which is not set",
+                     s.recompute_modules));
+  }
+  if (rm.mla_up_proj && !m.is_mla()) {
+    fail("recompute_modules",
+         fmt::format("mla_up_proj needs latent attention; model {} has none", m.name));
+  }
+  if ((rm.moe || rm.moe_act || rm.shared_experts) && !m.is_moe()) {
+    fail("recompute_modules",
+         fmt::format("moe, moe_act and shared_experts need mixture-of-experts layers; model {} "
+                     "is dense",
+                     m.name));
+  }
+  if (rm.shared_experts && m.moe.shared_experts == 0) {
+    fail("recompute_modules",
+         fmt::format("shared_experts: model {} has no shared experts", m.name));
+  }
+  if (s.quantized_activations && !models::low_precision_gemms(m.precision)) {
+    fail("quantized_activations",
+         fmt::format("needs a low-precision recipe (precision fp8, mxfp8 or nvfp4); model {} "
+                     "trains in {}",
+                     m.name, models::precision_name(m.precision)));
+  }
+}
+
+}  // namespace
 
 void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile& hw,
                     const TrainingSetup& s) {
@@ -116,6 +155,7 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
                      t, hw.gpus_per_node, hw.name));
   }
   validate_context_parallel(m, hw, s);
+  validate_activation_storage(m, s);
   if (s.sequence_parallel) {
     if (t < 2) fail("sequence_parallel", "needs tensor parallelism (tensor_parallel > 1)");
     const int local = m.sequence / s.context_parallel;

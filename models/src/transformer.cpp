@@ -228,6 +228,19 @@ int moe_layer_count(const ModelSpec& m) {
   return first >= m.layers ? 0 : static_cast<int>((m.layers - 1 - first) / k + 1);
 }
 
+double quantized_element_bytes(Precision p) {
+  switch (p) {
+    case Precision::FP8:
+      return 1.0;
+    case Precision::MXFP8:
+      return 1.0 + 1.0 / 32;
+    case Precision::NVFP4:
+      return 0.5 + 1.0 / 16;
+    default:
+      return 0.0;
+  }
+}
+
 double activation_element_bytes(Precision p) {
   return p == Precision::FP32 ? 4.0 : 2.0;
 }
@@ -445,9 +458,90 @@ KernelList layer_recompute(const ModelSpec& m, const LayerConfig& c, Recompute r
     case Recompute::Full:
       return layer_forward(m, c, kind);
     case Recompute::Selective:
-      return attention_core_kernels(layer_shape(m, c, kind));  // [K22 §5]
+      break;
   }
-  return {};
+  // Fine-grained recomputation [MCR]: each module re-runs its own forward kernels (a whole
+  // MoE FFN covers its activation and shared experts; the all-to-alls it repeats are the cost
+  // model's, expert_parallel.hpp).
+  const RecomputeModules& rm = c.recompute_modules;
+  const bool moe = kind == LayerKind::Moe && m.is_moe();
+  std::vector<std::string> names;
+  const auto add = [&names](std::initializer_list<const char*> list) {
+    names.insert(names.end(), list.begin(), list.end());
+  };
+  if (rm.layernorm) add({"ln1", "ln2"});
+  if (rm.mla_up_proj && m.is_mla()) add({"q_up", "kv_up"});
+  if (rm.mlp && !moe) add({"fc1", "swiglu", "gelu", "fc2"});
+  if (rm.moe && moe) {
+    add({"router", "router_topk", "moe_permute", "expert_fc1", "expert_swiglu", "expert_gelu",
+         "expert_fc2", "moe_unpermute"});
+  } else if (rm.moe_act && moe) {
+    add({"expert_swiglu", "expert_gelu"});
+  }
+  if ((rm.moe || rm.shared_experts) && moe)
+    add({"shared_fc1", "shared_swiglu", "shared_gelu", "shared_fc2", "shared_gate"});
+  KernelList out =
+      rm.core_attn ? attention_core_kernels(layer_shape(m, c, kind)) : KernelList{};  // [K22 §5]
+  for (const LayerKernel& k : layer_forward(m, c, kind)) {
+    if (std::find(names.begin(), names.end(), k.name) != names.end()) out.push_back(k);
+  }
+  return out;
+}
+
+RecomputeModules parse_recompute_modules(const std::string& text, const std::string& field) {
+  constexpr std::pair<const char*, bool RecomputeModules::*> kModules[] = {
+      {"core_attn", &RecomputeModules::core_attn},
+      {"moe_act", &RecomputeModules::moe_act},
+      {"layernorm", &RecomputeModules::layernorm},
+      {"mla_up_proj", &RecomputeModules::mla_up_proj},
+      {"mlp", &RecomputeModules::mlp},
+      {"moe", &RecomputeModules::moe},
+      {"shared_experts", &RecomputeModules::shared_experts}};
+  RecomputeModules out{};
+  out.core_attn = false;
+  std::string word;
+  const auto take = [&]() {
+    if (word.empty()) return;
+    const auto* it = std::find_if(std::begin(kModules), std::end(kModules),
+                                  [&](const auto& mod) { return word == mod.first; });
+    if (it == std::end(kModules)) {
+      throw core::ConfigError::option(
+          field, fmt::format("unknown module '{}'; allowed: core_attn, moe_act, layernorm, "
+                             "mla_up_proj, mlp, moe, shared_experts (comma-separated)",
+                             word));
+    }
+    if (out.*(it->second)) {
+      throw core::ConfigError::option(field, fmt::format("module '{}' given twice", word));
+    }
+    out.*(it->second) = true;
+    word.clear();
+  };
+  for (const char ch : text) {
+    if (ch == ',' || ch == ' ') {
+      take();
+    } else {
+      word += ch;
+    }
+  }
+  take();
+  return out;
+}
+
+std::string recompute_modules_text(const RecomputeModules& r) {
+  std::string out;
+  const auto put = [&out](bool on, const char* name) {
+    if (!on) return;
+    if (!out.empty()) out += ',';
+    out += name;
+  };
+  put(r.core_attn, "core_attn");
+  put(r.moe_act, "moe_act");
+  put(r.layernorm, "layernorm");
+  put(r.mla_up_proj, "mla_up_proj");
+  put(r.mlp, "mlp");
+  put(r.moe, "moe");
+  put(r.shared_experts, "shared_experts");
+  return out;
 }
 
 namespace {
@@ -542,51 +636,65 @@ core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Rec
   // A 16-bit GPT layer: rep 10sbh, tp 24sbh + 5as²b → sbh(10 + 24/t + 5as/(ht)) [K22 Table 2].
   // Variants (transformer.hpp): "full" tensors are whole on every GPU (outputs of replicated
   // projections); the routed experts' tensors are sized per GPU by the kernels' grouped GEMMs.
+  // A linear GEMM's input is stored at `lin` bytes per element: e, or the recipe's quantized
+  // bytes with quantized_activations [DS3 §3.3.3]. Selective recomputation drops what its
+  // modules re-run [MCR].
   const int b = c.micro_batch_size;
   const double e = activation_element_bytes(m.precision), t = c.tensor_parallel;
   const double a = d(m.heads), s = d(m.sequence), sb = s * d(b);
   const double x = sbh(m, b), rep = sp_share(c), mask = m.dropout ? 1.0 : 0.0;
-  // FFN-wide tensors kept; eager autograd: the Python tanh GeLU's three intermediates
-  const double widths = m.gated_mlp ? 3.0 : (c.eager_autograd ? 5.0 : 2.0);
   const bool moe = kind == LayerKind::Moe && m.is_moe();
-  const double replicated = (e * x + mask * x) + (e * x + mask * x) + 2 * e * x;
+  if (r == Recompute::Full) return core::Bytes(e * x * rep);  // [K22 §4.4]: the layer input
+  RecomputeModules rm{};
+  rm.core_attn = false;
+  if (r == Recompute::Selective) rm = c.recompute_modules;
+  const double q = quantized_element_bytes(m.precision);
+  const double lin = c.quantized_activations && q > 0 ? q : e;
+  // Norm region: both norms' inputs, their outputs (the attention's and the FFN's inputs; an
+  // MoE layer's FFN input is also the router's, a 16-bit GEMM, so it stays e; a recomputed
+  // MLP or MoE keeps it as its checkpoint's 16-bit input), the dropout masks.
+  const double ffn_input = moe || rm.mlp ? e : lin;
+  double region = 2 * e * x + 2 * mask * x;
+  if (!rm.layernorm) region += lin * x + ffn_input * x;
+  if (moe && !rm.moe) region += 4.0 * sb * d(m.moe.experts);  // the router's fp32 scores
   double attention = 0.0, full = 0.0;
   if (m.is_mla()) {
-    // Q, K (a·d_qk), V and the projection input (a·d_v) split over t; the latent
-    // down-projections' outputs and their norms' outputs on every GPU.
+    // Q, K (a·d_qk) and V split over t (recomputed by mla_up_proj); the projection input
+    // (a·d_v), which the attention backward reads too; on every GPU the latents before their
+    // norms and the rotary key (e) and the normed latents, the up-projections' inputs (lin).
     const double qk = d(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim), v = m.mla.v_head_dim;
     const double ql = m.mla.q_lora_rank, kvl = m.mla.kv_lora_rank;
-    attention = e * sb * a * (2 * qk + 2 * v);
-    full = e * sb * (2 * ql + 2 * kvl + d(m.mla.qk_rope_head_dim));
+    attention = (rm.mla_up_proj ? 0.0 : e * sb * a * (2 * qk + v)) + e * sb * a * v;
+    full = e * sb * (ql + kvl + d(m.mla.qk_rope_head_dim)) + lin * sb * (ql + kvl);
   } else {
-    const double q = d(m.q_hidden()), kv = d(m.kv_hidden());
-    attention = e * (2 * sb * q + 2 * sb * kv);
-    if (m.qk_norm) attention += e * sb * (q + kv);  // the norms' inputs
+    const double qd = d(m.q_hidden()), kv = d(m.kv_hidden());
+    attention = e * (2 * sb * qd + 2 * sb * kv);
+    if (m.qk_norm) attention += e * sb * (qd + kv);  // the norms' inputs
   }
-  const double ffn = moe ? shared_ffn(m) : d(m.ffn_hidden);
-  const double split = attention + widths * e * sb * ffn;
+  // An MLP's FFN-wide tensors: the activation's input (2f for SwiGLU's [gate|up], f for GeLU)
+  // and its output, fc2's input; eager autograd: the Python tanh GeLU's three intermediates.
+  const double widths_in = m.gated_mlp ? 2.0 : 1.0;
+  const double eager_gelu = c.eager_autograd && !m.gated_mlp ? 3.0 * e : 0.0;
+  const auto mlp_wide = [&](double f) { return sb * f * (widths_in * e + lin + eager_gelu); };
+  double split = attention;
+  if (!moe && !rm.mlp) split += mlp_wide(d(m.ffn_hidden));
+  if (moe && !rm.moe && !rm.shared_experts) split += mlp_wide(shared_ffn(m));
   double routed = 0.0;
-  if (moe) {
-    // The router's fp32 scores over E (norm region); per routed token copy on this GPU its
-    // expert input and output (h each) and the expert's FFN-wide tensors (f_e / e_t).
+  if (moe && !rm.moe) {
+    // Per routed token copy on this GPU: its expert input (fc1's), the activation's input
+    // (DeepSeek-V3 keeps it quantized too) and output (fc2's; recomputed by moe_act). The
+    // routing probabilities multiply inside the activation [MCR], so the experts' outputs are
+    // not kept for the probabilities' gradient.
     const layer_detail::LayerDims dims = layer_detail::dims(layer_shape(m, c, LayerKind::Moe));
     const double copies = d(dims.per_expert) * d(dims.local);
-    routed =
-        4.0 * sb * d(m.moe.experts) * rep + copies * e * (2 * d(m.hidden) + widths * d(dims.fe));
+    const double fe = d(dims.fe);
+    routed = copies * (lin * d(m.hidden) + lin * widths_in * fe + (rm.moe_act ? 0.0 : lin * fe));
   }
   // Eager autograd: the softmax keeps its input as well (e·as²b more).
   const double scores = (m.dropout ? 2 * e + 1 : e) + (c.eager_autograd ? e : 0.0);
-  const double core = c.attention == Attention::Flash ? 4.0 * a * sb : scores * a * s * sb;
-  const double linear = replicated * rep + split / t + full + routed;
-  switch (r) {
-    case Recompute::None:
-      return core::Bytes(linear + core / t);
-    case Recompute::Selective:
-      return core::Bytes(linear);  // [K22 §5]
-    case Recompute::Full:
-      return core::Bytes(e * x * rep);  // [K22 §4.4]: the layer input
-  }
-  return core::Bytes(0.0);
+  const double core =
+      rm.core_attn ? 0.0 : (c.attention == Attention::Flash ? 4.0 * a * sb : scores * a * s * sb);
+  return core::Bytes(region * rep + (split + core) / t + full + routed);
 }
 
 core::Bytes embedding_activation_bytes(const ModelSpec& m, const LayerConfig& c) {

@@ -261,6 +261,22 @@ std::vector<Option> make_options() {
           "recompute", kRecomputeNames, "none",
           "Real-cost mode: activation recomputation none|selective|full", Scope::RealCost,
           kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.recompute; }),
+      field_option(
+          named(core::text_option(
+                    "recompute_modules", "core_attn",
+                    "Real-cost mode, recompute selective: what is recomputed, comma-separated "
+                    "(Megatron-Core's recompute-modules): core_attn, moe_act, layernorm, "
+                    "mla_up_proj, mlp, moe, shared_experts"),
+                "LIST"),
+          "", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.recompute_modules; }),
+      switch_field(
+          "quantized_activations", false,
+          "Real-cost mode, precision fp8/mxfp8/nvfp4: keep the linear layers' inputs "
+          "and the MoE activation's input for the backward in the recipe's format "
+          "(DeepSeek-V3's low-precision storage) on|off",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.quantized_activations; }),
       named_option(
           "recompute_scope", kRecomputeScopeNames, "layer",
           "Real-cost mode: recomputation restores one layer at a time (layer: Megatron-LM's "

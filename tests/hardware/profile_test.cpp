@@ -14,8 +14,9 @@ namespace {
 
 TEST(Profile, EveryShippedProfileLoadsWithSources) {
   const auto names = shipped_profiles();
-  for (const char* expected : {"p100-daint", "v100-dgx1", "a100-dgx", "a100-roce", "h100-dgx",
-                               "h200-sxm", "b200-dgx", "b300-dgx", "gb200-nvl72", "gb300-nvl72"}) {
+  for (const char* expected :
+       {"p100-daint", "v100-dgx1", "a100-dgx", "a100-roce", "h100-dgx", "h200-sxm", "h800-dgx",
+        "b200-dgx", "b300-dgx", "gb200-nvl72", "gb300-nvl72"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   for (const auto& name : names) {

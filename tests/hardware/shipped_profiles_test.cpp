@@ -90,6 +90,19 @@ TEST(ShippedProfiles, H200IsTheH100NodeWithMoreAndFasterMemory) {
   EXPECT_EQ(h200.inter_node.beta, h100.inter_node.beta);
 }
 
+TEST(ShippedProfiles, H800IsTheH100WithTheNarrowerNvlink) {
+  const HardwareProfile h100 = load_profile("h100-dgx"), h800 = load_profile("h800-dgx");
+  EXPECT_EQ(h800.gpu.peak_flops, h100.gpu.peak_flops);  // H800 datasheet: the H100 SXM's
+  EXPECT_EQ(h800.gpu.memory_bytes, h100.gpu.memory_bytes);
+  EXPECT_EQ(h800.gpu.hbm_bandwidth, h100.gpu.hbm_bandwidth);
+  EXPECT_EQ(h800.gpus_per_node, 8);
+  EXPECT_EQ(h800.nics_per_node, 8);
+  // NVLink 400 GB/s in all, 200 per direction; the DeepSeek-V3 report's 160 GB/s achieved.
+  EXPECT_EQ(h800.intra_node.beta, 160e9);
+  EXPECT_LT(h800.intra_node.beta, 200e9);
+  EXPECT_EQ(h800.inter_node.beta, h100.inter_node.beta);  // one 400 Gb/s NIC per GPU
+}
+
 TEST(ShippedProfiles, Nvl72RacksAreOneNodeOfSeventyTwoGpusWithANicEach) {
   for (const std::string& name : kNvl72) {
     const HardwareProfile p = load_profile(name);

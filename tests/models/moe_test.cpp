@@ -293,15 +293,16 @@ TEST(MoeActivations, TinyMoeLayerKeepsTheTopKCopies) {
   // Per GPU, 16-bit, no dropout, b = 1, t = 1 (Korthikanti's inventory extended):
   // norm region: QKV input, MLP input, two norm inputs (2·sh each); Q, projection input (2·sh),
   // K, V (2·s·h_kv); softmax output 2as²; router fp32 scores 4sE; per token copy (s·k of them)
-  // its expert input and output 2h·2 and the SwiGLU tensors 3·f_e·2; the shared expert's
-  // SwiGLU tensors 3·2·s·f_s.
+  // its expert input 2h (the routing probabilities multiply inside the activation, so the
+  // output is not kept) and the SwiGLU tensors 3·f_e·2; the shared expert's SwiGLU tensors
+  // 3·2·s·f_s.
   const ModelSpec m = parse_model(kTinyMoe, "tiny.yaml");
   const Tiny x;
   const double s = x.s, h = x.h, e = 2;
   const double dense_part = 4 * e * s * h + e * (2 * s * h + 2 * s * x.kv);
   const double core = e * x.a * s * s;
   const double copies = s * x.k;
-  const double moe_part = 4 * s * x.E + copies * e * (2 * h + 3 * x.fe) + 3 * e * s * x.fs;
+  const double moe_part = 4 * s * x.E + copies * e * (h + 3 * x.fe) + 3 * e * s * x.fs;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, config(1), Recompute::None, LayerKind::Moe).value,
                    dense_part + core + moe_part);
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, config(1), Recompute::Selective, LayerKind::Moe).value,
@@ -316,7 +317,7 @@ TEST(MoeActivations, TinyMoeLayerKeepsTheTopKCopies) {
   c.expert_parallel = 2;
   c.expert_imbalance = 1.5;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(m, c, Recompute::None, LayerKind::Moe).value,
-                   dense_part + core + moe_part + 0.5 * copies * e * (2 * h + 3 * x.fe));
+                   dense_part + core + moe_part + 0.5 * copies * e * (h + 3 * x.fe));
 }
 
 TEST(MoeActivations, LatentAttentionKeepsTheLatentsOnEveryGpu) {

@@ -19,6 +19,12 @@ struct TrainingSetup {
   int micro_batch_size = 1;  //!< B
   int data_parallel = 1;     //!< W pipeline replicas
   models::Recompute recompute = models::Recompute::None;
+  //! What selective recomputation re-runs: Megatron-Core's --recompute-modules, comma-separated
+  //! (models::RecomputeModules); the default is the attention core.
+  std::string recompute_modules = "core_attn";
+  //! Activations stored for the backward in the low-precision recipe's format
+  //! (models::LayerConfig::quantized_activations; DeepSeek-V3 §3.3.3).
+  bool quantized_activations = false;
   models::PartitionMode partition = models::PartitionMode::Uniform;
   //! A hand-written layout of the virtual stages (models/layout.hpp); when set it replaces
   //! `partition`, which must then stay Uniform.

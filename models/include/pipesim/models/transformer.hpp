@@ -27,7 +27,14 @@
 //  [DS2] DeepSeek-AI, "DeepSeek-V2", arXiv 2405.04434, §2.1: multi-head latent attention.
 //  [DS3] DeepSeek-AI, "DeepSeek-V3 Technical Report", arXiv 2412.19437, §2.1.2 aux-loss-free
 //        balancing (a bias per expert), §2.2 multi-token prediction (per depth: two RMSNorms,
-//        a 2h → h projection, one transformer layer; embedding and output head shared).
+//        a 2h → h projection, one transformer layer; embedding and output head shared);
+//        §3.2.3 recomputation of RMSNorm and the MLA up-projections; §3.3.3 activations cached
+//        in FP8 for the Linear backward, the MoE SwiGLU input in FP8 and its output recomputed.
+//  [MCR] NVIDIA Megatron-LM, megatron/core/transformer/transformer_config.py recompute_modules
+//        and moe/README.md ("Fine-grained recomputation", v0.13; "moving the probs
+//        multiplication from unpermutation to activation function of GroupedMLP", v0.13).
+
+#include <string>
 
 #include "pipesim/core/units.hpp"
 #include "pipesim/models/layer_kernels.hpp"
@@ -36,6 +43,37 @@
 namespace pipesim::models {
 
 enum class Recompute { None, Selective, Full };
+
+//! What selective recomputation re-runs: Megatron-Core's fine-grained recomputation
+//! (--recompute-granularity selective --recompute-modules; TransformerConfig.recompute_modules,
+//! MCore v0.13). Each module stores less and re-runs its forward before the backward [MCR]:
+//!  core_attn       the attention core (its scores, or flash's log-sum-exp) [K22 §5]
+//!  moe_act         the routed experts' activation function: its output (the fc2 input) is
+//!                  recomputed from its input (output-discarding checkpoint)
+//!  layernorm       the two norms before attention and the FFN: their outputs (output-discarding)
+//!  mla_up_proj     latent attention's up-projections: Q, K, V recomputed from the latents
+//!  mlp             a dense layer's whole MLP: only its input is kept
+//!  moe             a mixture-of-experts layer's whole FFN (router, experts, shared experts and
+//!                  their all-to-alls): only its input is kept
+//!  shared_experts  the shared experts' MLP: only its input is kept
+//! The default, core_attn alone, is Megatron's selective recomputation [K22 §5].
+struct RecomputeModules {
+  bool core_attn = true;
+  bool moe_act = false;
+  bool layernorm = false;
+  bool mla_up_proj = false;
+  bool mlp = false;
+  bool moe = false;
+  bool shared_experts = false;
+  bool operator==(const RecomputeModules&) const = default;
+};
+
+//! Parses a comma- (or space-) separated list of the module names above, e.g.
+//! "core_attn,moe_act"; an empty text is no module. Throws core::ConfigError::option(`field`)
+//! naming the unknown module and the allowed names, or a repeated one.
+RecomputeModules parse_recompute_modules(const std::string& text, const std::string& field);
+//! The names of `r`'s modules in the order above, comma-separated.
+std::string recompute_modules_text(const RecomputeModules& r);
 
 //! How one GPU runs the model's layers: micro-batch, tensor-parallel group, attention kernel, and
 //! for mixture-of-experts layers the expert-parallel layout [MC]. The defaults are Megatron's
@@ -60,6 +98,15 @@ struct LayerConfig {
   //! written in Python (Hugging Face GPT-2's gelu_new), whose autograd keeps tanh(·), 0.5x and
   //! 1 + tanh(·) besides x: three more FFN-wide tensors.
   bool eager_autograd = false;
+  //! What Recompute::Selective re-runs (layer_activation_bytes, layer_recompute).
+  RecomputeModules recompute_modules{};
+  //! The low-precision recipes' activations stored for the backward in the recipe's format
+  //! (q bytes per element, quantized_element_bytes) instead of 16 bits: the inputs of every
+  //! `linear` GEMM (the copy its quantizing cast already made: Transformer Engine saves it) and
+  //! the routed experts' activation input (DeepSeek-V3 §3.3.3, "Low-Precision Storage"). The
+  //! attention output stays 16-bit (the attention backward reads it too), as do the router's
+  //! input and every norm's input. No effect in fp32/fp16/bf16.
+  bool quantized_activations = false;
 };
 
 //! Throws core::ConfigError("command line", field, ...) when the expert layout does not fit the
@@ -218,6 +265,11 @@ core::Bytes head_activation_bytes(const ModelSpec& m, const LayerConfig& c);
 //! GPU of the group sends its 1/t slice and the receivers all-gather it over NVLink: the
 //! scatter/gather optimisation [N21 §4.1]; the all-gather is not priced).
 core::Bytes p2p_message_bytes(const ModelSpec& m, const LayerConfig& c);
+
+//! Bytes per element of a low-precision recipe's quantized tensors, scales included: fp8 1 (one
+//! fp32 scale per tensor), mxfp8 1 + 1/32 (an E8M0 scale per 32), nvfp4 1/2 + 1/16 (an E4M3
+//! scale per 16); 0 for the 16- and 32-bit precisions (OCP MX v1.0; Transformer Engine recipes).
+double quantized_element_bytes(Precision p);
 
 //! Element bytes of activations in the model's precision: fp32 4; fp16, bf16 2; fp8 2 (Transformer
 //! Engine keeps activations in bf16 between its fp8 GEMMs).
