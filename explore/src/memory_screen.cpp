@@ -139,17 +139,16 @@ std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario&
 
 std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
                                                        const scenario::Point& point) {
+  const std::shared_ptr<const GeneratedSchedule> g = generated(s);
+  return g ? screen(s, point, *g) : std::nullopt;
+}
+
+std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
+                                                       const scenario::Point& point,
+                                                       const GeneratedSchedule& generated) {
   const scenario::PerfSpec& ps = s.perf;
-  // Only what the bound models; anything else is simulated as usual.
-  const bool modelled = ps.enabled() && ps.model_spec && ps.hardware_profile &&
-                        ps.grad_sync == sim::GradSync::Eager && !ps.optimizer_sync_all_reduce &&
-                        !(ps.setup.offload > 0.0) && ps.setup.layout.empty() &&
-                        !s.memory_timeline && !s.record_memory_timeline;
-  if (!modelled || !schedules::check_params(s.schedule, s.params).ok()) return std::nullopt;
   try {
-    scenario::check_run_budget(s);
-    const std::shared_ptr<const ActivationProfile> p = profile(s);
-    if (!p) return std::nullopt;
+    const ActivationProfile* p = &generated.profile;
     const double capacity = ps.hardware_profile->gpu.memory_bytes;
     const double bound =
         peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
@@ -168,25 +167,40 @@ std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario&
   }
 }
 
-std::shared_ptr<const ActivationProfile> MemoryScreen::profile(const scenario::Scenario& s) {
+std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const scenario::Scenario& s) {
+  const scenario::PerfSpec& ps = s.perf;
+  // Only what the bound models; anything else is simulated as usual.
+  const bool modelled = ps.enabled() && ps.model_spec && ps.hardware_profile &&
+                        ps.grad_sync == sim::GradSync::Eager && !ps.optimizer_sync_all_reduce &&
+                        !(ps.setup.offload > 0.0) && ps.setup.layout.empty() &&
+                        !s.memory_timeline && !s.record_memory_timeline;
+  if (!modelled || !schedules::check_params(s.schedule, s.params).ok()) return nullptr;
+  try {
+    // The run's own budget, before a schedule of its size is generated (as simulate() does).
+    scenario::check_run_budget(s);
+  } catch (const core::ConfigError&) {
+    return nullptr;
+  }
   const std::string key = profile_key(s);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = profiles_.find(key);
-    if (it != profiles_.end()) return it->second;
+    const auto it = generated_.find(key);
+    if (it != generated_.end()) return it->second;
   }
   // Generated outside the lock; two threads may both generate a key, with the same result.
-  std::shared_ptr<const ActivationProfile> p;
+  std::shared_ptr<const GeneratedSchedule> g;
   try {
-    const sim::Schedule schedule = schedules::make_schedule(s.schedule, s.params);
+    sim::Schedule schedule = schedules::make_schedule(s.schedule, s.params);
     if (sim::validate(schedule).ok()) {
-      p = std::make_shared<const ActivationProfile>(activation_profile(schedule));
+      ActivationProfile profile = activation_profile(schedule);
+      g = std::make_shared<const GeneratedSchedule>(
+          GeneratedSchedule{std::move(schedule), std::move(profile)});
     }
   } catch (const core::ConfigError&) {
     // stays null: simulate() reports it
   }
   const std::lock_guard<std::mutex> lock(mutex_);
-  return profiles_.emplace(key, std::move(p)).first->second;
+  return generated_.emplace(key, std::move(g)).first->second;
 }
 
 }  // namespace pipesim::explore

@@ -189,17 +189,29 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
         bound->values.apply(s, bound->choices[i]);
         s.skip_replay_when_oom = skip_oom;
       };
+      std::shared_ptr<const GeneratedSchedule> generated;
       if (screen) {
         try {
           scenario::Scenario s;
           build(s);
           specs.attach(s);
-          if (auto row = screen->screen(s, bound->points[i])) return *std::move(row);
+          generated = screen->generated(s);
+          if (generated) {
+            if (auto row = MemoryScreen::screen(s, bound->points[i], *generated))
+              return *std::move(row);
+          }
         } catch (const core::ConfigError&) {
           // evaluate() reports it
         }
       }
-      return evaluate(bound->points[i], build, specs, describe);
+      if (!generated) return evaluate(bound->points[i], build, specs, describe);
+      // The screen's schedule, not generated again for every layout, B and recomputation.
+      return evaluate(
+          bound->points[i], build,
+          [&generated](const scenario::Scenario& s) {
+            return scenario::simulate_generated(s, generated->schedule);
+          },
+          specs, describe);
     }
     scenario::SweepRow row;
     row.inputs = bound->points[i];

@@ -28,6 +28,15 @@ scenario::SweepRow evaluate(const SweepGrid& grid, size_t index, SpecCache& spec
 scenario::SweepRow evaluate(const scenario::Point& point,
                             const std::function<void(scenario::Scenario&)>& build, SpecCache& specs,
                             const DescribeError& describe, const std::vector<std::string>& given) {
+  return evaluate(
+      point, build, [](const scenario::Scenario& s) { return scenario::simulate(s); }, specs,
+      describe, given);
+}
+
+scenario::SweepRow evaluate(const scenario::Point& point,
+                            const std::function<void(scenario::Scenario&)>& build,
+                            const RunScenario& run, SpecCache& specs, const DescribeError& describe,
+                            const std::vector<std::string>& given) {
   scenario::SweepRow row;
   row.inputs = scenario::unresolved_point(point);
   try {
@@ -35,7 +44,7 @@ scenario::SweepRow evaluate(const scenario::Point& point,
     build(s);
     scenario::require_applicable(s, given);
     specs.attach(s);
-    row = scenario::make_row(point, scenario::simulate(s));
+    row = scenario::make_row(point, run(s));
   } catch (const core::ConfigError& e) {
     row.status = {scenario::Status::Kind::Invalid, describe ? describe(e) : std::string(e.what())};
   }

@@ -222,15 +222,34 @@ models::Recompute recompute_used(const Scenario& spec, const sim::Schedule& sche
   return schedule.recompute && given == models::Recompute::None ? models::Recompute::Full : given;
 }
 
-Result simulate(const Scenario& spec) {
+namespace {
+
+// What simulate() checks before generating, in its order: bad parameters are named before the
+// size (an invalid run is not "too large"), and the size before anything is allocated.
+void check_before_generating(const Scenario& spec) {
   check_unit_costs(spec.unit);
-  // Bad parameters are named before the size: an invalid run is not "too large".
   schedules::check_params(spec.schedule, spec.params).require();
-  check_run_budget(spec);  // before the schedule is generated: nothing is allocated
-  Result r = simulate_schedule(spec, schedules::make_schedule(spec.schedule, spec.params),
-                               fmt::format("schedule {}", spec.schedule));
+  check_run_budget(spec);
+}
+
+// The rest of simulate() once the registry's schedule is at hand.
+Result simulate_registered(const Scenario& spec, sim::Schedule schedule) {
+  Result r =
+      simulate_schedule(spec, std::move(schedule), fmt::format("schedule {}", spec.schedule));
   r.scheme_options = schedules::resolve(spec.schedule, spec.params).options;
   return r;
+}
+
+}  // namespace
+
+Result simulate(const Scenario& spec) {
+  check_before_generating(spec);
+  return simulate_registered(spec, schedules::make_schedule(spec.schedule, spec.params));
+}
+
+Result simulate_generated(const Scenario& spec, sim::Schedule schedule) {
+  check_before_generating(spec);
+  return simulate_registered(spec, std::move(schedule));
 }
 
 Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std::string& source) {

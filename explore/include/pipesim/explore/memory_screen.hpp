@@ -58,7 +58,14 @@ double peak_lower_bound(const ActivationProfile& profile,
 std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario& s,
                                                        const sim::Schedule& schedule);
 
-//! Screens real-cost runs, each schedule's profile kept per parameter set. Thread-safe.
+//! A parameter set's schedule, generated and validated once, and its profile.
+struct GeneratedSchedule {
+  sim::Schedule schedule;
+  ActivationProfile profile;
+};
+
+//! Screens real-cost runs, each schedule (and its profile) kept per parameter set, so a run the
+//! screen lets through is simulated from it (scenario::simulate_generated). Thread-safe.
 class MemoryScreen {
  public:
   //! The row simulate() would give `s` (given point `point`) when its peak's lower bound is
@@ -70,12 +77,19 @@ class MemoryScreen {
   std::optional<scenario::SweepRow> screen(const scenario::Scenario& s,
                                            const scenario::Point& point);
 
- private:
-  std::shared_ptr<const ActivationProfile> profile(const scenario::Scenario& s);
+  //! The same, with `s`'s schedule already at hand (generated(s), not null).
+  static std::optional<scenario::SweepRow> screen(const scenario::Scenario& s,
+                                                  const scenario::Point& point,
+                                                  const GeneratedSchedule& generated);
 
+  //! make_schedule(s.schedule, s.params), generated once per parameter set; null when it does
+  //! not generate or is not valid (simulate() then says why) or the screen does not model `s`.
+  std::shared_ptr<const GeneratedSchedule> generated(const scenario::Scenario& s);
+
+ private:
   std::mutex mutex_;
   //! By schedule and parameters; a null entry: that parameter set does not generate.
-  std::map<std::string, std::shared_ptr<const ActivationProfile>> profiles_;
+  std::map<std::string, std::shared_ptr<const GeneratedSchedule>> generated_;
 };
 
 }  // namespace pipesim::explore

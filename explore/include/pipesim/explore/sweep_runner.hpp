@@ -34,6 +34,17 @@ scenario::SweepRow evaluate(const scenario::Point& point,
                             const DescribeError& describe = {},
                             const std::vector<std::string>& given = {});
 
+//! How a row's scenario is simulated: scenario::simulate, or a caller's equivalent (e.g.
+//! scenario::simulate_generated with a schedule it already holds).
+using RunScenario = std::function<scenario::Result(const scenario::Scenario&)>;
+
+//! The same, simulated by `run`.
+scenario::SweepRow evaluate(const scenario::Point& point,
+                            const std::function<void(scenario::Scenario&)>& build,
+                            const RunScenario& run, SpecCache& specs,
+                            const DescribeError& describe = {},
+                            const std::vector<std::string>& given = {});
+
 //! Configuration `index` of `grid`, from its parsed values.
 scenario::SweepRow evaluate(const SweepGrid& grid, size_t index, SpecCache& specs,
                             const DescribeError& describe = {});

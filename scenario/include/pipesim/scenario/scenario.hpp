@@ -114,6 +114,12 @@ sim::UnitCosts op_unit_costs(const sim::UnitCosts& costs, const sim::Schedule& s
 //! and core::BudgetError for a run above spec.max_tasks (estimate.hpp), before building it.
 Result simulate(const Scenario& spec);
 
+//! simulate(spec) for a caller that already holds `schedule` =
+//! schedules::make_schedule(spec.schedule, spec.params), e.g. a search that generated it once
+//! for every layout, B and recomputation mode of the same parameters: the same checks, errors
+//! and result, without generating it again.
+Result simulate_generated(const Scenario& spec, sim::Schedule schedule);
+
 //! The recomputation a run did: a schedule with R ops (Chimera's forward doubling) recomputes
 //! everything it stored even under recompute none (TrainingCostModel prices it as full), so
 //! every output names what ran.
