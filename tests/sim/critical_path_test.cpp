@@ -248,14 +248,14 @@ class Fixed final : public sim::CostModel {
 TEST(CriticalPath, ATaskThatWaitedForItsStreamContinuesThroughItsHolder) {
   sim::TaskGraphBuilder b(2);
   using K = sim::OpKind;
-  const sim::TaskId a =
-      b.add_task({K::Forward, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 0, -1, 0, 0, 0, 0, -1});
-  const sim::TaskId o =
-      b.add_task({K::Optimizer, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 0, -1, 0, 0, 0, -1, -1});
-  const sim::TaskId bw =
-      b.add_task({K::Backward, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 0, -1, 0, 0, 0, 0, -1});
-  const sim::TaskId c =
-      b.add_task({K::Forward, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 1, -1, 0, 1, 0, 0, -1});
+  const sim::TaskId a = b.add_task({K::Forward, K::Forward, sim::Join::None, false,
+                                    sim::SyncPart::Whole, 0, -1, 0, 0, 0, 0, -1});
+  const sim::TaskId o = b.add_task({K::Optimizer, K::Forward, sim::Join::None, false,
+                                    sim::SyncPart::Whole, 0, -1, 0, 0, 0, -1, -1});
+  const sim::TaskId bw = b.add_task({K::Backward, K::Forward, sim::Join::None, false,
+                                     sim::SyncPart::Whole, 0, -1, 0, 0, 0, 0, -1});
+  const sim::TaskId c = b.add_task({K::Forward, K::Forward, sim::Join::None, false,
+                                    sim::SyncPart::Whole, 1, -1, 0, 1, 0, 0, -1});
   b.add_edge(a, bw, sim::EdgeKind::ProgramOrder);
   b.add_edge(c, bw, sim::EdgeKind::Data);
   const sim::TaskGraph g = std::move(b).build();
@@ -296,15 +296,17 @@ class OneLink final : public sim::NetworkModel {
 TEST(CriticalPath, AFlushedSyncWaitsWithoutAPredecessor) {
   sim::TaskGraphBuilder b(1);
   using K = sim::OpKind;
-  const sim::TaskId x =
-      b.add_task({K::Forward, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 0, -1, 0, 0, 0, 0, -1});
-  const sim::TaskId y =
-      b.add_task({K::Backward, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 0, -1, 0, 0, 0, 0, -1});
-  sim::Task reduce{K::AllReduce, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 0, -1, 0, 0, 0, -1, -1};
+  const sim::TaskId x = b.add_task({K::Forward, K::Forward, sim::Join::None, false,
+                                    sim::SyncPart::Whole, 0, -1, 0, 0, 0, 0, -1});
+  const sim::TaskId y = b.add_task({K::Backward, K::Forward, sim::Join::None, false,
+                                    sim::SyncPart::Whole, 0, -1, 0, 0, 0, 0, -1});
+  sim::Task reduce{
+      K::AllReduce, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 0, -1, 0, 0, 0,
+      -1,           -1};
   reduce.group = b.add_group({0});
   const sim::TaskId a = b.add_task(reduce);
-  const sim::TaskId o =
-      b.add_task({K::Optimizer, K::Forward, sim::Join::None, false, sim::SyncPart::Whole, 0, -1, 0, 0, 0, -1, -1});
+  const sim::TaskId o = b.add_task({K::Optimizer, K::Forward, sim::Join::None, false,
+                                    sim::SyncPart::Whole, 0, -1, 0, 0, 0, -1, -1});
   b.add_edge(x, y, sim::EdgeKind::ProgramOrder);
   b.add_edge(x, a, sim::EdgeKind::Sync);
   b.add_edge(a, o, sim::EdgeKind::Sync);

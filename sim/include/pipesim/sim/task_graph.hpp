@@ -37,10 +37,10 @@ struct Task {
   //! runs beside the other half's compute and holds no stream, whatever the graph's mode.
   bool paired = false;
   SyncPart part = SyncPart::Whole;  //!< AllReduce: which part of the sync
-  int worker = 0;    //!< executing worker; the sender for a Transfer
-  int peer = -1;     //!< receiver of a Transfer, otherwise −1
-  int pipeline = 0;  //!< for Transfer: of the op that produced the message
-  int stage = 0;     //!< for AllReduce: the stage whose gradients are reduced
+  int worker = 0;                   //!< executing worker; the sender for a Transfer
+  int peer = -1;                    //!< receiver of a Transfer, otherwise −1
+  int pipeline = 0;                 //!< for Transfer: of the op that produced the message
+  int stage = 0;                    //!< for AllReduce: the stage whose gradients are reduced
   int chunk = 0;
   int micro_batch = -1;  //!< −1 for Optimizer and a whole AllReduce; a bucket's index
   int group = -1;        //!< AllReduce: index into TaskGraph::group_workers()
