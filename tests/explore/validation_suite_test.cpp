@@ -185,12 +185,17 @@ TEST(ValidationSuite, NvidiaRecipesAsMeasuredToday) {
       }
     }
   }
-  // Blackwell (GB200), the points not fitted.
-  for (const SourceSummary& g : suite().summary.generations) {
-    if (g.source != "blackwell") continue;
-    EXPECT_LE(g.held_out.median_abs, 0.05);
-    EXPECT_LE(g.held_out.max_abs, 0.10);
+  // Dense Blackwell (GB200) recipes, the points not fitted (the GB200 MoE runs are bounded with
+  // the other MoE runs below).
+  std::vector<double> blackwell;
+  for (const PointResult& p : suite().points) {
+    if (p.source == "dgxc-benchmarking" && !p.fitted && p.id.find("-GB200-") != std::string::npos)
+      blackwell.push_back(std::abs(*p.error()));
   }
+  ASSERT_FALSE(blackwell.empty());
+  std::sort(blackwell.begin(), blackwell.end());
+  EXPECT_LE(blackwell[blackwell.size() / 2], 0.05);
+  EXPECT_LE(blackwell.back(), 0.10);
 }
 
 // The A100 sources as pipesim predicts them today (validation/README.md, "Why the A100 sources
@@ -225,22 +230,35 @@ TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
 // The DGX Cloud Grok-1 314B runs (mixture of experts, expert parallelism 2-8, context
 // parallelism 2 from 64 GPUs; validation/README.md, "Mixture of experts"): h100-dgx's grouped
 // GEMM efficiency fitted on the six 8-GPU proxies, every other run held out. Bounds at what
-// pipesim reaches: median |error| <= 15% fitted or not, none above 25%. Open (not asserted
-// below the issue's 5%): the held-out runs are optimistic on average, +12%.
+// pipesim reaches: median |error| <= 15% fitted or not. Open (not asserted below the issue's
+// 5%): the H100 runs held out are optimistic on average, +12%; the six GB200 runs (v25.05, full
+// model, EP 8 x ETP 4) are 27-33% pessimistic: gb200-nvl72's lumped GEMM scale was fitted on
+// runs with TP comm overlap (its SM share inside the scale), these are assumed without it.
 TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
   size_t runs = 0;
   for (const ValidationRun& r : suite().runs)
     runs += r.source == "dgxc-benchmarking-moe" ? 1 : 0;
-  // 18 rows (9 GPU counts x BF16/FP8) at each of v24.11.1, v25.03 and v25.04.
-  EXPECT_EQ(runs, 54u);
+  // H100: 18 rows (9 GPU counts x BF16/FP8) at each of v24.11.1, v25.03 and v25.04; GB200:
+  // 6 rows (3 GPU counts x BF16/FP8) at v25.05.
+  EXPECT_EQ(runs, 60u);
+  for (const char* gpus : {"128", "256", "512"}) {
+    for (const char* precision : {"BF16", "FP8"}) {
+      const std::string id =
+          std::string("DGXC-V25.05-GB200-GROK1-314B-") + gpus + "GPU-" + precision;
+      const PointResult& p = find(id);
+      ASSERT_TRUE(p.error()) << id;
+      EXPECT_LT(*p.error(), -0.20) << id << ": the open pessimism moved";
+      EXPECT_GT(*p.error(), -0.35) << id;
+    }
+  }
   for (const SourceSummary& s : suite().summary.sources) {
     if (s.source != "dgxc-benchmarking-moe") continue;
     EXPECT_EQ(s.failed, 0u);
     EXPECT_EQ(s.fitted.points, 6u);
-    EXPECT_EQ(s.held_out.points, 48u);
+    EXPECT_EQ(s.held_out.points, 54u);
     EXPECT_LE(s.all.median_abs, 0.15);
     EXPECT_LE(s.held_out.median_abs, 0.15);
-    EXPECT_LE(s.all.max_abs, 0.25);
+    EXPECT_LE(s.all.max_abs, 0.35);
     EXPECT_LE(std::abs(s.held_out.mean_signed), 0.15);
     return;
   }
