@@ -143,6 +143,15 @@ std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario&
   return g ? screen(s, point, *g) : std::nullopt;
 }
 
+scenario::Point MemoryScreen::used_inputs(const scenario::Scenario& s, const scenario::Point& point,
+                                          const GeneratedSchedule& generated) {
+  scenario::Result r;
+  r.schedule = generated.profile.shape;
+  r.perf.emplace();
+  r.scheme_options = schedules::resolve(s.schedule, s.params).options;
+  return scenario::used_point(point, r);
+}
+
 std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
                                                        const scenario::Point& point,
                                                        const GeneratedSchedule& generated) {
@@ -153,12 +162,8 @@ std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario&
     const double bound =
         peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
     if (!(capacity > 0.0) || !(bound * (1.0 - kMargin) > capacity)) return std::nullopt;
-    scenario::Result r;
-    r.schedule = p->shape;
-    r.perf.emplace();
-    r.scheme_options = schedules::resolve(s.schedule, s.params).options;
     scenario::SweepRow row;
-    row.inputs = scenario::used_point(point, r);
+    row.inputs = used_inputs(s, point, generated);
     row.status.kind = scenario::Status::Kind::Oom;
     row.metrics.fits_memory = false;
     return row;

@@ -1,5 +1,10 @@
 #include "pipesim/explore/search.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -9,6 +14,7 @@
 #include "pipesim/explore/bound_values.hpp"
 #include "pipesim/explore/memory_screen.hpp"
 #include "pipesim/explore/search_limits.hpp"
+#include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/explore/value_range.hpp"
 #include "pipesim/models/transformer.hpp"
 #include "pipesim/scenario/options.hpp"
@@ -154,14 +160,16 @@ std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& spec
   return candidates;
 }
 
-MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,
-                       const DescribeError& describe, RowDetail detail) {
-  // Each distinct text of each option is parsed once (BoundValues), not once per candidate.
-  struct Bound {
-    std::vector<scenario::Point> points;
-    std::vector<std::vector<size_t>> choices;
-    BoundValues values;
-  };
+namespace {
+
+// Each distinct text of each option is parsed once (BoundValues), not once per candidate.
+struct ParsedCandidates {
+  std::vector<scenario::Point> points;
+  std::vector<std::vector<size_t>> choices;
+  BoundValues values;
+};
+
+std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candidate>& candidates) {
   const size_t columns = scenario::options().size();
   std::vector<scenario::Point> points;
   points.reserve(candidates.size());
@@ -176,49 +184,150 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
       choices[c][i] = it->second;
     }
   }
-  auto bound = std::make_shared<const Bound>(
-      Bound{std::move(points), std::move(choices), BoundValues(texts)});
+  return std::make_shared<const ParsedCandidates>(
+      ParsedCandidates{std::move(points), std::move(choices), BoundValues(texts)});
+}
+
+scenario::SweepRow pruned_row(scenario::Point point, std::string reason, bool for_memory) {
+  scenario::SweepRow row;
+  row.inputs = std::move(point);
+  row.status = {scenario::Status::Kind::Pruned, std::move(reason)};
+  if (for_memory) row.metrics.fits_memory = false;
+  return row;
+}
+
+// Builds candidate i's scenario from its parsed values.
+auto scenario_builder(const ParsedCandidates& parsed, size_t i, bool skip_oom) {
+  return [&parsed, i, skip_oom](scenario::Scenario& s) {
+    parsed.values.apply(s, parsed.choices[i]);
+    s.skip_replay_when_oom = skip_oom;
+  };
+}
+
+// Candidate i simulated; from the screen's schedule when it holds one for its parameters (not
+// generated again for every layout, B and recomputation).
+scenario::SweepRow simulated_row(const ParsedCandidates& parsed, size_t i, bool skip_oom,
+                                 MemoryScreen* screen, SpecCache& specs,
+                                 const DescribeError& describe) {
+  const auto build = scenario_builder(parsed, i, skip_oom);
+  std::shared_ptr<const GeneratedSchedule> generated;
+  if (screen != nullptr) {
+    try {
+      scenario::Scenario s;
+      build(s);
+      specs.attach(s);
+      generated = screen->generated(s);
+    } catch (const core::ConfigError&) {
+      // evaluate() reports it
+    }
+  }
+  if (!generated) return evaluate(parsed.points[i], build, specs, describe);
+  return evaluate(
+      parsed.points[i], build,
+      [&generated](const scenario::Scenario& s) {
+        return scenario::simulate_generated(s, generated->schedule);
+      },
+      specs, describe);
+}
+
+}  // namespace
+
+MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,
+                       const DescribeError& describe, RowDetail detail) {
+  auto parsed = parse_candidates(candidates);
   const bool skip_oom = detail == RowDetail::FittingOnly;
   // The table needs only an oom row's status, so a run whose peak's lower bound is already
   // above the GPU's memory is not costed at all (memory_screen.hpp).
   auto screen = skip_oom ? std::make_shared<MemoryScreen>() : nullptr;
-  return [&candidates, &specs, describe, bound, skip_oom, screen](size_t i) {
+  return [&candidates, &specs, describe, parsed, skip_oom, screen](size_t i) {
     const Candidate& c = candidates[i];
-    if (c.pruned.empty()) {
-      const auto build = [&](scenario::Scenario& s) {
-        bound->values.apply(s, bound->choices[i]);
-        s.skip_replay_when_oom = skip_oom;
-      };
-      std::shared_ptr<const GeneratedSchedule> generated;
-      if (screen) {
-        try {
-          scenario::Scenario s;
-          build(s);
-          specs.attach(s);
-          generated = screen->generated(s);
-          if (generated) {
-            if (auto row = MemoryScreen::screen(s, bound->points[i], *generated))
-              return *std::move(row);
-          }
-        } catch (const core::ConfigError&) {
-          // evaluate() reports it
+    if (!c.pruned.empty()) return pruned_row(parsed->points[i], c.pruned, c.pruned_for_memory);
+    if (screen) {
+      try {
+        scenario::Scenario s;
+        scenario_builder(*parsed, i, skip_oom)(s);
+        specs.attach(s);
+        if (auto generated = screen->generated(s)) {
+          if (auto row = MemoryScreen::screen(s, parsed->points[i], *generated))
+            return *std::move(row);
         }
+      } catch (const core::ConfigError&) {
+        // evaluate() reports it
       }
-      if (!generated) return evaluate(bound->points[i], build, specs, describe);
-      // The screen's schedule, not generated again for every layout, B and recomputation.
-      return evaluate(
-          bound->points[i], build,
-          [&generated](const scenario::Scenario& s) {
-            return scenario::simulate_generated(s, generated->schedule);
-          },
-          specs, describe);
     }
-    scenario::SweepRow row;
-    row.inputs = bound->points[i];
-    row.status = {scenario::Status::Kind::Pruned, c.pruned};
-    if (c.pruned_for_memory) row.metrics.fits_memory = false;
-    return row;
+    return simulated_row(*parsed, i, skip_oom, screen.get(), specs, describe);
   };
+}
+
+SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& specs,
+                       const DescribeError& describe, RowDetail detail, int jobs) {
+  auto parsed = parse_candidates(candidates);
+  const bool skip_oom = detail == RowDetail::FittingOnly;
+  auto screen = skip_oom ? std::make_shared<MemoryScreen>() : nullptr;
+  const size_t n = candidates.size();
+  SearchPlan plan;
+  plan.settled.resize(n);
+  std::vector<double> lower(n, 0.0);
+  parallel_for(n, jobs, [&](size_t i) {
+    const Candidate& c = candidates[i];
+    if (!c.pruned.empty()) {
+      plan.settled[i] = pruned_row(parsed->points[i], c.pruned, c.pruned_for_memory);
+      return;
+    }
+    if (!screen) return;
+    try {
+      scenario::Scenario s;
+      scenario_builder(*parsed, i, skip_oom)(s);
+      specs.attach(s);
+      const auto generated = screen->generated(s);
+      if (!generated) return;
+      if (auto row = MemoryScreen::screen(s, parsed->points[i], *generated)) {
+        plan.settled[i] = std::move(row);
+        return;
+      }
+      lower[i] = scenario::iteration_time_lower_bound(s, generated->schedule);
+    } catch (const core::ConfigError&) {
+      // simulating it reports it
+    }
+  });
+  // Enumeration runs schedule by schedule: each schedule's candidates are one range.
+  for (size_t first = 0; first < n;) {
+    const std::string& schedule = candidates[first].options.at("schedule");
+    size_t end = first;
+    while (end < n && candidates[end].options.at("schedule") == schedule)
+      ++end;
+    std::vector<size_t> part;
+    for (size_t i = first; i < end; ++i) {
+      if (!plan.settled[i]) part.push_back(i);
+    }
+    std::stable_sort(part.begin(), part.end(),
+                     [&](size_t a, size_t b) { return lower[a] < lower[b]; });
+    for (const size_t i : part) {
+      plan.order.push_back(i);
+      plan.bound.push_back(lower[i]);
+    }
+    plan.schedule_end.push_back(plan.order.size());
+    first = end;
+  }
+  plan.make_row = [&specs, describe, parsed, skip_oom, screen, order = plan.order](size_t k) {
+    return simulated_row(*parsed, order[k], skip_oom, screen.get(), specs, describe);
+  };
+  plan.pruned_row = [&specs, parsed, skip_oom, screen, order = plan.order](size_t k,
+                                                                           std::string reason) {
+    const size_t i = order[k];
+    scenario::Point inputs = parsed->points[i];
+    try {
+      scenario::Scenario s;
+      scenario_builder(*parsed, i, skip_oom)(s);
+      specs.attach(s);
+      if (const auto generated = screen ? screen->generated(s) : nullptr)
+        inputs = MemoryScreen::used_inputs(s, inputs, *generated);
+    } catch (const core::ConfigError&) {
+      // only a bounded run is pruned, and its scenario built when it was bounded
+    }
+    return pruned_row(std::move(inputs), std::move(reason), false);
+  };
+  return plan;
 }
 
 std::vector<scenario::SweepRow> run_search(
@@ -226,12 +335,69 @@ std::vector<scenario::SweepRow> run_search(
     const std::function<void(size_t done, size_t total)>& on_progress, RowEvaluator* evaluator,
     RowDetail detail) {
   const std::vector<Candidate> candidates = search_candidates(request, specs);
-  return evaluate_all(
-      candidates.size(), candidate_rows(candidates, specs, describe, detail), jobs,
-      [&](size_t done) {
-        if (on_progress) on_progress(done, candidates.size());
-      },
-      evaluator);
+  SearchPlan plan = plan_search(candidates, specs, describe, detail, jobs);
+  std::vector<std::optional<scenario::SweepRow>> rows = std::move(plan.settled);
+  size_t done = candidates.size() - plan.order.size();
+  auto progress = [&](size_t finished) {
+    if (on_progress) on_progress(finished, candidates.size());
+  };
+  progress(done);
+  const double mini_batch = request.mini_batch;
+  std::vector<std::pair<size_t, double>> cut;  // positions pruned by bound, and the best then
+  size_t first = 0;
+  for (const size_t end : plan.schedule_end) {
+    // The schedule's fastest fitting iteration so far. Rows are compared by time only while
+    // every fitting one trains the same B̂ samples (then time orders them as throughput does).
+    double best = std::numeric_limits<double>::infinity();
+    bool comparable = true;
+    size_t k = first;
+    while (k < end) {
+      // A margin of rounding: the bound adds the same durations the replay does, in another
+      // order, so a run with nothing but compute may come out a few ulps above its own time.
+      if (comparable && plan.bound[k] > best * (1 + 1e-9)) {
+        done += end - k;
+        progress(done);
+        for (; k < end; ++k)
+          cut.emplace_back(k, best);
+        break;
+      }
+      const size_t stop = std::min(end, k + kSearchWave);
+      RowJob job;
+      job.first = k;
+      job.end = stop;
+      job.make_row = plan.make_row;
+      job.put = [&](size_t position, scenario::SweepRow row) {
+        rows[plan.order[position]] = std::move(row);
+      };
+      job.jobs = jobs;
+      job.on_progress = [&, base = done](size_t finished) { progress(base + finished); };
+      run_rows(job, evaluator);
+      for (size_t position = k; position < stop; ++position) {
+        const scenario::SweepRow& row = *rows[plan.order[position]];
+        const double t = row.metrics.iteration_time.value_or(0.0);
+        if (!row.ok() || !(t > 0)) continue;
+        const double samples = row.metrics.throughput.value_or(0.0) * t;
+        if (std::abs(samples - mini_batch) > 1e-6 * mini_batch) comparable = false;
+        best = std::min(best, t);
+      }
+      done += stop - k;
+      k = stop;
+    }
+    first = end;
+  }
+  parallel_for(cut.size(), jobs, [&](size_t c) {
+    const auto [position, best] = cut[c];
+    rows[plan.order[position]] = plan.pruned_row(
+        position, fmt::format("cannot beat the schedule's best: its compute alone takes {:.4g} s "
+                              "per iteration > {:.4g} s",
+                              plan.bound[position], best));
+  });
+  progress(candidates.size());
+  std::vector<scenario::SweepRow> out;
+  out.reserve(rows.size());
+  for (auto& row : rows)
+    out.push_back(std::move(*row));
+  return out;
 }
 
 }  // namespace pipesim::explore

@@ -252,6 +252,33 @@ Result simulate_generated(const Scenario& spec, sim::Schedule schedule) {
   return simulate_registered(spec, std::move(schedule));
 }
 
+double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& schedule) {
+  const PerfSpec& ps = spec.perf;
+  if (!ps.enabled() || schedule.asynchronous || ps.model.empty() || ps.hardware.empty()) return 0;
+  const models::ModelSpec model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
+  const hardware::HardwareProfile hardware =
+      ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
+  const cost::TrainingCostModel costs(model, hardware, schedule, ps.setup);
+  const cost::StageCompute& compute = costs.compute();
+  // A serialised collective holds the stream after its op, for at least its time alone (flows
+  // sharing a link only slow it); one beside its op, or in an overlapped unit, may hide.
+  const bool serialised = !compute.lowering().overlap;
+  double bound = 0;
+  for (int w = 0; w < schedule.workers; ++w) {
+    const std::vector<sim::Op>& program = schedule.program[static_cast<size_t>(w)];
+    double busy = compute.optimizer(w);
+    for (size_t i = 0; i < program.size(); ++i) {
+      const sim::Op& op = program[i];
+      const bool in_unit = op.join != sim::Join::None ||
+                           (i + 1 < program.size() && program[i + 1].join != sim::Join::None);
+      busy += serialised && !in_unit ? compute.alone(op.stage, op.kind)
+                                     : compute.kernels(op.stage, op.kind);
+    }
+    bound = std::max(bound, busy);
+  }
+  return bound;
+}
+
 Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std::string& source) {
   check_unit_costs(spec.unit);
   Result r;

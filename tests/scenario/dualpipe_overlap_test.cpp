@@ -8,28 +8,12 @@
 #include <memory>
 #include <numeric>
 
+#include "moe_scenario.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/sim/op.hpp"
 
 namespace pipesim::scenario {
 namespace {
-
-// Qwen3-30B-A3B cut to 8 MoE layers on h100-dgx: T 1, W 16, E 16, so each expert-parallel
-// group spans two 8-GPU nodes and every all-to-all crosses the NICs.
-Scenario moe_scenario(const std::string& schedule) {
-  models::ModelSpec m = models::load_model("qwen3-30b-a3b");
-  m.layers = 8;
-  Scenario s;
-  s.schedule = schedule;
-  s.params.stages = 4;
-  s.params.micro_batches = 8;
-  s.perf.model = m.name;
-  s.perf.model_spec = std::make_shared<const models::ModelSpec>(m);
-  s.perf.hardware = "h100-dgx";
-  s.perf.setup.data_parallel = 16;
-  s.perf.setup.expert_parallel = 16;
-  return s;
-}
 
 double exposed(const Result& r) {
   return std::accumulate(
@@ -47,7 +31,7 @@ int units(const sim::Schedule& s) {
 }
 
 TEST(DualPipeOverlap, FusedPairsHideExpertAllToAllsThatUnfusedAndOneFOneBExpose) {
-  const Scenario spec = moe_scenario("dualpipe");
+  const Scenario spec = testing::cross_node_moe("dualpipe");
   const Result fused = simulate(spec);
   ASSERT_GT(units(fused.schedule), 0);
 
@@ -57,7 +41,7 @@ TEST(DualPipeOverlap, FusedPairsHideExpertAllToAllsThatUnfusedAndOneFOneBExpose)
       op.join = sim::Join::None;
   }
   const Result unfused = simulate_schedule(spec, plain, "dualpipe without units");
-  const Result one_f_one_b = simulate(moe_scenario("1f1b"));
+  const Result one_f_one_b = simulate(testing::cross_node_moe("1f1b"));
 
   ASSERT_TRUE(fused.perf && unfused.perf && one_f_one_b.perf);
   EXPECT_GT(exposed(unfused), 0.0);

@@ -144,8 +144,9 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     explore::SpecCache specs;
     if (distribution.server != nullptr) {  // an MPI rank but 0: rows only, no output
       const std::vector<explore::Candidate> candidates = explore::search_candidates(request, specs);
+      // The same plan as rank 0's, so that a position names the same candidate everywhere.
       return distribution.server->serve(
-          explore::candidate_rows(candidates, specs, describe_error, detail), jobs);
+          explore::plan_search(candidates, specs, describe_error, detail, jobs).make_row, jobs);
     }
     std::optional<ProgressBar> bar;  // drawn once the candidate count is known
     const std::vector<SweepRow> rows = explore::run_search(

@@ -82,6 +82,11 @@ class MemoryScreen {
                                                   const scenario::Point& point,
                                                   const GeneratedSchedule& generated);
 
+  //! The inputs a row of `s` (given point `point`) reports, as a simulated one would
+  //! (scenario::used_point: the scheme's resolved options, the shape `generated` has).
+  static scenario::Point used_inputs(const scenario::Scenario& s, const scenario::Point& point,
+                                     const GeneratedSchedule& generated);
+
   //! make_schedule(s.schedule, s.params), generated once per parameter set; null when it does
   //! not generate or is not valid (simulate() then says why) or the screen does not model `s`.
   std::shared_ptr<const GeneratedSchedule> generated(const scenario::Scenario& s);

@@ -77,7 +77,38 @@ enum class RowDetail {
 MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,
                        const DescribeError& describe = {}, RowDetail detail = RowDetail::Full);
 
-//! search_candidates(), then every candidate's row on `jobs` threads (or with `evaluator`).
+//! The order search simulates candidates in, for its table (RowDetail::FittingOnly), and what it
+//! knows of each before simulating: a run whose memory screen says oom (memory_screen.hpp) or
+//! that enumeration pruned is settled; every other one gets a lower bound on its iteration time
+//! (scenario::iteration_time_lower_bound) and a position. Positions run schedule by schedule,
+//! each schedule's by ascending bound (then enumeration order), so once a schedule's fastest
+//! fitting run so far is faster than the bound at a position, that position and every later one
+//! of the schedule cannot win and are pruned unsimulated (branch and bound; the winners are
+//! those of simulating everything). Every process that evaluates positions builds the same plan.
+struct SearchPlan {
+  MakeRow make_row;  //!< the row of position k: candidate order[k], simulated
+  //! The row of position k pruned for `reason`, its inputs as simulating it would report them.
+  std::function<scenario::SweepRow(size_t position, std::string reason)> pruned_row;
+  std::vector<size_t> order;         //!< position → candidate index
+  std::vector<double> bound;         //!< per position: seconds the iteration takes at least
+  std::vector<size_t> schedule_end;  //!< one past each schedule's last position, in order
+  //! Per candidate: its row when known without simulating (pruned by enumeration, screened).
+  std::vector<std::optional<scenario::SweepRow>> settled;
+};
+
+//! Candidates whose simulated rows a schedule's part evaluates at once, between two updates of
+//! its best time: fixed, so what is pruned does not depend on the number of threads or ranks.
+inline constexpr size_t kSearchWave = 16;
+
+//! The plan of `candidates` (search_candidates' enumeration, schedule by schedule), on `jobs`
+//! threads. With RowDetail::Full nothing is screened or bounded: every unpruned candidate is a
+//! position, with bound 0. `candidates` and `specs` are kept alive by the caller.
+SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& specs,
+                       const DescribeError& describe, RowDetail detail, int jobs);
+
+//! search_candidates(), then every candidate's row on `jobs` threads (or with `evaluator`):
+//! plan_search's positions, a wave of kSearchWave at a time per schedule, the rest pruned by
+//! bound once they cannot win.
 std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe = {},
     const std::function<void(size_t done, size_t total)>& on_progress = {},

@@ -120,6 +120,14 @@ Result simulate(const Scenario& spec);
 //! and result, without generating it again.
 Result simulate_generated(const Scenario& spec, sim::Schedule schedule);
 
+//! A lower bound on the iteration time simulate_generated(spec, schedule) reports, without
+//! lowering or replaying anything: the most any worker's compute stream holds, its ops' kernels
+//! (cost::StageCompute::kernels) and its optimizer step, which run one after another and take
+//! at least that long whatever the network does. 0 when no bound holds: unit-cost mode, or an
+//! asynchronous schedule (its iteration time is a steady-state period). Throws
+//! core::ConfigError where simulate would refuse the run's costs.
+double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& schedule);
+
 //! The recomputation a run did: a schedule with R ops (Chimera's forward doubling) recomputes
 //! everything it stored even under recompute none (TrainingCostModel prices it as full), so
 //! every output names what ran.
