@@ -158,8 +158,9 @@ TEST(ValidationSuite, ChimeraFiguresRankTheSchemesAsMeasured) {
 // The NVIDIA recipe runs as pipesim predicts them today (validation/README.md, "NVIDIA
 // recipes"): h100-dgx with FlashAttention-2's attention efficiency, its GEMM curves fitted on
 // the Llama 3 8B 8-GPU runs and its TP-overlap SM share on the Llama 3 70B 64-GPU runs,
-// gb200-nvl72's curves on the Nemotron-4 340B 128-GPU runs. Every run predicted; the points not
-// fitted of each source within these medians, maxima and mean signed errors.
+// gb200-nvl72's curves on the Nemotron-4 340B 128-GPU runs (its TP-overlap SM share, h100-dgx's
+// SMs of its 148, in place). Every run predicted; the points not fitted of each source within
+// these medians, maxima and mean signed errors.
 TEST(ValidationSuite, NvidiaRecipesAsMeasuredToday) {
   std::map<std::string, std::vector<double>> errors;
   for (const PointResult& p : suite().points) {
@@ -232,8 +233,9 @@ TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
 // GEMM efficiency fitted on the six 8-GPU proxies, every other run held out. Bounds at what
 // pipesim reaches: median |error| <= 15% fitted or not. Open (not asserted below the issue's
 // 5%): the H100 runs held out are optimistic on average, +12%; the six GB200 runs (v25.05, full
-// model, EP 8 x ETP 4) are 27-33% pessimistic: gb200-nvl72's lumped GEMM scale was fitted on
-// runs with TP comm overlap (its SM share inside the scale), these are assumed without it.
+// model, EP 8 x ETP 4) are 17-23% pessimistic with gb200-nvl72's TP-overlap SM share apart from
+// its GEMM scale: their files run without TP comm overlap (which pipesim would extend to the
+// expert collectives) and so pay every MoE collective exposed.
 TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
   size_t runs = 0;
   for (const ValidationRun& r : suite().runs)
@@ -247,8 +249,8 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
           std::string("DGXC-V25.05-GB200-GROK1-314B-") + gpus + "GPU-" + precision;
       const PointResult& p = find(id);
       ASSERT_TRUE(p.error()) << id;
-      EXPECT_LT(*p.error(), -0.20) << id << ": the open pessimism moved";
-      EXPECT_GT(*p.error(), -0.35) << id;
+      EXPECT_LT(*p.error(), -0.15) << id << ": the open pessimism moved";
+      EXPECT_GT(*p.error(), -0.25) << id;
     }
   }
   for (const SourceSummary& s : suite().summary.sources) {
@@ -258,7 +260,7 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
     EXPECT_EQ(s.held_out.points, 54u);
     EXPECT_LE(s.all.median_abs, 0.15);
     EXPECT_LE(s.held_out.median_abs, 0.15);
-    EXPECT_LE(s.all.max_abs, 0.35);
+    EXPECT_LE(s.all.max_abs, 0.25);
     EXPECT_LE(std::abs(s.held_out.mean_signed), 0.15);
     return;
   }
