@@ -1,10 +1,13 @@
 #include "pipesim/cost/stage_compute.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "pipesim/cost/context_parallel.hpp"
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/tensor_parallel.hpp"
+#include "pipesim/hardware/collectives.hpp"
+#include "pipesim/hardware/collectives/collective_algorithm.hpp"
 #include "pipesim/models/transformer.hpp"
 
 namespace pipesim::cost {
@@ -74,6 +77,34 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   const double attn_b =
       attention_time(models::layer_backward_input(model_, cfg, models::LayerKind::Dense));
   const double rings_r = recompute == models::Recompute::None ? 0 : 1;
+  // Delayed scaling (Transformer Engine's per-tensor FP8 recipe): Megatron-Core opens one
+  // fp8_autocast around each model chunk's TransformerBlock with the amax-reduction group
+  // (tensor × context × data parallel: every rank of the pipeline stage). Leaving it, TE
+  // all-reduces (MAX) the chunk's forward amaxes, synchronously, before the next kernel; a hook
+  // at the end of the chunk's backward does the same for the gradients' amaxes. Each GEMM keeps
+  // 3 forward and 2 backward fp32 amaxes: a message of bytes, so latency, and NCCL's tuner takes
+  // the algorithm it predicts fastest for that size: the least of the ones modelled here.
+  const auto amax_reduction = [&](double layers, double amaxes_per_gemm) {
+    if (model_.precision != models::Precision::FP8) return 0.0;
+    const int ranks = setup.tensor_parallel * setup.context_parallel * setup.data_parallel;
+    const int nodes = std::max(1, (ranks + hw_.gpus_per_node - 1) / hw_.gpus_per_node);
+    double gemms = 0;
+    for (const models::LayerKernel& k :
+         models::layer_forward(model_, cfg, models::LayerKind::Dense))
+      gemms += k.linear ? 1 : 0;
+    const core::Bytes amaxes(static_cast<std::int64_t>(4.0 * amaxes_per_gemm * gemms * layers));
+    const hardware::CollectiveGroup group{ranks, nodes, hw_.intra_node, hw_.inter_node};
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto a :
+         {hardware::AllReduceAlgorithm::Ring, hardware::AllReduceAlgorithm::Rabenseifner,
+          hardware::AllReduceAlgorithm::Hierarchical, hardware::AllReduceAlgorithm::Tree}) {
+      fastest = std::min(fastest, hardware::algorithm(a)
+                                      .time(hardware::Collective::AllReduce, group, amaxes)
+                                      .total()
+                                      .value);
+    }
+    return fastest;
+  };
   const size_t stages = partition.size();
   kernels_.resize(stages);
   collectives_.resize(stages);
@@ -93,6 +124,8 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       k[p] = (dense_layers > 0 ? dense_layers * dense.k[p] : 0.0) +
              (moe_layers > 0 ? moe_layers * expert.k[p] : 0.0);
     }
+    k[kF] += amax_reduction(L, 3);
+    k[kI] += amax_reduction(L, 2);
     points[kF] = L * kTpCollectivesForward;
     points[kI] = L * kTpCollectivesBackward;
     points[kR] = L * points_r;

@@ -99,5 +99,33 @@ TEST(LowPrecision, TheOptimizerStepQuantizesTheWeightsOncePerIteration) {
   EXPECT_NEAR(b.compute().optimizer(1), params * (step + 2 + 2) / bw, 1e-9);
 }
 
+// Delayed scaling: every forward and every backward of a model chunk ends in a synchronous
+// all-reduce of its amaxes over the stage's t·c·d ranks, a message of bytes priced at the fastest
+// algorithm: for 16 ranks on two 8-GPU nodes, Rabenseifner's 2·log2(16) inter-node latencies
+// (the tree's 2·(7 intra + 1 inter) and the rings are slower). Not for bf16; nothing for one rank.
+TEST(LowPrecision, DelayedScalingAllReducesTheAmaxesOncePerChunkForwardAndBackward) {
+  const models::ModelSpec m = models::load_model("llama3-8b");
+  const hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
+  ASSERT_EQ(hw.gpus_per_node, 8);
+  const sim::Schedule sched = one_f_one_b(4, 4);
+  for (const Precision p : {Precision::FP8, Precision::BF16}) {
+    TrainingSetup one, sixteen;
+    one.precision = sixteen.precision = p;
+    sixteen.data_parallel = 16;
+    const TrainingCostModel a(m, hw, sched, one), b(m, hw, sched, sixteen);
+    const double L = a.partition()[1].layers;
+    // Four GEMMs a layer (QKV, projection, FC1, FC2), fp32 amaxes: 3 each forward, 2 backward.
+    for (const auto& [kind, amaxes] :
+         {std::pair{sim::OpKind::Forward, 3.0}, {sim::OpKind::Backward, 2.0}}) {
+      const double bytes = 4 * amaxes * 4 * L;
+      const double rabenseifner =
+          2 * 4 * hw.inter_node.alpha + 2 * 15.0 / 16 * bytes / hw.inter_node.effective_beta();
+      EXPECT_NEAR(b.compute().kernels(1, kind) - a.compute().kernels(1, kind),
+                  p == Precision::FP8 ? rabenseifner : 0.0, 1e-12)
+          << models::precision_name(p);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pipesim::cost
