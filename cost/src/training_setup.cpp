@@ -92,6 +92,7 @@ models::LayerConfig layer_config(const TrainingSetup& s) {
   c.expert_tensor_parallel = s.expert_tensor_parallel;
   c.expert_imbalance = s.moe_imbalance;
   c.eager_autograd = s.eager_autograd;
+  c.unfused_cross_entropy = s.unfused_cross_entropy;
   c.recompute_modules = models::parse_recompute_modules(s.recompute_modules, "recompute_modules");
   c.quantized_activations = s.quantized_activations;
   return c;

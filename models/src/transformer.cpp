@@ -576,21 +576,39 @@ HeadDims head_dims(const ModelSpec& m, const LayerConfig& c) {
   return h;
 }
 
+// HBM bytes per logit of Megatron's unfused `vocab_parallel_cross_entropy` on the e-byte logits
+// of the output GEMM (`.float()` of them, then one elementwise kernel per step; the GEMM's own
+// write is the GEMM's). Forward: the cast (e read, 4 written; none for fp32 logits), max (4),
+// subtract the max (4 + 4), exp in place (4 + 4), sum (4), divide by the sum in place (4 + 4).
+// Backward: the gradient multiply in place (4 + 4) and the cast's backward to e bytes (4 + e).
+// A fused loss: the fp32 logits written, read and the softmax written back; backward: read
+// and written once.
+double cross_entropy_forward_bytes(const LayerConfig& c, std::int64_t e) {
+  if (!c.unfused_cross_entropy) return 3.0 * 4.0;
+  const double cast = e < 4 ? d(e) + 4.0 : 0.0;
+  return cast + 4.0 + 8.0 + 8.0 + 4.0 + 8.0;
+}
+
+double cross_entropy_backward_bytes(const LayerConfig& c, std::int64_t e) {
+  if (!c.unfused_cross_entropy) return 2.0 * 4.0;
+  const double cast = e < 4 ? 4.0 + d(e) : 0.0;
+  return 8.0 + cast;
+}
+
 }  // namespace
 
 KernelList head_forward(const ModelSpec& m, const LayerConfig& c) {
   const HeadDims h = head_dims(m, c);
   const std::int64_t e = h.sh.elem_bytes;
-  // fp32 logits: write, softmax read and write (the loss is memory-bound over b·s·V/t).
   return {layer_detail::memory("final_norm", h.norm, h.rows, h.sh.hidden, e),
           head_gemm("logits", h.bs, h.vt, h.sh.hidden, false, true, e, false),
-          other("cross_entropy", 3.0 * 4.0 * d(h.bs) * d(h.vt))};
+          other("cross_entropy", cross_entropy_forward_bytes(c, e) * d(h.bs) * d(h.vt))};
 }
 
 KernelList head_backward_input(const ModelSpec& m, const LayerConfig& c) {
   const HeadDims h = head_dims(m, c);
   const std::int64_t e = h.sh.elem_bytes;
-  return {other("cross_entropy_bwd", 2.0 * 4.0 * d(h.bs) * d(h.vt)),
+  return {other("cross_entropy_bwd", cross_entropy_backward_bytes(c, e) * d(h.bs) * d(h.vt)),
           head_gemm("logits_dgrad", h.bs, h.sh.hidden, h.vt, false, false, e, false),
           layer_detail::memory("final_norm_bwd", h.norm_backward, h.rows, h.sh.hidden, e)};
 }

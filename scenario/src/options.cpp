@@ -291,6 +291,13 @@ std::vector<Option> make_options() {
           "FFN-wide tensors); off = fused kernels (Korthikanti et al.)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.eager_autograd; }),
+      switch_field(
+          "unfused_cross_entropy", false,
+          "Real-cost mode: the loss as Megatron-LM's unfused vocab_parallel_cross_entropy on "
+          "fp32 logits, one memory-bound pass per step (38 bytes per 16-bit logit forward, 14 "
+          "backward) on|off; off = a fused loss (12 and 8)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.unfused_cross_entropy; }),
       named_option(
           "partition", kPartitionNames, "uniform",
           "Real-cost mode: layers to stages, uniform|balanced|account-ends|account-embedding|"

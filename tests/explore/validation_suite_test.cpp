@@ -201,7 +201,9 @@ TEST(ValidationSuite, NvidiaRecipesAsMeasuredToday) {
 
 // The A100 sources as pipesim predicts them today (validation/README.md, "Why the A100 sources
 // are optimistic"): datasheet a100-dgx / a100-roce, nothing fitted, every GEMM at least its
-// operands' HBM time. Held-out median |error|, max |error| and mean signed error per source; the
+// operands' HBM time, the loss as Megatron-LM's unfused cross-entropy. Held-out median |error|,
+// max |error| and mean signed error per source (Zero Bubble's 1.5B runs, whose head is the
+// largest share, are pessimistic by 8-17%: its median and max are looser than before); the
 // standard-attention runs with head dimension 96 (Narayanan 1.7B, 3.6B) within 15%.
 TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
   struct Bound {
@@ -209,8 +211,8 @@ TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
     double median, max, bias;
   };
   for (const Bound& b :
-       {Bound{"narayanan", 0.10, 0.15, 0.10}, Bound{"vocabulary-parallelism", 0.10, 0.21, 0.09},
-        Bound{"zero-bubble", 0.04, 0.15, 0.04}, Bound{"korthikanti", 0.03, 0.07, 0.02}}) {
+       {Bound{"narayanan", 0.09, 0.14, 0.10}, Bound{"vocabulary-parallelism", 0.04, 0.15, 0.04},
+        Bound{"zero-bubble", 0.05, 0.18, 0.02}, Bound{"korthikanti", 0.03, 0.07, 0.02}}) {
     bool seen = false;
     for (const SourceSummary& s : suite().summary.sources) {
       if (s.source != b.source) continue;

@@ -104,6 +104,30 @@ TEST(Transformer, BackwardIsTheLayerListSplitIntoInputAndWeightParts) {
   }
 }
 
+// Megatron-LM's unfused vocab_parallel_cross_entropy on `logits.float()`, per 16-bit logit:
+// forward cast 2 + 4, max 4, subtract 8, exp 8, sum 4, divide 8 = 38 bytes; backward multiply
+// 8, cast back 4 + 2 = 14. fp32 logits skip both casts (32 and 8); off, a fused 12 and 8.
+TEST(Transformer, UnfusedCrossEntropyStreamsTheLogitsOncePerStep) {
+  const auto bytes = [](const KernelList& ks, const char* name) {
+    for (const LayerKernel& k : ks)
+      if (k.name == name) return static_cast<double>(k.bytes);
+    ADD_FAILURE() << name;
+    return 0.0;
+  };
+  ModelSpec m = load_model("vocab-1f1b-8gpu");
+  LayerConfig c = with_b(2);
+  c.tensor_parallel = 4;
+  const double logits = 2.0 * m.sequence * (m.vocabulary / 4);
+  EXPECT_DOUBLE_EQ(bytes(head_forward(m, c), "cross_entropy"), 12 * logits);
+  EXPECT_DOUBLE_EQ(bytes(head_backward_input(m, c), "cross_entropy_bwd"), 8 * logits);
+  c.unfused_cross_entropy = true;
+  EXPECT_DOUBLE_EQ(bytes(head_forward(m, c), "cross_entropy"), 38 * logits);
+  EXPECT_DOUBLE_EQ(bytes(head_backward_input(m, c), "cross_entropy_bwd"), 14 * logits);
+  m.precision = Precision::FP32;
+  EXPECT_DOUBLE_EQ(bytes(head_forward(m, c), "cross_entropy"), 32 * logits);
+  EXPECT_DOUBLE_EQ(bytes(head_backward_input(m, c), "cross_entropy_bwd"), 8 * logits);
+}
+
 TEST(Partition, UniformSplitsEvenlyWithEmbeddingFirstAndHeadLast) {
   const ModelSpec m = load_model("gpt2-1.3b");
   const auto p = partition_layers(m, 32, PartitionMode::Uniform, 1);

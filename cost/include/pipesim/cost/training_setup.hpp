@@ -58,6 +58,9 @@ struct TrainingSetup {
   //! The framework's autograd keeps what PyTorch <= 1.10 eager mode keeps (models::LayerConfig::
   //! eager_autograd): softmax and log_softmax inputs, the Python tanh GeLU's intermediates.
   bool eager_autograd = false;
+  //! The loss runs Megatron-LM's unfused vocab_parallel_cross_entropy (models::LayerConfig::
+  //! unfused_cross_entropy).
+  bool unfused_cross_entropy = false;
   //! Recomputation restores a whole stage at once (true: the PipeDream-derived runtimes of the
   //! Chimera paper rerun the stage module's forward before its backward) or one layer at a time
   //! (false: Megatron-LM's per-layer checkpoints).

@@ -98,6 +98,11 @@ struct LayerConfig {
   //! written in Python (Hugging Face GPT-2's gelu_new), whose autograd keeps tanh(·), 0.5x and
   //! 1 + tanh(·) besides x: three more FFN-wide tensors.
   bool eager_autograd = false;
+  //! The loss as Megatron-LM's unfused `vocab_parallel_cross_entropy` on `logits.float()`: one
+  //! elementwise kernel per step over the b·s·V/t logits (cast, max, subtract, exp, sum,
+  //! divide; backward: multiply, cast back). Off: a fused loss, 3·4 forward and 2·4 backward
+  //! bytes per logit.
+  bool unfused_cross_entropy = false;
   //! What Recompute::Selective re-runs (layer_activation_bytes, layer_recompute).
   RecomputeModules recompute_modules{};
   //! The low-precision recipes' activations stored for the backward in the recipe's format
