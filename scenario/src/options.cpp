@@ -291,6 +291,13 @@ std::vector<Option> make_options() {
           "FFN-wide tensors); off = fused kernels (Korthikanti et al.)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.eager_autograd; }),
+      switch_field(
+          "stash_working_copy", false,
+          "Real-cost mode, weight-stashing schedules (pipedream, pipedream-2bw): the stashed "
+          "versions are clones beside the module's working weights, one weight copy more "
+          "(the PipeDream runtime's optimizer_with_stashing) on|off",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.stash_working_copy; }),
       named_option(
           "partition", kPartitionNames, "uniform",
           "Real-cost mode: layers to stages, uniform|balanced|account-ends|account-embedding|"
