@@ -92,6 +92,19 @@ std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts
 
 // Activation offload moves `offload` of each stage's stored activations (not the transient
 // recomputation buffers) over the host link, which the profile must give.
+// The stashing optimizer holds the versions the schedule counts; the module's own weights are
+// one copy more. Booked as optimizer state: the optimizer wrapper owns the clones.
+std::vector<sim::StageMemory> with_working_copy(std::vector<sim::StageMemory> stages,
+                                                const sim::Schedule& schedule,
+                                                const TrainingSetup& setup,
+                                                const std::vector<double>& params,
+                                                const ParamBytes& bytes) {
+  if (!setup.stash_working_copy || schedule.weight_versions.empty()) return stages;
+  for (size_t s = 0; s < stages.size(); ++s)
+    stages[s].optimizer += params[s] * bytes.weights;
+  return stages;
+}
+
 std::vector<sim::StageMemory> with_offload(std::vector<sim::StageMemory> stages,
                                            const TrainingSetup& setup,
                                            const hardware::HardwareProfile& hw) {
@@ -135,9 +148,11 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       expert_params_(stage_expert_params(rank_, partition_, layer_config(setup_))),
       shards_(optimizer_shards(schedule, setup_, stage_params_, expert_params_,
                                experts_.expert_data_parallel())),
-      memory_(with_offload(cost::stage_memory(rank_, setup_, partition_, stage_params_, shards_,
-                                              param_bytes_, recompute_mode(schedule, setup_)),
-                           setup_, hw_)),
+      memory_(with_working_copy(
+          with_offload(cost::stage_memory(rank_, setup_, partition_, stage_params_, shards_,
+                                          param_bytes_, recompute_mode(schedule, setup_)),
+                       setup_, hw_),
+          schedule, setup_, stage_params_, param_bytes_)),
       compute_(rank_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
                stage_params_, shards_, param_bytes_, experts_),
       topology_(hw_, placement_of(hw_, schedule, setup_)),

@@ -298,6 +298,13 @@ std::vector<Option> make_options() {
           "backward) on|off; off = a fused loss (12 and 8)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.unfused_cross_entropy; }),
+      switch_field(
+          "stash_working_copy", false,
+          "Real-cost mode, weight-stashing schedules (pipedream, pipedream-2bw): the stashed "
+          "versions are clones beside the module's working weights, one weight copy more "
+          "(the PipeDream runtime's optimizer_with_stashing) on|off",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.stash_working_copy; }),
       named_option(
           "partition", kPartitionNames, "uniform",
           "Real-cost mode: layers to stages, uniform|balanced|account-ends|account-embedding|"

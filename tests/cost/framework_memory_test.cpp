@@ -65,5 +65,34 @@ TEST(FrameworkMemory, StageScopeRecomputationRestoresEveryLayerOfTheStage) {
     EXPECT_DOUBLE_EQ(sm.recompute, 0.0);
 }
 
+TEST(FrameworkMemory, StashWorkingCopyAddsOneWeightCopyToStashingSchedulesOnly) {
+  const models::ModelSpec m = models::load_model("gpt2-1.3b");
+  const hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
+  schedules::ScheduleParams p;
+  p.stages = 4;
+  p.micro_batches = 4;
+  TrainingSetup setup;
+  TrainingSetup stash = setup;
+  stash.stash_working_copy = true;
+  // PipeDream-2BW keeps two versions; its runtime clones both beside the module's weights.
+  const sim::Schedule two_bw = schedules::make_schedule("pipedream-2bw", p);
+  ASSERT_FALSE(two_bw.weight_versions.empty());
+  const TrainingCostModel plain(m, hw, two_bw, setup);
+  const TrainingCostModel cloned(m, hw, two_bw, stash);
+  for (size_t st = 0; st < plain.stage_memory().size(); ++st) {
+    const sim::StageMemory& a = plain.stage_memory()[st];
+    const sim::StageMemory& b = cloned.stage_memory()[st];
+    EXPECT_DOUBLE_EQ(b.optimizer - a.optimizer, a.weights) << st;  // fp32: 4 B per parameter
+    EXPECT_DOUBLE_EQ(b.weights, a.weights) << st;
+    EXPECT_DOUBLE_EQ(b.activations, a.activations) << st;
+  }
+  // A schedule with one version (1F1B) stashes nothing: the setting changes nothing.
+  const sim::Schedule flush = one_f_one_b(4, 4);
+  const TrainingCostModel one(m, hw, flush, setup);
+  const TrainingCostModel one_stash(m, hw, flush, stash);
+  for (size_t st = 0; st < one.stage_memory().size(); ++st)
+    EXPECT_DOUBLE_EQ(one_stash.stage_memory()[st].optimizer, one.stage_memory()[st].optimizer);
+}
+
 }  // namespace
 }  // namespace pipesim::cost

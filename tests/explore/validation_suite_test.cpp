@@ -270,19 +270,20 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
 }
 
 // Chimera Fig. 1 (P100 16 GB, GPT-2), with what the paper's stack keeps (eager_autograd,
-// stage-wide recomputation, DDP's gradient buckets; validation/chi-f1-*.yaml): the peaks of
-// PipeDream, GEMS and Chimera within 15%, GPipe without recomputation out of memory as measured,
-// and the Fig. 15 runs that ran with recomputation predicted to fit. Open (not asserted): DAPPLE
+// stage-wide recomputation, DDP's gradient buckets, the stashing optimizer's clones beside the
+// working weights; validation/chi-f1-*.yaml): the peaks of PipeDream, GEMS and Chimera within
+// 10%, GPipe without recomputation out of memory as measured, and the Fig. 15 runs that ran with
+// recomputation, in the same configuration, predicted to fit. Open (not asserted): DAPPLE
 // (D = 16) and PipeDream-2BW (D = 16) without recomputation, measured out of memory, are
-// predicted at 14.9 and 16.0 GB of the 17.2 GB the profile gives.
-TEST(ValidationSuite, ChimeraFigureOnePeaksWithinFifteenPercentAndGPipeOutOfMemory) {
+// predicted at 14.9 and 16.6 GB of the 17.2 GB the profile gives.
+TEST(ValidationSuite, ChimeraFigureOnePeaksWithinTenPercentAndGPipeOutOfMemory) {
   size_t peaks = 0, fits = 0;
   bool gpipe = false;
   for (const PointResult& p : suite().points) {
     if (!p.predicted) continue;
     if (chimera_figure_1(p) && p.metric == ValidationMetric::PeakMemoryGib) {
       ++peaks;
-      EXPECT_LE(std::abs(*p.error()), 0.15) << p.id;
+      EXPECT_LE(std::abs(*p.error()), 0.10) << p.id;
     }
     if (p.id == "CHI-F1-GPT2-GPIPE-NR") {
       gpipe = true;

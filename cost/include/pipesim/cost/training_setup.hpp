@@ -65,6 +65,11 @@ struct TrainingSetup {
   //! Chimera paper rerun the stage module's forward before its backward) or one layer at a time
   //! (false: Megatron-LM's per-layer checkpoints).
   bool recompute_stage = false;
+  //! A weight-stashing schedule's versions are clones beside the module's working weights
+  //! (the PipeDream runtime's OptimizerWithStashing[AndAggregation] clones its queue of
+  //! versions from the module's state_dict), so each stage holds one weight copy more than the
+  //! schedule's weight_versions. No effect on schedules that keep one version.
+  bool stash_working_copy = false;
   std::optional<models::Precision> precision;  //!< overrides the model file's precision
   //! Overrides the model file's attention kernels (ModelSpec::attention) when set.
   std::optional<models::Attention> attention;
