@@ -25,7 +25,8 @@ The runs not fitted are the evidence: `pipesim validate` reports them apart.
   tools/fit-profile.py --pipesim build/release/tools/pipesim --profile hardware/h100-dgx.yaml \
       --tp-overlap-sm validation/dgxc-*-h100-llama3-70b-64gpu-*.yaml [--write]
   tools/fit-profile.py --pipesim build/release/tools/pipesim --profile hardware/h100-dgx.yaml \
-      --grouped-gemm validation/dgxc-*-h100-grok1-314b-8gpu-*.yaml [--write]
+      --grouped-gemm RUNS-WITH-GROUPED-GEMMS.yaml [--write]  (none in the suite today: the
+      DGX Cloud Grok-1 recipe runs SequentialMLP, moe_grouped_gemm off)
 
 --base-curve is the unfitted assumption the scale applies to (recorded in the profile's
 comment), so a rerun reproduces the same fit from the same inputs.

@@ -91,6 +91,7 @@ models::LayerConfig layer_config(const TrainingSetup& s) {
   c.expert_parallel = s.expert_parallel;
   c.expert_tensor_parallel = s.expert_tensor_parallel;
   c.expert_imbalance = s.moe_imbalance;
+  c.expert_grouped_gemm = s.moe_grouped_gemm;
   c.eager_autograd = s.eager_autograd;
   c.unfused_cross_entropy = s.unfused_cross_entropy;
   c.recompute_modules = models::parse_recompute_modules(s.recompute_modules, "recompute_modules");
@@ -186,6 +187,7 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
                         : s.expert_tensor_parallel != 1 ? "expert_tensor_parallel"
                         : s.moe_imbalance != 1.0        ? "moe_imbalance"
                         : s.moe_overlap                 ? "moe_overlap"
+                        : !s.moe_grouped_gemm           ? "moe_grouped_gemm"
                                                         : nullptr;
     if (field != nullptr) {
       fail(field, fmt::format("applies to mixture-of-experts models; model {} is dense", m.name));

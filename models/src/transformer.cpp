@@ -264,6 +264,7 @@ LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c, LayerKind kind)
     s.expert_load = m.moe.capacity_factor > 0.0
                         ? std::min(c.expert_imbalance, m.moe.capacity_factor)
                         : c.expert_imbalance;
+    s.grouped_gemm = c.expert_grouped_gemm;
   }
   return s;
 }
@@ -473,8 +474,8 @@ KernelList layer_recompute(const ModelSpec& m, const LayerConfig& c, Recompute r
   if (rm.mla_up_proj && m.is_mla()) add({"q_up", "kv_up"});
   if (rm.mlp && !moe) add({"fc1", "swiglu", "gelu", "fc2"});
   if (rm.moe && moe) {
-    add({"router", "router_topk", "moe_permute", "expert_fc1", "expert_swiglu", "expert_gelu",
-         "expert_fc2", "moe_unpermute"});
+    add({"router", "router_topk", "moe_permute", "expert_output_zero", "expert_fc1",
+         "expert_swiglu", "expert_gelu", "expert_fc2", "expert_output_copy", "moe_unpermute"});
   } else if (rm.moe_act && moe) {
     add({"expert_swiglu", "expert_gelu"});
   }

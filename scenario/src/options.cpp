@@ -428,6 +428,12 @@ std::vector<Option> make_options() {
           "micro-batch's compute on|off (Megatron-Core's 1F1B all-to-all overlap)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.moe_overlap; }),
+      switch_field(
+          "moe_grouped_gemm", true,
+          "Real-cost mode, MoE models: the local experts' GEMMs as one grouped GEMM on|off "
+          "(off: one plain GEMM per expert, Megatron-Core's SequentialMLP)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.moe_grouped_gemm; }),
       // Activation offload (cost/training_setup.hpp, sim/lowering.hpp OffloadOps).
       field_option(
           core::real_option("offload", 0, 1, "0",

@@ -231,13 +231,13 @@ TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
 }
 
 // The DGX Cloud Grok-1 314B runs (mixture of experts, expert parallelism 2-8, context
-// parallelism 2 from 64 GPUs; validation/README.md, "Mixture of experts"): h100-dgx's grouped
-// GEMM efficiency fitted on the six 8-GPU proxies, every other run held out. Bounds at what
-// pipesim reaches: median |error| <= 15% fitted or not. Open (not asserted below the issue's
-// 5%): the H100 runs held out are optimistic on average, +12%; the six GB200 runs (v25.05, full
-// model, EP 8 x ETP 4) are 17-23% pessimistic with gb200-nvl72's TP-overlap SM share apart from
-// its GEMM scale: their files run without TP comm overlap (which pipesim would extend to the
-// expert collectives) and so pay every MoE collective exposed.
+// parallelism 2 from 64 GPUs; validation/README.md, "Mixture of experts"): the recipe runs the
+// experts one by one (SequentialMLP), so nothing MoE-specific is fitted and every run is held
+// out. Bounds at what pipesim reaches: median |error| <= 15%. Open (not asserted below the
+// issue's 5%): the H100 runs are optimistic at every scale, BF16 +9…+13%, FP8 +12…+20%; the six
+// GB200 runs (v25.05, full model, EP 8 x ETP 4) are 17-23% pessimistic with gb200-nvl72's
+// TP-overlap SM share apart from its GEMM scale: their files run without TP comm overlap (which
+// pipesim would extend to the expert collectives) and so pay every MoE collective exposed.
 TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
   size_t runs = 0;
   for (const ValidationRun& r : suite().runs)
@@ -258,8 +258,8 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
   for (const SourceSummary& s : suite().summary.sources) {
     if (s.source != "dgxc-benchmarking-moe") continue;
     EXPECT_EQ(s.failed, 0u);
-    EXPECT_EQ(s.fitted.points, 6u);
-    EXPECT_EQ(s.held_out.points, 54u);
+    EXPECT_EQ(s.fitted.points, 0u);
+    EXPECT_EQ(s.held_out.points, 60u);
     EXPECT_LE(s.all.median_abs, 0.15);
     EXPECT_LE(s.held_out.median_abs, 0.15);
     EXPECT_LE(s.all.max_abs, 0.25);

@@ -227,6 +227,48 @@ TEST(MoeFlops, ExpertParallelismImbalanceAndCapacityScaleTheRoutedWorkOnly) {
   EXPECT_DOUBLE_EQ(flops(layer_forward(m, c, LayerKind::Moe)), base + 0.25 * routed);
 }
 
+// SequentialMLP (moe_grouped_gemm off): one plain GEMM per local expert, the same FLOPs as
+// the grouped GEMMs, plus the zero-filled output buffer and the copies into it (forward:
+// 3·R·h elements for R expert rows) and, in the backward, each expert's slice gradient
+// zero-filled at full size and the n gradients summed ((4n − 1)·R·h elements).
+TEST(MoeFlops, SequentialExpertsKeepTheFlopsAndAddTheirCopies) {
+  const ModelSpec m = parse_model(kTinyMoe, "tiny.yaml");
+  const Tiny x;
+  LayerConfig c = config(2);
+  const KernelList grouped = layer_forward(m, c, LayerKind::Moe);
+  const KernelList grouped_bwd = layer_backward_input(m, c, LayerKind::Moe);
+  const KernelList grouped_w = layer_backward_weight(m, c, LayerKind::Moe);
+  c.expert_grouped_gemm = false;
+  const KernelList seq = layer_forward(m, c, LayerKind::Moe);
+  const KernelList seq_bwd = layer_backward_input(m, c, LayerKind::Moe);
+  const KernelList seq_w = layer_backward_weight(m, c, LayerKind::Moe);
+  EXPECT_DOUBLE_EQ(flops(seq), flops(grouped));
+  EXPECT_DOUBLE_EQ(flops(seq_bwd), flops(grouped_bwd));
+  EXPECT_DOUBLE_EQ(flops(seq_w), flops(grouped_w));
+  const auto count = [](const KernelList& ks, const std::string& name) {
+    size_t n = 0;
+    for (const LayerKernel& k : ks)
+      n += k.name == name ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(count(seq, "expert_fc1"), 4u);  // E = 4 local experts
+  EXPECT_EQ(count(seq_w, "expert_fc1_wgrad"), 4u);
+  const LayerKernel& fc1 = kernel(seq, "expert_fc1");
+  EXPECT_EQ(fc1.batch, 1);
+  EXPECT_EQ(fc1.m, 2 * 32 * 2 / 4);  // b·s·k rows over 4 experts
+  EXPECT_TRUE(fc1.linear);
+  const auto bytes = [](const KernelList& ks, std::initializer_list<const char*> names) {
+    double sum = 0;
+    for (const LayerKernel& k : ks)
+      for (const char* n : names)
+        sum += k.name == n ? static_cast<double>(k.bytes) : 0.0;
+    return sum;
+  };
+  const double rh = 2 * 32 * x.k * x.h * 2;  // R·h elements × 2 bytes (bf16)
+  EXPECT_DOUBLE_EQ(bytes(seq, {"expert_output_zero", "expert_output_copy"}), 3 * rh);
+  EXPECT_DOUBLE_EQ(bytes(seq_bwd, {"expert_slice_bwd", "expert_grad_sum"}), (4 * 4 - 1) * rh);
+}
+
 TEST(MoeFlops, TensorAndExpertTensorParallelismSplitTheExpertsEvenly) {
   const ModelSpec m = parse_model(kTinyMoe, "tiny.yaml");
   const Tiny x;

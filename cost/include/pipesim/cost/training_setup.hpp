@@ -88,6 +88,9 @@ struct TrainingSetup {
   //! (max(kernels, collectives) uncontended, the ideal overlap), with its flows still loading
   //! the links; with t > 1 it needs tp_comm_overlap (one Collective task per op).
   bool moe_overlap = false;
+  //! The local experts' GEMMs grouped in one kernel each (Megatron-Core's --moe-grouped-gemm,
+  //! GroupedMLP) or run expert by expert (SequentialMLP, Megatron-Core's default).
+  bool moe_grouped_gemm = true;
   //! Activation offload (PipeOffload, Wan et al. 2025, arXiv 2503.01328): the fraction of each
   //! micro-batch's stored activations copied to host memory after its forward and back before
   //! its backward, over the profile's links.host_link, [0, 1]; 0 = off.

@@ -110,6 +110,10 @@ struct LayerShape {
   //! Tokens this GPU's experts receive relative to the average k·tokens/e (load imbalance,
   //! already capped by a capacity factor): 1 = perfectly balanced.
   double expert_load = 1.0;
+  //! The local experts' GEMMs as one grouped GEMM each (Megatron-Core's GroupedMLP,
+  //! --moe-grouped-gemm), or expert by expert (SequentialMLP: a plain GEMM per expert, the
+  //! outputs copied into a zero-filled buffer).
+  bool grouped_gemm = true;
 };
 
 //! One kernel launch. GEMMs are C[m×n] = op(A)·op(B) (cuBLAS column-major terms), `batch`
@@ -438,10 +442,24 @@ inline void moe_forward(KernelList& ks, const LayerShape& shape, const LayerDims
   ks.push_back(plain_gemm("router", x.rows, shape.experts, x.h, false, true, x.e));
   ks.push_back(moe_kernel("router_topk", MemoryOp::router_topk, x, shape));
   ks.push_back(moe_kernel("moe_permute", MemoryOp::moe_permute, x, shape));
-  ks.push_back(grouped("expert_fc1", m, x.fe1, x.h, n, false, true, x.e));
-  ks.push_back(shape.gated_mlp ? memory("expert_swiglu", MemoryOp::swiglu, expert_rows, x.fe, x.e)
-                               : memory("expert_gelu", MemoryOp::gelu, expert_rows, x.fe, x.e));
-  ks.push_back(grouped("expert_fc2", m, x.h, x.fe, n, false, true, x.e));
+  if (!shape.grouped_gemm) {
+    // SequentialMLP zero-fills the output buffer, runs each expert's MLP on its slice of rows
+    // and copies the expert's output into it (Megatron-Core SequentialMLP.forward).
+    ks.push_back(memory_bytes("expert_output_zero", MemoryOp::other, expert_rows, x.h,
+                              expert_rows * x.h * x.e));
+    for (std::int64_t i = 0; i < n; ++i) {
+      ks.push_back(grouped("expert_fc1", m, x.fe1, x.h, 1, false, true, x.e));
+      ks.push_back(shape.gated_mlp ? memory("expert_swiglu", MemoryOp::swiglu, m, x.fe, x.e)
+                                   : memory("expert_gelu", MemoryOp::gelu, m, x.fe, x.e));
+      ks.push_back(grouped("expert_fc2", m, x.h, x.fe, 1, false, true, x.e));
+      ks.push_back(memory_bytes("expert_output_copy", MemoryOp::other, m, x.h, 2 * m * x.h * x.e));
+    }
+  } else {
+    ks.push_back(grouped("expert_fc1", m, x.fe1, x.h, n, false, true, x.e));
+    ks.push_back(shape.gated_mlp ? memory("expert_swiglu", MemoryOp::swiglu, expert_rows, x.fe, x.e)
+                                 : memory("expert_gelu", MemoryOp::gelu, expert_rows, x.fe, x.e));
+    ks.push_back(grouped("expert_fc2", m, x.h, x.fe, n, false, true, x.e));
+  }
   ks.push_back(moe_kernel("moe_unpermute", MemoryOp::moe_unpermute, x, shape));
   if (x.fs > 0) {
     const char* const names[3] = {"shared_fc1", shape.gated_mlp ? "shared_swiglu" : "shared_gelu",
@@ -464,13 +482,35 @@ inline void moe_backward(KernelList& ks, const LayerShape& shape, const LayerDim
     mlp_backward(ks, shape, x.bs, x.fs, x.fs1, x.h, x.e, names);
   }
   ks.push_back(moe_kernel("moe_unpermute_bwd", MemoryOp::moe_unpermute_backward, x, shape));
-  ks.push_back(grouped("expert_fc2_dgrad", m, x.fe, x.h, n, false, false, x.e));
-  ks.push_back(grouped("expert_fc2_wgrad", x.h, x.fe, m, n, true, false, x.e, true));
-  ks.push_back(shape.gated_mlp
-                   ? memory("expert_swiglu_bwd", MemoryOp::swiglu_backward, expert_rows, x.fe, x.e)
-                   : memory("expert_gelu_bwd", MemoryOp::gelu_backward, expert_rows, x.fe, x.e));
-  ks.push_back(grouped("expert_fc1_dgrad", m, x.h, x.fe1, n, false, false, x.e));
-  ks.push_back(grouped("expert_fc1_wgrad", x.fe1, x.h, m, n, true, false, x.e, true));
+  if (!shape.grouped_gemm) {
+    // SequentialMLP, expert by expert; each expert's input is a slice of the permuted rows, so
+    // autograd's slice backward zero-fills a full-size gradient and copies the slice into it,
+    // and the n gradients are summed (PyTorch SliceBackward0, autograd input accumulation).
+    for (std::int64_t i = 0; i < n; ++i) {
+      ks.push_back(grouped("expert_fc2_dgrad", m, x.fe, x.h, 1, false, false, x.e));
+      ks.push_back(grouped("expert_fc2_wgrad", x.h, x.fe, m, 1, true, false, x.e, true));
+      ks.push_back(shape.gated_mlp
+                       ? memory("expert_swiglu_bwd", MemoryOp::swiglu_backward, m, x.fe, x.e)
+                       : memory("expert_gelu_bwd", MemoryOp::gelu_backward, m, x.fe, x.e));
+      ks.push_back(grouped("expert_fc1_dgrad", m, x.h, x.fe1, 1, false, false, x.e));
+      ks.push_back(grouped("expert_fc1_wgrad", x.fe1, x.h, m, 1, true, false, x.e, true));
+      ks.push_back(memory_bytes("expert_slice_bwd", MemoryOp::other, expert_rows, x.h,
+                                (expert_rows + 2 * m) * x.h * x.e));
+      if (i > 0) {
+        ks.push_back(memory_bytes("expert_grad_sum", MemoryOp::other, expert_rows, x.h,
+                                  3 * expert_rows * x.h * x.e));
+      }
+    }
+  } else {
+    ks.push_back(grouped("expert_fc2_dgrad", m, x.fe, x.h, n, false, false, x.e));
+    ks.push_back(grouped("expert_fc2_wgrad", x.h, x.fe, m, n, true, false, x.e, true));
+    ks.push_back(
+        shape.gated_mlp
+            ? memory("expert_swiglu_bwd", MemoryOp::swiglu_backward, expert_rows, x.fe, x.e)
+            : memory("expert_gelu_bwd", MemoryOp::gelu_backward, expert_rows, x.fe, x.e));
+    ks.push_back(grouped("expert_fc1_dgrad", m, x.h, x.fe1, n, false, false, x.e));
+    ks.push_back(grouped("expert_fc1_wgrad", x.fe1, x.h, m, n, true, false, x.e, true));
+  }
   ks.push_back(moe_kernel("moe_permute_bwd", MemoryOp::moe_permute_backward, x, shape));
   ks.push_back(moe_kernel("router_topk_bwd", MemoryOp::router_topk_backward, x, shape));
   ks.push_back(plain_gemm("router_dgrad", x.rows, x.h, shape.experts, false, false, x.e));

@@ -91,6 +91,8 @@ struct LayerConfig {
   //! Tokens the busiest GPU's experts receive relative to the balanced k·tokens/e (>= 1); a
   //! capacity factor caps it (tokens beyond capacity are dropped).
   double expert_imbalance = 1.0;
+  //! The local experts' GEMMs grouped (GroupedMLP) or one expert after another (SequentialMLP).
+  bool expert_grouped_gemm = true;
   //! What the framework's autograd keeps for the backward beyond [K22]'s count (which assumes
   //! fused kernels: a GeLU that keeps its input, a softmax that keeps its output). Eager:
   //! PyTorch <= 1.10 eager mode, whose softmax and log_softmax backward nodes also keep their
