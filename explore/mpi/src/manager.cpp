@@ -94,10 +94,9 @@ void Manager::receive_owed(const RowJob* job) {
 }
 
 void Manager::run(const RowJob& job) {
-  PIPESIM_ASSERT(!ran_, "one job per MPI run: the workers serve one set of rows");
-  ran_ = true;
   // Every worker has parsed the same command line and loaded the same files by now, or says
-  // why not: no work is handed out before all of them accepted the input.
+  // why not: no work is handed out before all of them accepted the input. (A later job finds
+  // every worker waiting: the last one ended once all its rows had come back.)
   receive_owed(nullptr);
   for (size_t rank = 1; rank < peers_.size(); ++rank) {
     if (peers_[rank].state == State::Left) throw failure(static_cast<int>(rank));

@@ -30,8 +30,9 @@ class Manager final : public RowEvaluator {
   //! `command` is this rank's command line, which every worker must run too (command_line()).
   Manager(MPI_Comm comm, std::string command);
 
-  //! Evaluates `job` over every rank. One job per run: the workers serve one MakeRow. A worker
-  //! that failed is a RemoteError naming its rank, with its message and exit status.
+  //! Evaluates `job` over every rank. A run may call it several times (search's waves), each job
+  //! a range of the same positions: the workers serve one MakeRow. A worker that failed is a
+  //! RemoteError naming its rank, with its message and exit status.
   void run(const RowJob& job) override;
 
   //! Ends the run on every worker: receives what each still owes and sends it the exit status,
@@ -65,7 +66,6 @@ class Manager final : public RowEvaluator {
   MPI_Comm comm_;
   std::string command_;
   std::vector<Peer> peers_;  //!< by rank; peers_[0] is this rank and unused
-  bool ran_ = false;
 };
 
 }  // namespace pipesim::explore::mpi
