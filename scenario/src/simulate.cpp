@@ -263,10 +263,23 @@ double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& sch
   // A serialised collective holds the stream after its op, for at least its time alone (flows
   // sharing a link only slow it); one beside its op, or in an overlapped unit, may hide.
   const bool serialised = !compute.lowering().overlap;
+  // The chains of kernels a micro-batch runs through the stages before stage s: a worker's
+  // first forward waits for the forwards of the stages before it, and the backwards of those
+  // stages wait for its last backward.
+  const sim::OpKind backward =
+      schedule.split_backward ? sim::OpKind::BackwardInput : sim::OpKind::Backward;
+  std::vector<double> forward_before(static_cast<size_t>(schedule.virtual_stages) + 1, 0.0);
+  std::vector<double> backward_before(forward_before.size(), 0.0);
+  for (int st = 0; st < schedule.virtual_stages; ++st) {
+    const auto i = static_cast<size_t>(st);
+    forward_before[i + 1] = forward_before[i] + compute.kernels(st, sim::OpKind::Forward);
+    backward_before[i + 1] = backward_before[i] + compute.kernels(st, backward);
+  }
   double bound = 0;
   for (int w = 0; w < schedule.workers; ++w) {
     const std::vector<sim::Op>& program = schedule.program[static_cast<size_t>(w)];
-    double busy = compute.optimizer(w);
+    if (program.empty()) continue;
+    double busy = 0;
     for (size_t i = 0; i < program.size(); ++i) {
       const sim::Op& op = program[i];
       const bool in_unit = op.join != sim::Join::None ||
@@ -274,7 +287,14 @@ double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& sch
       busy += serialised && !in_unit ? compute.alone(op.stage, op.kind)
                                      : compute.kernels(op.stage, op.kind);
     }
-    bound = std::max(bound, busy);
+    const sim::Op& first = program.front();
+    const sim::Op& last = program.back();
+    const double head =
+        first.kind == sim::OpKind::Forward ? forward_before[static_cast<size_t>(first.stage)] : 0;
+    const double tail =
+        last.kind == backward ? backward_before[static_cast<size_t>(last.stage)] : 0;
+    // The optimizer step follows the worker's last op, as the rest of the backward chain does.
+    bound = std::max(bound, head + busy + std::max(tail, compute.optimizer(w)));
   }
   return bound;
 }
