@@ -1,6 +1,7 @@
 #include "pipesim/cost/stage_compute.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "pipesim/cost/context_parallel.hpp"
@@ -92,7 +93,7 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     for (const models::LayerKernel& k :
          models::layer_forward(model_, cfg, models::LayerKind::Dense))
       gemms += k.linear ? 1 : 0;
-    const core::Bytes amaxes(static_cast<std::int64_t>(4.0 * amaxes_per_gemm * gemms * layers));
+    const core::Bytes amaxes(std::floor(4.0 * amaxes_per_gemm * gemms * layers));
     const hardware::CollectiveGroup group{ranks, nodes, hw_.intra_node, hw_.inter_node};
     double fastest = std::numeric_limits<double>::infinity();
     for (const auto a :
