@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -275,26 +276,43 @@ double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& sch
     forward_before[i + 1] = forward_before[i] + compute.kernels(st, sim::OpKind::Forward);
     backward_before[i + 1] = backward_before[i] + compute.kernels(st, backward);
   }
+  const auto stages = static_cast<size_t>(schedule.virtual_stages);
+  // The kernels one micro-batch runs before op `op` can start, and after it ends: its forward
+  // chain through the stages before, or, for a backward, every forward and the backwards of
+  // the later stages; after a forward, the later forwards and every backward.
+  const auto before = [&](const sim::Op& op) {
+    const auto st = static_cast<size_t>(op.stage);
+    if (op.kind == sim::OpKind::Forward) return forward_before[st];
+    if (op.kind == backward) {
+      return forward_before[stages] + backward_before[stages] - backward_before[st + 1];
+    }
+    return 0.0;
+  };
+  const auto after = [&](const sim::Op& op) {
+    const auto st = static_cast<size_t>(op.stage);
+    if (op.kind == sim::OpKind::Forward) {
+      return forward_before[stages] - forward_before[st + 1] + backward_before[stages];
+    }
+    return op.kind == backward ? backward_before[st] : 0.0;
+  };
+  // Over every pair i <= k of a worker's ops: what must run before op i, ops i..k one after
+  // another on its stream, what must run after op k (after its last op: its optimizer step).
   double bound = 0;
   for (int w = 0; w < schedule.workers; ++w) {
     const std::vector<sim::Op>& program = schedule.program[static_cast<size_t>(w)];
-    if (program.empty()) continue;
-    double busy = 0;
-    for (size_t i = 0; i < program.size(); ++i) {
-      const sim::Op& op = program[i];
+    double done = 0;  // the stream time of the ops before op k
+    double start =
+        -std::numeric_limits<double>::infinity();  // max over i <= k: before(i) - done(i)
+    for (size_t k = 0; k < program.size(); ++k) {
+      const sim::Op& op = program[k];
       const bool in_unit = op.join != sim::Join::None ||
-                           (i + 1 < program.size() && program[i + 1].join != sim::Join::None);
-      busy += serialised && !in_unit ? compute.alone(op.stage, op.kind)
+                           (k + 1 < program.size() && program[k + 1].join != sim::Join::None);
+      start = std::max(start, before(op) - done);
+      done += serialised && !in_unit ? compute.alone(op.stage, op.kind)
                                      : compute.kernels(op.stage, op.kind);
+      bound = std::max(bound, start + done + after(op));
     }
-    const sim::Op& first = program.front();
-    const sim::Op& last = program.back();
-    const double head =
-        first.kind == sim::OpKind::Forward ? forward_before[static_cast<size_t>(first.stage)] : 0;
-    const double tail =
-        last.kind == backward ? backward_before[static_cast<size_t>(last.stage)] : 0;
-    // The optimizer step follows the worker's last op, as the rest of the backward chain does.
-    bound = std::max(bound, head + busy + std::max(tail, compute.optimizer(w)));
+    if (!program.empty()) bound = std::max(bound, start + done + compute.optimizer(w));
   }
   return bound;
 }

@@ -121,13 +121,15 @@ Result simulate(const Scenario& spec);
 Result simulate_generated(const Scenario& spec, sim::Schedule schedule);
 
 //! A lower bound on the iteration time simulate_generated(spec, schedule) reports, without
-//! lowering or replaying anything, the most of, over workers: the forwards of the stages before
-//! its first op (when that is a forward), what its compute stream holds (its ops' kernels, and
-//! serialised collectives at their time alone), then the longer of its optimizer step and the
-//! backwards of the stages before its last op (when that is a backward). Kernels and
-//! collectives take at least that long whatever the network does. 0 when no bound holds:
-//! unit-cost mode, or an asynchronous schedule (its iteration time is a steady-state period).
-//! Throws core::ConfigError where simulate would refuse the run's costs.
+//! lowering or replaying anything: the most, over workers and over every pair i <= k of a
+//! worker's ops, of the kernels one micro-batch runs before op i can start (the forwards of the
+//! stages before it; for a backward, every forward and the backwards of the later stages), ops
+//! i..k one after another on the stream (kernels, and serialised collectives at their time
+//! alone), and what must run after op k (the rest of its micro-batch's chain; after the last op,
+//! the worker's optimizer step). Kernels and collectives take at least that long whatever the
+//! network does. 0 when no bound holds: unit-cost mode, or an asynchronous schedule (its
+//! iteration time is a steady-state period). Throws core::ConfigError where simulate would
+//! refuse the run's costs.
 double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& schedule);
 
 //! The recomputation a run did: a schedule with R ops (Chimera's forward doubling) recomputes
