@@ -194,7 +194,9 @@ std::string list_text(const py::handle value) {
 // `pipesim search`: every candidate's row (`--all`), and the winners, one per schedule, ranked.
 py::dict search(const std::string& model, const std::string& hardware, long long gpus,
                 long long mini_batch, const py::object& schedules, const py::object& recompute,
-                const py::object& tensor_parallel, int jobs) {
+                const py::object& tensor_parallel, const py::object& context_parallel,
+                const py::object& expert_parallel, const py::object& expert_tensor_parallel,
+                int jobs) {
   check_jobs(jobs);
   return worded("search()", [&] {
     explore::SearchArgs args;
@@ -205,6 +207,11 @@ py::dict search(const std::string& model, const std::string& hardware, long long
     if (!schedules.is_none()) args.schedules = list_text(schedules);
     if (!recompute.is_none()) args.recompute = list_text(recompute);
     if (!tensor_parallel.is_none()) args.tensor_parallel = list_text(tensor_parallel);
+    if (!context_parallel.is_none()) args.context_parallel = list_text(context_parallel);
+    if (!expert_parallel.is_none()) args.expert_parallel = list_text(expert_parallel);
+    if (!expert_tensor_parallel.is_none()) {
+      args.expert_tensor_parallel = list_text(expert_tensor_parallel);
+    }
     explore::SearchRequest request = explore::make_search_request(args);
     explore::SpecCache specs;
     std::vector<scenario::SweepRow> rows;
@@ -377,13 +384,17 @@ PYBIND11_MODULE(pipesim, m) {
   m.def("search", &search,
         "`pipesim search`: every configuration of `model` on `gpus` GPUs for a mini-batch of\n"
         "`mini_batch` samples (D | P, W = P/D, power-of-two B, recomputation and schedule\n"
-        "options), simulated in parallel. schedules, recompute, tensor_parallel: a list or comma\n"
-        "text (default: every schedule, none/selective/full, T = 1). Returns a dict: rank_by,\n"
+        "options), simulated in parallel. schedules, recompute, tensor_parallel,\n"
+        "context_parallel, expert_parallel, expert_tensor_parallel: a list or comma text\n"
+        "(default: every schedule, none/selective/full, the T a node allows, C = E = e_t = 1).\n"
+        "Returns a dict: rank_by,\n"
         "winners (the best fitting row of each schedule, best first, with rank and limited_by)\n"
         "and rows (every candidate, typed as sweep()'s, in enumeration order).",
         py::arg("model"), py::arg("hardware"), py::kw_only(), py::arg("gpus"),
         py::arg("mini_batch"), py::arg("schedules") = py::none(), py::arg("recompute") = py::none(),
-        py::arg("tensor_parallel") = py::none(), py::arg("jobs") = 0);
+        py::arg("tensor_parallel") = py::none(), py::arg("context_parallel") = py::none(),
+        py::arg("expert_parallel") = py::none(), py::arg("expert_tensor_parallel") = py::none(),
+        py::arg("jobs") = 0);
   m.def("validate", &validate,
         "`pipesim validate --format json`: the published measured runs (files: run YAML files;\n"
         "none: every shipped one) predicted, as a dict of points and summary.",

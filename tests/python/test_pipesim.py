@@ -315,6 +315,24 @@ class CommandsTest(unittest.TestCase):
         self.assertEqual(s["rank_by"], "throughput")
         self.assertEqual([w["rank"] for w in s["winners"]], [1, 2, 3])
 
+    def test_search_expert_and_context_parallel_equal_cli(self):
+        args = ["--model", "mixtral-8x7b", "--hardware", "h100-dgx", "--gpus", "16",
+                "--mini-batch", "32", "--schedule", "1f1b", "--recompute", "full",
+                "-T", "1,2", "-C", "1,2", "-E", "1,8", "--expert-tensor-parallel", "1,2",
+                "--jobs", "2"]
+        s = pipesim.search("mixtral-8x7b", "h100-dgx", gpus=16, mini_batch=32,
+                           schedules="1f1b", recompute="full", tensor_parallel=[1, 2],
+                           context_parallel="1,2", expert_parallel=[1, 8],
+                           expert_tensor_parallel=[1, 2], jobs=2)
+        with tempfile.TemporaryDirectory() as tmp:
+            every = os.path.join(tmp, "all.csv")
+            cli_ok("search", *args, "--all", "-o", every)
+            with open(every, encoding="utf-8") as f:
+                self.assertEqual(s["rows"], csv_rows(f.read()))
+        degrees = {(r["context_parallel"], r["expert_parallel"], r["expert_tensor_parallel"])
+                   for r in s["rows"]}
+        self.assertIn((2, 8, 2), degrees)
+
     def test_search_errors_name_the_keyword(self):
         with self.assertRaisesRegex(ValueError, r"^search\(\): gpus=: "):
             pipesim.search("gpt2-1.3b", "p100-daint", gpus=0, mini_batch=32)
