@@ -85,22 +85,26 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   // at the end of the chunk's backward does the same for the gradients' amaxes. Each GEMM keeps
   // 3 forward and 2 backward fp32 amaxes: a message of bytes, so latency, and NCCL's tuner takes
   // the algorithm it predicts fastest for that size: the least of the ones modelled here.
-  const auto amax_reduction = [&](double layers, double amaxes_per_gemm) {
-    if (model_.precision != models::Precision::FP8) return 0.0;
-    const int ranks = setup.tensor_parallel * setup.context_parallel * setup.data_parallel;
-    const int nodes = std::max(1, (ranks + hw_.gpus_per_node - 1) / hw_.gpus_per_node);
-    double gemms = 0;
+  const bool fp8 = model_.precision == models::Precision::FP8;
+  double gemms = 0;  // per layer
+  if (fp8) {
     for (const models::LayerKernel& k :
          models::layer_forward(model_, cfg, models::LayerKind::Dense))
       gemms += k.linear ? 1 : 0;
+  }
+  const int amax_ranks = setup.tensor_parallel * setup.context_parallel * setup.data_parallel;
+  const hardware::CollectiveGroup amax_group{
+      amax_ranks, std::max(1, (amax_ranks + hw_.gpus_per_node - 1) / hw_.gpus_per_node),
+      hw_.intra_node, hw_.inter_node};
+  const auto amax_reduction = [&](double layers, double amaxes_per_gemm) {
+    if (!fp8) return 0.0;
     const core::Bytes amaxes(std::floor(4.0 * amaxes_per_gemm * gemms * layers));
-    const hardware::CollectiveGroup group{ranks, nodes, hw_.intra_node, hw_.inter_node};
     double fastest = std::numeric_limits<double>::infinity();
     for (const auto a :
          {hardware::AllReduceAlgorithm::Ring, hardware::AllReduceAlgorithm::Rabenseifner,
           hardware::AllReduceAlgorithm::Hierarchical, hardware::AllReduceAlgorithm::Tree}) {
       fastest = std::min(fastest, hardware::algorithm(a)
-                                      .time(hardware::Collective::AllReduce, group, amaxes)
+                                      .time(hardware::Collective::AllReduce, amax_group, amaxes)
                                       .total()
                                       .value);
     }

@@ -90,8 +90,6 @@ std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts
   return parts;
 }
 
-// Activation offload moves `offload` of each stage's stored activations (not the transient
-// recomputation buffers) over the host link, which the profile must give.
 // The stashing optimizer holds the versions the schedule counts; the module's own weights are
 // one copy more. Booked as optimizer state: the optimizer wrapper owns the clones.
 std::vector<sim::StageMemory> with_working_copy(std::vector<sim::StageMemory> stages,
@@ -105,6 +103,8 @@ std::vector<sim::StageMemory> with_working_copy(std::vector<sim::StageMemory> st
   return stages;
 }
 
+// Activation offload moves `offload` of each stage's stored activations (not the transient
+// recomputation buffers) over the host link, which the profile must give.
 std::vector<sim::StageMemory> with_offload(std::vector<sim::StageMemory> stages,
                                            const TrainingSetup& setup,
                                            const hardware::HardwareProfile& hw) {

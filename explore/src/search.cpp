@@ -204,6 +204,22 @@ auto scenario_builder(const ParsedCandidates& parsed, size_t i, bool skip_oom) {
   };
 }
 
+// Builds candidate i's scenario into `s` with its model and hardware attached, and returns the
+// screen's schedule for its parameters; null when the screen does not model it or the scenario
+// is refused (simulating it reports why).
+std::shared_ptr<const GeneratedSchedule> screened_schedule(const ParsedCandidates& parsed, size_t i,
+                                                           bool skip_oom, MemoryScreen& screen,
+                                                           SpecCache& specs,
+                                                           scenario::Scenario& s) {
+  try {
+    scenario_builder(parsed, i, skip_oom)(s);
+    specs.attach(s);
+    return screen.generated(s);
+  } catch (const core::ConfigError&) {
+    return nullptr;
+  }
+}
+
 // Candidate i simulated; from the screen's schedule when it holds one for its parameters (not
 // generated again for every layout, B and recomputation).
 scenario::SweepRow simulated_row(const ParsedCandidates& parsed, size_t i, bool skip_oom,
@@ -212,14 +228,8 @@ scenario::SweepRow simulated_row(const ParsedCandidates& parsed, size_t i, bool 
   const auto build = scenario_builder(parsed, i, skip_oom);
   std::shared_ptr<const GeneratedSchedule> generated;
   if (screen != nullptr) {
-    try {
-      scenario::Scenario s;
-      build(s);
-      specs.attach(s);
-      generated = screen->generated(s);
-    } catch (const core::ConfigError&) {
-      // evaluate() reports it
-    }
+    scenario::Scenario s;
+    generated = screened_schedule(parsed, i, skip_oom, *screen, specs, s);
   }
   if (!generated) return evaluate(parsed.points[i], build, specs, describe);
   return evaluate(
@@ -243,16 +253,10 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
     const Candidate& c = candidates[i];
     if (!c.pruned.empty()) return pruned_row(parsed->points[i], c.pruned, c.pruned_for_memory);
     if (screen) {
-      try {
-        scenario::Scenario s;
-        scenario_builder(*parsed, i, skip_oom)(s);
-        specs.attach(s);
-        if (auto generated = screen->generated(s)) {
-          if (auto row = MemoryScreen::screen(s, parsed->points[i], *generated))
-            return *std::move(row);
-        }
-      } catch (const core::ConfigError&) {
-        // evaluate() reports it
+      scenario::Scenario s;
+      if (auto generated = screened_schedule(*parsed, i, skip_oom, *screen, specs, s)) {
+        if (auto row = MemoryScreen::screen(s, parsed->points[i], *generated))
+          return *std::move(row);
       }
     }
     return simulated_row(*parsed, i, skip_oom, screen.get(), specs, describe);
@@ -275,16 +279,14 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
       return;
     }
     if (!screen) return;
+    scenario::Scenario s;
+    const auto generated = screened_schedule(*parsed, i, skip_oom, *screen, specs, s);
+    if (!generated) return;
+    if (auto row = MemoryScreen::screen(s, parsed->points[i], *generated)) {
+      plan.settled[i] = std::move(row);
+      return;
+    }
     try {
-      scenario::Scenario s;
-      scenario_builder(*parsed, i, skip_oom)(s);
-      specs.attach(s);
-      const auto generated = screen->generated(s);
-      if (!generated) return;
-      if (auto row = MemoryScreen::screen(s, parsed->points[i], *generated)) {
-        plan.settled[i] = std::move(row);
-        return;
-      }
       lower[i] = scenario::iteration_time_lower_bound(s, generated->schedule);
     } catch (const core::ConfigError&) {
       // simulating it reports it
@@ -316,14 +318,16 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
                                                                            std::string reason) {
     const size_t i = order[k];
     scenario::Point inputs = parsed->points[i];
-    try {
-      scenario::Scenario s;
-      scenario_builder(*parsed, i, skip_oom)(s);
-      specs.attach(s);
-      if (const auto generated = screen ? screen->generated(s) : nullptr)
+    // Only a bounded run is pruned: the screen generated its schedule when it was bounded.
+    scenario::Scenario s;
+    const auto generated =
+        screen ? screened_schedule(*parsed, i, skip_oom, *screen, specs, s) : nullptr;
+    if (generated) {
+      try {
         inputs = MemoryScreen::used_inputs(s, inputs, *generated);
-    } catch (const core::ConfigError&) {
-      // only a bounded run is pruned, and its scenario built when it was bounded
+      } catch (const core::ConfigError&) {
+        // the inputs as given
+      }
     }
     return pruned_row(std::move(inputs), std::move(reason), false);
   };

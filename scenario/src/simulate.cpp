@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -256,9 +257,14 @@ Result simulate_generated(const Scenario& spec, sim::Schedule schedule) {
 double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& schedule) {
   const PerfSpec& ps = spec.perf;
   if (!ps.enabled() || schedule.asynchronous || ps.model.empty() || ps.hardware.empty()) return 0;
-  const models::ModelSpec model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
-  const hardware::HardwareProfile hardware =
-      ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
+  // The attached model and profile (a search attaches them to every run), loaded otherwise.
+  std::optional<models::ModelSpec> loaded_model;
+  std::optional<hardware::HardwareProfile> loaded_hardware;
+  const models::ModelSpec& model =
+      ps.model_spec ? *ps.model_spec : loaded_model.emplace(models::load_model(ps.model));
+  const hardware::HardwareProfile& hardware =
+      ps.hardware_profile ? *ps.hardware_profile
+                          : loaded_hardware.emplace(hardware::load_profile(ps.hardware));
   const cost::TrainingCostModel costs(model, hardware, schedule, ps.setup);
   const cost::StageCompute& compute = costs.compute();
   // A serialised collective holds the stream after its op, for at least its time alone (flows
@@ -305,11 +311,10 @@ double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& sch
         -std::numeric_limits<double>::infinity();  // max over i <= k: before(i) - done(i)
     for (size_t k = 0; k < program.size(); ++k) {
       const sim::Op& op = program[k];
-      const bool in_unit = op.join != sim::Join::None ||
-                           (k + 1 < program.size() && program[k + 1].join != sim::Join::None);
       start = std::max(start, before(op) - done);
-      done += serialised && !in_unit ? compute.alone(op.stage, op.kind)
-                                     : compute.kernels(op.stage, op.kind);
+      done += serialised && !sim::in_overlapped_unit(program, k)
+                  ? compute.alone(op.stage, op.kind)
+                  : compute.kernels(op.stage, op.kind);
       bound = std::max(bound, start + done + after(op));
     }
     if (!program.empty()) bound = std::max(bound, start + done + compute.optimizer(w));

@@ -96,13 +96,6 @@ class GraphSink {
   TaskGraphBuilder& graph_;
 };
 
-// Whether program[i] belongs to an overlapped unit (Op::join): it joins its previous op, or the
-// next op joins it.
-bool in_unit(const std::vector<Op>& program, size_t i) {
-  return program[i].join != Join::None ||
-         (i + 1 < program.size() && program[i + 1].join != Join::None);
-}
-
 bool kind_allowed(const Schedule& s, OpKind kind) {
   switch (kind) {
     case OpKind::Forward:
@@ -670,7 +663,7 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
       const Op& op = program[i];
       const TaskId id = graph.add_task(Task{.kind = op.kind,
                                             .join = op.join,
-                                            .paired = in_unit(program, i),
+                                            .paired = in_overlapped_unit(program, i),
                                             .worker = w,
                                             .pipeline = op.pipeline,
                                             .stage = op.stage,
@@ -691,7 +684,7 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
         const Op& op = program[i];
         if (!collectives.carried(op.stage, op.kind)) continue;
         const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
-        const bool paired = in_unit(program, i);
+        const bool paired = in_overlapped_unit(program, i);
         const TaskId c = graph.add_task(Task{.kind = OpKind::Collective,
                                              .carrier = op.kind,
                                              .paired = paired,

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pipesim::sim {
 
@@ -66,5 +67,12 @@ struct Op {
 
 //! "F(stage 2, micro-batch 3)", or with the pipeline when there are several.
 std::string describe(const Op& op);
+
+//! Whether program[i] (a worker's ops in order) belongs to an overlapped unit: it joins the op
+//! before it, or the op after it joins it.
+inline bool in_overlapped_unit(const std::vector<Op>& program, size_t i) {
+  return program[i].join != Join::None ||
+         (i + 1 < program.size() && program[i + 1].join != Join::None);
+}
 
 }  // namespace pipesim::sim
