@@ -152,6 +152,16 @@ scenario::Point MemoryScreen::used_inputs(const scenario::Scenario& s, const sce
   return scenario::used_point(point, r);
 }
 
+scenario::SweepRow MemoryScreen::out_of_memory_row(const scenario::Scenario& s,
+                                                   const scenario::Point& point,
+                                                   const GeneratedSchedule& generated) {
+  scenario::SweepRow row;
+  row.inputs = used_inputs(s, point, generated);
+  row.status.kind = scenario::Status::Kind::Oom;
+  row.metrics.fits_memory = false;
+  return row;
+}
+
 std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
                                                        const scenario::Point& point,
                                                        const GeneratedSchedule& generated) {
@@ -162,11 +172,7 @@ std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario&
     const double bound =
         peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
     if (!(capacity > 0.0) || !(bound * (1.0 - kMargin) > capacity)) return std::nullopt;
-    scenario::SweepRow row;
-    row.inputs = used_inputs(s, point, generated);
-    row.status.kind = scenario::Status::Kind::Oom;
-    row.metrics.fits_memory = false;
-    return row;
+    return out_of_memory_row(s, point, generated);
   } catch (const core::ConfigError&) {
     return std::nullopt;  // simulate() says why, in its own order
   }
@@ -198,8 +204,9 @@ std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const scenario:
     sim::Schedule schedule = schedules::make_schedule(s.schedule, s.params);
     if (sim::validate(schedule).ok()) {
       ActivationProfile profile = activation_profile(schedule);
+      scenario::OpPrecedence precedence(schedule);
       g = std::make_shared<const GeneratedSchedule>(
-          GeneratedSchedule{std::move(schedule), std::move(profile)});
+          GeneratedSchedule{std::move(schedule), std::move(profile), std::move(precedence)});
     }
   } catch (const core::ConfigError&) {
     // stays null: simulate() reports it

@@ -81,16 +81,14 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
     static_per_gpu[i] = limits.static_bytes_per_gpu ? limits.static_bytes_per_gpu(x)
                                                     : limits.static_bytes / x.tensor;
   }
-  // A per (layout, B): the same for every schedule, D and recomputation mode.
+  // A per (layout, size the ops run at): the same for every schedule, D and recomputation mode.
   std::map<std::pair<size_t, int>, double> activations;
   auto activation_bound = [&](size_t layout, int b) {
     if (!limits.activation_bytes_per_gpu) return 0.0;
     const auto key = std::make_pair(layout, b);
     auto it = activations.find(key);
     if (it == activations.end()) {
-      it = activations
-               .emplace(key, limits.activation_bytes_per_gpu(layouts[layout], std::max(1, b / 2)))
-               .first;
+      it = activations.emplace(key, limits.activation_bytes_per_gpu(layouts[layout], b)).first;
     }
     return it->second;
   };
@@ -148,7 +146,7 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
           for (const std::string& mode : recompute) {
             for (const auto& variant : schedule_variants(schedule, stages, n, limits)) {
               Candidate c = base();
-              c.options["micro_batch_size"] = text(b);
+              c.options["micro_batch_size"] = text(b * variant.micro_batch_divisor);
               c.options["micro_batches"] = text(n);
               if (!mode.empty()) c.options["recompute"] = mode;
               for (const auto& [name, value] : variant.options.items())

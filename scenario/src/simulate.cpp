@@ -14,6 +14,7 @@
 #include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/memory.hpp"
 #include "pipesim/sim/network.hpp"
+#include "real_cost.hpp"
 
 namespace pipesim::scenario {
 namespace {
@@ -86,20 +87,6 @@ void apply_grad_sync(sim::GradSync sync, sim::Schedule& schedule) {
 // Bucketed overlap starts each bucket inside the backward, which a flushed sync contradicts;
 // the parameters' gather overlaps the next iteration's forward, which only a flushing schedule
 // (one update per run) has.
-void check_overlapped_sync(const PerfSpec& ps, const sim::Schedule& schedule) {
-  if (ps.setup.overlap_grad_reduce && ps.grad_sync != sim::GradSync::Eager &&
-      ps.grad_sync != sim::GradSync::Blocking) {
-    throw core::ConfigError::option("overlap_grad_reduce",
-                                    fmt::format("needs grad_sync eager (or blocking), got {}",
-                                                name_of(kGradSyncNames, ps.grad_sync)));
-  }
-  if (ps.setup.overlap_param_gather && schedule.asynchronous) {
-    throw core::ConfigError::option(
-        "overlap_param_gather",
-        fmt::format("applies to flushing schedules, not the asynchronous {}", schedule.name));
-  }
-}
-
 // The replay names a deadlock itself (Trace::deadlock), so no separate cycle check runs before
 // it: a cyclic order fails here, with the validator's words.
 void require_completed(const sim::Trace& trace, const std::string& source) {
@@ -120,16 +107,6 @@ bool compute_ops_take_time(const sim::TaskGraph& graph, const cost::TrainingCost
   return true;
 }
 
-// The workers' memory with the profile's overheads, its peak and whether it fits.
-void set_memory(PerfResult& p, std::vector<sim::WorkerMemory> memory) {
-  cost::apply_memory_overheads(memory, p.hardware.memory);
-  p.memory = std::move(memory);
-  p.peak_memory = 0.0;
-  for (const sim::WorkerMemory& m : p.memory)
-    p.peak_memory = std::max(p.peak_memory, m.peak);
-  p.fits_memory = p.peak_memory <= p.memory_capacity;
-}
-
 // Real-cost mode: model + hardware → durations and flows, the contention-aware engine, then
 // memory and the time breakdown on top of the usual metrics.
 void run_real(const Scenario& spec, Result& r, const std::string& source) {
@@ -144,7 +121,7 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.model = ps.model_spec ? *ps.model_spec : models::load_model(ps.model);
   p.hardware = ps.hardware_profile ? *ps.hardware_profile : hardware::load_profile(ps.hardware);
   const cost::TrainingCostModel costs(p.model, p.hardware, r.schedule, ps.setup);
-  check_overlapped_sync(ps, r.schedule);
+  detail::check_overlapped_sync(ps, r.schedule);
   // Lowered with the ops' collectives (tensor parallelism's) as tasks of their own.
   r.graph = sim::build_task_graph(r.schedule, costs.lowering(), costs.offload_ops(),
                                   costs.grad_buckets());
@@ -166,7 +143,7 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   // (Not with activation offload: its memory moves with the copies' replayed times.)
   if (spec.skip_replay_when_oom && !spec.memory_timeline && !costs.offload_ops().enabled &&
       compute_ops_take_time(r.graph, costs)) {
-    set_memory(p, sim::track_memory_untimed(r.schedule, r.graph, costs.stage_memory()));
+    detail::set_memory(p, sim::track_memory_untimed(r.schedule, costs.stage_memory()));
     if (!p.fits_memory) {
       sim::check_acyclic(r.graph, source, "generated order").require();
       r.perf = std::move(p);
@@ -177,8 +154,8 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   r.trace = sim::simulate_network(r.graph, costs, costs, options);
   require_completed(r.trace, source);
   r.metrics = sim::compute_metrics(r.schedule, r.graph, r.trace);
-  set_memory(p, sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory(),
-                                  spec.record_memory_timeline || spec.memory_timeline));
+  detail::set_memory(p, sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory(),
+                                          spec.record_memory_timeline || spec.memory_timeline));
   p.time = sim::time_breakdown(r.graph, r.trace);
   const double t = r.metrics.iteration_time;
   p.throughput = t > 0 ? p.samples_per_iteration / t : 0.0;
@@ -254,74 +231,6 @@ Result simulate_generated(const Scenario& spec, sim::Schedule schedule) {
   return simulate_registered(spec, std::move(schedule));
 }
 
-double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& schedule) {
-  const PerfSpec& ps = spec.perf;
-  if (!ps.enabled() || schedule.asynchronous || ps.model.empty() || ps.hardware.empty()) return 0;
-  // The attached model and profile (a search attaches them to every run), loaded otherwise.
-  std::optional<models::ModelSpec> loaded_model;
-  std::optional<hardware::HardwareProfile> loaded_hardware;
-  const models::ModelSpec& model =
-      ps.model_spec ? *ps.model_spec : loaded_model.emplace(models::load_model(ps.model));
-  const hardware::HardwareProfile& hardware =
-      ps.hardware_profile ? *ps.hardware_profile
-                          : loaded_hardware.emplace(hardware::load_profile(ps.hardware));
-  const cost::TrainingCostModel costs(model, hardware, schedule, ps.setup);
-  const cost::StageCompute& compute = costs.compute();
-  // A serialised collective holds the stream after its op, for at least its time alone (flows
-  // sharing a link only slow it); one beside its op, or in an overlapped unit, may hide.
-  const bool serialised = !compute.lowering().overlap;
-  // The chains of kernels a micro-batch runs through the stages before stage s: a worker's
-  // first forward waits for the forwards of the stages before it, and the backwards of those
-  // stages wait for its last backward.
-  const sim::OpKind backward =
-      schedule.split_backward ? sim::OpKind::BackwardInput : sim::OpKind::Backward;
-  std::vector<double> forward_before(static_cast<size_t>(schedule.virtual_stages) + 1, 0.0);
-  std::vector<double> backward_before(forward_before.size(), 0.0);
-  for (int st = 0; st < schedule.virtual_stages; ++st) {
-    const auto i = static_cast<size_t>(st);
-    forward_before[i + 1] = forward_before[i] + compute.kernels(st, sim::OpKind::Forward);
-    backward_before[i + 1] = backward_before[i] + compute.kernels(st, backward);
-  }
-  const auto stages = static_cast<size_t>(schedule.virtual_stages);
-  // The kernels one micro-batch runs before op `op` can start, and after it ends: its forward
-  // chain through the stages before, or, for a backward, every forward and the backwards of
-  // the later stages; after a forward, the later forwards and every backward.
-  const auto before = [&](const sim::Op& op) {
-    const auto st = static_cast<size_t>(op.stage);
-    if (op.kind == sim::OpKind::Forward) return forward_before[st];
-    if (op.kind == backward) {
-      return forward_before[stages] + backward_before[stages] - backward_before[st + 1];
-    }
-    return 0.0;
-  };
-  const auto after = [&](const sim::Op& op) {
-    const auto st = static_cast<size_t>(op.stage);
-    if (op.kind == sim::OpKind::Forward) {
-      return forward_before[stages] - forward_before[st + 1] + backward_before[stages];
-    }
-    return op.kind == backward ? backward_before[st] : 0.0;
-  };
-  // Over every pair i <= k of a worker's ops: what must run before op i, ops i..k one after
-  // another on its stream, what must run after op k (after its last op: its optimizer step).
-  double bound = 0;
-  for (int w = 0; w < schedule.workers; ++w) {
-    const std::vector<sim::Op>& program = schedule.program[static_cast<size_t>(w)];
-    double done = 0;  // the stream time of the ops before op k
-    double start =
-        -std::numeric_limits<double>::infinity();  // max over i <= k: before(i) - done(i)
-    for (size_t k = 0; k < program.size(); ++k) {
-      const sim::Op& op = program[k];
-      start = std::max(start, before(op) - done);
-      done += serialised && !sim::in_overlapped_unit(program, k)
-                  ? compute.alone(op.stage, op.kind)
-                  : compute.kernels(op.stage, op.kind);
-      bound = std::max(bound, start + done + after(op));
-    }
-    if (!program.empty()) bound = std::max(bound, start + done + compute.optimizer(w));
-  }
-  return bound;
-}
-
 Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std::string& source) {
   check_unit_costs(spec.unit);
   Result r;
@@ -354,5 +263,38 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
   require_finite(r, source);
   return r;
 }
+
+namespace detail {
+
+void check_overlapped_sync(const PerfSpec& ps, const sim::Schedule& schedule) {
+  if (ps.setup.overlap_grad_reduce && ps.grad_sync != sim::GradSync::Eager &&
+      ps.grad_sync != sim::GradSync::Blocking) {
+    throw core::ConfigError::option("overlap_grad_reduce",
+                                    fmt::format("needs grad_sync eager (or blocking), got {}",
+                                                name_of(kGradSyncNames, ps.grad_sync)));
+  }
+  if (ps.setup.overlap_param_gather && schedule.asynchronous) {
+    throw core::ConfigError::option(
+        "overlap_param_gather",
+        fmt::format("applies to flushing schedules, not the asynchronous {}", schedule.name));
+  }
+}
+
+double peak_with_overheads(std::vector<sim::WorkerMemory>& memory,
+                           const hardware::MemoryOverhead& overhead) {
+  cost::apply_memory_overheads(memory, overhead);
+  double peak = 0.0;
+  for (const sim::WorkerMemory& m : memory)
+    peak = std::max(peak, m.peak);
+  return peak;
+}
+
+void set_memory(PerfResult& p, std::vector<sim::WorkerMemory> memory) {
+  p.peak_memory = peak_with_overheads(memory, p.hardware.memory);
+  p.memory = std::move(memory);
+  p.fits_memory = p.peak_memory <= p.memory_capacity;
+}
+
+}  // namespace detail
 
 }  // namespace pipesim::scenario

@@ -228,6 +228,7 @@ std::vector<SearchVariant> search_variants(const SearchContext& c) {
       SearchVariant v;
       v.options.set("pipelines", std::int64_t{2 * f});
       v.options.set("strategy", strategy);
+      if (strategy == "halving") v.micro_batch_divisor = 2;
       variants.push_back(std::move(v));
     }
   }

@@ -1,6 +1,8 @@
 #include "pipesim/sim/memory.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "pipesim/core/assert.hpp"
 
@@ -37,18 +39,12 @@ void sort_events(std::vector<MemoryEvent>& ev) {
   }
 }
 
-}  // namespace
-
-std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph& graph,
-                                       const Trace& trace, const std::vector<StageMemory>& stages,
-                                       bool record_timeline) {
-  PIPESIM_ASSERT(trace.completed, "memory of an incomplete run");
+// Every (pipeline, stage) copy a worker holds, its weights in as many versions as the
+// schedule keeps (weight stashing, double buffering).
+std::vector<WorkerMemory> static_memory(const Schedule& schedule,
+                                        const std::vector<StageMemory>& stages) {
   PIPESIM_ASSERT(static_cast<int>(stages.size()) == schedule.virtual_stages, "one entry per stage");
-  const auto workers = static_cast<size_t>(schedule.workers);
-  std::vector<WorkerMemory> out(workers);
-
-  // Static: every (pipeline, stage) copy a worker holds, its weights in as many versions as the
-  // schedule keeps (weight stashing, double buffering).
+  std::vector<WorkerMemory> out(static_cast<size_t>(schedule.workers));
   for (int p = 0; p < schedule.pipelines; ++p) {
     for (int s = 0; s < schedule.virtual_stages; ++s) {
       const auto w = static_cast<size_t>(
@@ -60,10 +56,87 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
       out[w].static_memory.optimizer += m.optimizer;
     }
   }
+  return out;
+}
 
+// What a compute op of kind `kind` on a stage with memory `m` allocates when it starts
+// (`at_end` false), or frees when it ends (true), each event passed to `add`.
+template <class Add>
+void op_events(const Schedule& schedule, OpKind kind, const StageMemory& m, bool at_end,
+               double time, const Add& add) {
   const OpKind release = schedule.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
   const OpKind backward = schedule.split_backward ? OpKind::BackwardInput : OpKind::Backward;
-  std::vector<std::vector<MemoryEvent>> events(workers);
+  if (!at_end) {
+    const bool recomputes = m.recompute > 0.0 && (kind == OpKind::Recompute ||
+                                                  (kind == backward && !schedule.recompute));
+    if (kind == OpKind::Forward) add(MemoryEvent{time, m.activations, 0.0});
+    if (recomputes) add(MemoryEvent{time, m.recompute, 0.0});
+    if (m.workspace > 0.0) add(MemoryEvent{time, 0.0, m.workspace});
+    return;
+  }
+  if (kind == release) add(MemoryEvent{time, -m.activations, 0.0});
+  if (m.recompute > 0.0 && kind == backward) add(MemoryEvent{time, -m.recompute, 0.0});
+  if (m.workspace > 0.0) add(MemoryEvent{time, 0.0, -m.workspace});
+}
+
+// One worker's memory as its events come, in time order: peak (with the breakdown at it),
+// minimum over instants, final value, and optionally the timeline.
+struct MemoryState {
+  WorkerMemory& wm;
+  bool record_timeline;
+  MemoryBreakdown now;
+
+  MemoryState(WorkerMemory& memory, bool timeline)
+      : wm(memory), record_timeline(timeline), now(memory.static_memory) {
+    const double base = wm.static_memory.total();
+    wm.at_peak = now;
+    wm.peak = wm.minimum = base;
+    if (record_timeline) wm.timeline.push_back({0.0, base});
+  }
+  // Releases come first within an instant, so the instant's highest total is reached at its
+  // end or before it starts: peak over every event equals peak over instants.
+  void apply(const MemoryEvent& e) {
+    now.activations += e.activations;
+    now.other += e.other;
+    const double total = now.total();
+    if (total > wm.peak) {
+      wm.peak = total;
+      wm.peak_time = e.time;
+      wm.at_peak = now;
+    }
+  }
+  void end_instant(double time) {
+    const double total = now.total();
+    wm.minimum = std::min(wm.minimum, total);
+    if (record_timeline && total != wm.timeline.back().bytes) wm.timeline.push_back({time, total});
+  }
+  void finish() { wm.final = now.total(); }
+};
+
+// Each worker's peak, minimum, final value and (optionally) timeline from its events.
+void accumulate(std::vector<WorkerMemory>& out, std::vector<std::vector<MemoryEvent>>& events,
+                bool record_timeline) {
+  for (size_t w = 0; w < out.size(); ++w) {
+    auto& ev = events[w];
+    sort_events(ev);
+    MemoryState state(out[w], record_timeline);
+    for (size_t i = 0; i < ev.size(); ++i) {
+      state.apply(ev[i]);
+      if (i + 1 < ev.size() && ev[i + 1].time == ev[i].time) continue;  // instant not over yet
+      state.end_instant(ev[i].time);
+    }
+    state.finish();
+  }
+}
+
+}  // namespace
+
+std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph& graph,
+                                       const Trace& trace, const std::vector<StageMemory>& stages,
+                                       bool record_timeline) {
+  PIPESIM_ASSERT(trace.completed, "memory of an incomplete run");
+  std::vector<WorkerMemory> out = static_memory(schedule, stages);
+  std::vector<std::vector<MemoryEvent>> events(out.size());
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
     const Task& task = graph.task(t);
     const bool copy = task.kind == OpKind::Offload || task.kind == OpKind::Reload;
@@ -74,66 +147,53 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
     if (task.kind == OpKind::Offload) ev.push_back({tt.end, -m.offloaded, 0.0});
     if (task.kind == OpKind::Reload) ev.push_back({tt.start, m.offloaded, 0.0});
     if (copy) continue;
-    // What the op allocates when it starts, then what it frees when it ends.
-    const bool recomputes = m.recompute > 0.0 && (task.kind == OpKind::Recompute ||
-                                                  (task.kind == backward && !schedule.recompute));
-    if (task.kind == OpKind::Forward) ev.push_back({tt.start, m.activations, 0.0});
-    if (recomputes) ev.push_back({tt.start, m.recompute, 0.0});
-    if (m.workspace > 0.0) ev.push_back({tt.start, 0.0, m.workspace});
-    if (task.kind == release) ev.push_back({tt.end, -m.activations, 0.0});
-    if (m.recompute > 0.0 && task.kind == backward) ev.push_back({tt.end, -m.recompute, 0.0});
-    if (m.workspace > 0.0) ev.push_back({tt.end, 0.0, -m.workspace});
+    const auto add = [&ev](const MemoryEvent& e) { ev.push_back(e); };
+    op_events(schedule, task.kind, m, false, tt.start, add);
+    op_events(schedule, task.kind, m, true, tt.end, add);
   }
-  for (size_t w = 0; w < workers; ++w) {
-    WorkerMemory& wm = out[w];
-    auto& ev = events[w];
-    sort_events(ev);
-    const double base = wm.static_memory.total();
-    MemoryBreakdown now = wm.static_memory;
-    wm.at_peak = now;
-    wm.peak = wm.minimum = base;
-    if (record_timeline) wm.timeline.push_back({0.0, base});
-    for (size_t i = 0; i < ev.size(); ++i) {
-      const MemoryEvent& e = ev[i];
-      now.activations += e.activations;
-      now.other += e.other;
-      const double total = now.total();
-      // Releases come first within an instant, so the instant's highest total is reached at
-      // its end or before it starts: peak over every event equals peak over instants.
-      if (total > wm.peak) {
-        wm.peak = total;
-        wm.peak_time = e.time;
-        wm.at_peak = now;
-      }
-      if (i + 1 < ev.size() && ev[i + 1].time == e.time) continue;  // instant not over yet
-      wm.minimum = std::min(wm.minimum, total);
-      if (record_timeline && total != wm.timeline.back().bytes) {
-        wm.timeline.push_back({e.time, total});
-      }
-    }
-    wm.final = now.total();
-  }
+  accumulate(out, events, record_timeline);
   return out;
 }
 
-std::vector<WorkerMemory> track_memory_untimed(const Schedule& schedule, const TaskGraph& graph,
+std::vector<WorkerMemory> track_memory_untimed(const Schedule& schedule,
                                                const std::vector<StageMemory>& stages) {
   // Op k of a worker spans [k, k + 1]: each op ends as the next starts, as in a run without
-  // gaps; a gap would change no peak, since an op's end events are all releases.
-  Trace trace;
-  trace.completed = true;
-  trace.timing.resize(graph.num_tasks());
-  std::vector<double> next(static_cast<size_t>(schedule.workers), 0.0);
-  for (TaskId t = 0; t < graph.num_tasks(); ++t) {
-    const Task& task = graph.task(t);
-    PIPESIM_ASSERT(task.kind != OpKind::Offload && task.kind != OpKind::Reload,
-                   "offload copies take the replay's times");
-    if (!is_compute(task.kind)) continue;
-    double& k = next[static_cast<size_t>(task.worker)];
-    trace.timing[t] = {k, k + 1.0};
-    k += 1.0;
+  // gaps; a gap would change no peak, since an op's end events are all releases. So instant k
+  // holds op k - 1's releases and op k's allocations, sorted as track_memory sorts an instant.
+  std::vector<WorkerMemory> out = static_memory(schedule, stages);
+  for (size_t w = 0; w < schedule.program.size() && w < out.size(); ++w) {
+    MemoryState state(out[w], false);
+    std::array<MemoryEvent, 6> instant{};  // at most three ends and three starts
+    size_t count = 0;
+    const auto add = [&](const MemoryEvent& e) { instant[count++] = e; };
+    const auto close = [&](double time) {
+      // Insertion sort: at most six events (events equal under < change no sum).
+      for (size_t i = 1; i < count; ++i) {
+        for (size_t j = i; j > 0 && instant[j] < instant[j - 1]; --j)
+          std::swap(instant[j], instant[j - 1]);
+      }
+      for (size_t i = 0; i < count; ++i)
+        state.apply(instant[i]);
+      if (count > 0) state.end_instant(time);
+      count = 0;
+    };
+    const std::vector<Op>& program = schedule.program[w];
+    for (size_t k = 0; k <= program.size(); ++k) {
+      const auto time = static_cast<double>(k);
+      if (k > 0) {
+        const Op& previous = program[k - 1];
+        op_events(schedule, previous.kind, stages[static_cast<size_t>(previous.stage)], true, time,
+                  add);
+      }
+      if (k < program.size()) {
+        op_events(schedule, program[k].kind, stages[static_cast<size_t>(program[k].stage)], false,
+                  time, add);
+      }
+      close(time);
+    }
+    state.finish();
   }
-  return track_memory(schedule, graph, trace, stages);
+  return out;
 }
 
 }  // namespace pipesim::sim

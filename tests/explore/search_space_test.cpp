@@ -103,7 +103,8 @@ TEST(SearchSpace, EachSchemesVariantsComeFromItsRegistryEntry) {
       }
     }
     seen[c.options.at("schedule") + " " + c.options.at("stages") + " " +
-         c.options.at("micro_batch_size") + " " + c.options.at("micro_batches")]
+         c.options.at("micro_batch_size") + " " + c.options.at("micro_batches") + " " +
+         c.options.at("data_parallel")]
         .push_back(variant);
   }
   ASSERT_FALSE(seen.empty());
@@ -111,12 +112,16 @@ TEST(SearchSpace, EachSchemesVariantsComeFromItsRegistryEntry) {
   for (const auto& [key, variants] : seen) {
     std::istringstream in(key);
     std::string schedule;
-    int d = 0, b = 0, n = 0;
-    in >> schedule >> d >> b >> n;
+    int d = 0, b = 0, n = 0, w = 0;
+    in >> schedule >> d >> b >> n >> w;
     const schedules::ScheduleEntry* e = schedules::find_schedule(schedule);
     std::vector<std::string> expected;
     if (e->variants != nullptr) {
       for (const schedules::SearchVariant& v : e->variants({d, n, r.limits.layers})) {
+        // A variant whose ops run at B / divisor is given the B that trains the mini-batch.
+        if (b % v.micro_batch_divisor != 0 || (b / v.micro_batch_divisor) * n * w != r.mini_batch) {
+          continue;
+        }
         std::string text = v.pruned;
         for (const auto& [name, value] : v.options.items())
           text += " " + name + "=" + schedules::scheme_option(name)->format(value);

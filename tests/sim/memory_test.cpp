@@ -219,7 +219,7 @@ TEST(MemoryUntimed, EqualsTheReplayBitForBitOnEverySchedule) {
                                         10.0 + 3 * st, 4.5 + st, 0.75 * st};
         }
         const TaskGraph g = build_task_graph(s);
-        const std::vector<WorkerMemory> untimed = track_memory_untimed(s, g, m);
+        const std::vector<WorkerMemory> untimed = track_memory_untimed(s, m);
         for (const UnitCosts& costs : {UnitCosts{1, 2, 1, 0.0}, UnitCosts{1.5, 2.5, 1, 0.3}}) {
           const Trace t = simulate(g, UnitCostModel(costs));
           ASSERT_TRUE(t.completed) << entry.name;

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipesim/scenario/op_precedence.hpp"
 #include "pipesim/scenario/row.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/sim/memory.hpp"
@@ -58,10 +59,12 @@ double peak_lower_bound(const ActivationProfile& profile,
 std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario& s,
                                                        const sim::Schedule& schedule);
 
-//! A parameter set's schedule, generated and validated once, and its profile.
+//! A parameter set's schedule, generated and validated once, its profile and its ops'
+//! precedence (scenario::run_bounds).
 struct GeneratedSchedule {
   sim::Schedule schedule;
   ActivationProfile profile;
+  scenario::OpPrecedence precedence;
 };
 
 //! Screens real-cost runs, each schedule (and its profile) kept per parameter set, so a run the
@@ -81,6 +84,12 @@ class MemoryScreen {
   static std::optional<scenario::SweepRow> screen(const scenario::Scenario& s,
                                                   const scenario::Point& point,
                                                   const GeneratedSchedule& generated);
+
+  //! The row of a run known to be out of memory without simulating it: used_inputs, status
+  //! oom, fits_memory false, no other metric.
+  static scenario::SweepRow out_of_memory_row(const scenario::Scenario& s,
+                                              const scenario::Point& point,
+                                              const GeneratedSchedule& generated);
 
   //! The inputs a row of `s` (given point `point`) reports, as a simulated one would
   //! (scenario::used_point: the scheme's resolved options, the shape `generated` has).

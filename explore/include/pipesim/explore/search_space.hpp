@@ -7,10 +7,11 @@
 //   e_t × E × (T·W/(E·e_t)) over a stage's T·W GPUs (Megatron-Core's MoE parallel folding, no
 //   GPUs of their own),
 //   every D dividing P / (T·C) (W = P / (T·C·D) pipeline replicas),
-//   every micro-batch size B, a power of two dividing B̂ / W (N = B̂ / (W·B) micro-batches),
-//   every recomputation mode, and the variants of each schedule's own options its registry
-//   entry gives (schedules::ScheduleEntry::variants; e.g. Chimera's pipelines and strategies,
-//   interleaved's chunks).
+//   every micro-batch size b the ops run at, a power of two dividing B̂ / W (N = B̂ / (W·b)
+//   micro-batches), every recomputation mode, and the variants of each schedule's own options
+//   its registry entry gives (schedules::ScheduleEntry::variants; e.g. Chimera's pipelines and
+//   strategies, interleaved's chunks); a variant whose ops run at B / divisor (Chimera's
+//   backward halving: 2) gets B = b · divisor, so that every configuration trains B̂ samples.
 // A configuration that cannot run is not simulated but kept, with a status that says why:
 //   T·C not dividing P, a layout the cost model refuses for the model and hardware
 //   (SearchLimits::refuse: its own checks, e.g. E dividing the experts, 2C the sequence of a
@@ -22,9 +23,9 @@
 //   a forward starts), so the fullest worker's is at least the mean over workers:
 //   copies · static / D + A / (D · chunks), with static the whole model's weights, gradients
 //   and optimizer per GPU, copies the scheme's pipelines, A the whole model's activations of
-//   one micro-batch per GPU at B/2 (Chimera's backward halving runs ops at B/2, the smallest
-//   any scheme does) with full recomputation (the least any mode stores; a scheme may
-//   recompute whatever the option says), chunks the scheme's stages per worker and pipeline;
+//   one micro-batch per GPU at the size b its ops run at with full recomputation (the least
+//   any mode stores; a scheme may recompute whatever the option says), chunks the scheme's
+//   stages per worker and pipeline;
 //   then the profile's memory overheads, as the cost model applies them.
 // Order: schedules as given, then the layouts, D ascending, B ascending, recomputation modes as
 // given, then the schedule's options; so rows come out the same on every run.

@@ -30,6 +30,8 @@
 
 namespace pipesim::scenario {
 
+class OpPrecedence;
+
 //! Real-cost mode's request. Active when a model or hardware is named.
 struct PerfSpec {
   std::string model;     //!< option `model`: shipped name or YAML path
@@ -121,16 +123,32 @@ Result simulate(const Scenario& spec);
 Result simulate_generated(const Scenario& spec, sim::Schedule schedule);
 
 //! A lower bound on the iteration time simulate_generated(spec, schedule) reports, without
-//! lowering or replaying anything: the most, over workers and over every pair i <= k of a
-//! worker's ops, of the kernels one micro-batch runs before op i can start (the forwards of the
-//! stages before it; for a backward, every forward and the backwards of the later stages), ops
-//! i..k one after another on the stream (kernels, and serialised collectives at their time
-//! alone), and what must run after op k (the rest of its micro-batch's chain; after the last op,
-//! the worker's optimizer step). Kernels and collectives take at least that long whatever the
-//! network does. 0 when no bound holds: unit-cost mode, or an asynchronous schedule (its
-//! iteration time is a steady-state period). Throws core::ConfigError where simulate would
-//! refuse the run's costs.
+//! lowering or replaying anything: the longest path through the run's ops, each taking its
+//! kernels (and a serialised collective its time alone), where a worker runs its ops in
+//! program order and a micro-batch's ops follow its chain through the stages (forwards up,
+//! backwards down), and each worker ends with its optimizer step. Kernels and collectives take
+//! at least that long whatever the network does. An asynchronous schedule's iteration time is
+//! a steady-state period: its bound is the stream time a worker must spend between the
+//! completions the period is measured over (with a drain each run, the busiest worker's stream
+//! time, or the longest path, over the iterations). 0 in unit-cost mode. Throws
+//! core::ConfigError where simulate would refuse the run's costs.
 double iteration_time_lower_bound(const Scenario& spec, const sim::Schedule& schedule);
+
+//! What a run's costs tell before it is lowered or replayed.
+struct RunBounds {
+  double iteration_time = 0;  //!< iteration_time_lower_bound()
+  //! Whether simulate_generated(spec, schedule) reports the run out of memory, known exactly
+  //! (its peaks depend on the op order only: sim::track_memory_untimed) when spec skips the
+  //! replay of an oom run, has no memory timeline or activation offload, and every op's kernels
+  //! take positive, finite time; false otherwise.
+  bool out_of_memory = false;
+};
+
+//! iteration_time_lower_bound() and the memory verdict from one cost model; `precedence`:
+//! the schedule's, built once for every run that shares the schedule (built here when null).
+//! Throws core::ConfigError where simulate would refuse the run's costs or options.
+RunBounds run_bounds(const Scenario& spec, const sim::Schedule& schedule,
+                     const OpPrecedence* precedence = nullptr);
 
 //! The recomputation a run did: a schedule with R ops (Chimera's forward doubling) recomputes
 //! everything it stored even under recompute none (TrainingCostModel prices it as full), so

@@ -53,6 +53,9 @@ struct SchemeTraits {
 struct SearchVariant {
   core::OptionValues options;
   std::string pruned;  //!< why this variant cannot run ("" = simulate it)
+  //! Its ops run at micro-batch size B / micro_batch_divisor (sim::Schedule's), so search gives
+  //! it B = b · divisor for ops of size b: every candidate trains the mini-batch asked for.
+  int micro_batch_divisor = 1;
 };
 
 //! What search knows when it asks a scheme for its variants.

@@ -62,13 +62,14 @@ std::vector<WorkerMemory> track_memory(const Schedule& schedule, const TaskGraph
                                        const Trace& trace, const std::vector<StageMemory>& stages,
                                        bool record_timeline = false);
 
-//! track_memory() without a replay, for a run whose compute ops all take positive time: a
-//! worker's memory changes only at its own compute ops, which run one after another in program
+//! track_memory() without a replay or a task graph, for a run whose compute ops all take
+//! positive time: a worker's memory changes only at its own compute ops (its program, which
+//! lowering turns into its compute tasks one for one), which run one after another in program
 //! order, so its events come in the same order whatever the times (an op's releases, then the
 //! next op's allocations), and every peak and `at_peak` is the replay's, to the bit. Minimum,
-//! final and peak times are not a replay's; no timeline. Not for a graph with activation
-//! offload (its copies' times are the replay's): asserted.
-std::vector<WorkerMemory> track_memory_untimed(const Schedule& schedule, const TaskGraph& graph,
+//! final and peak times are not a replay's; no timeline. Not for a run with activation offload
+//! (its copies' times are the replay's).
+std::vector<WorkerMemory> track_memory_untimed(const Schedule& schedule,
                                                const std::vector<StageMemory>& stages);
 
 }  // namespace pipesim::sim

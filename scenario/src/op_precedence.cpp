@@ -1,0 +1,112 @@
+#include "pipesim/scenario/op_precedence.hpp"
+
+#include <algorithm>
+
+namespace pipesim::scenario {
+
+OpPrecedence::OpPrecedence(const sim::Schedule& schedule) {
+  const sim::OpKind backward =
+      schedule.split_backward ? sim::OpKind::BackwardInput : sim::OpKind::Backward;
+  const auto chained = [&](sim::OpKind kind) {
+    if (kind == sim::OpKind::Forward) return 0;
+    if (kind == backward) return 1;
+    if (kind == sim::OpKind::BackwardWeight) return 2;
+    return -1;
+  };
+  int pipelines = 1, micro_batches = 1;
+  for (const std::vector<sim::Op>& program : schedule.program) {
+    first_.push_back(ops_.size());
+    for (const sim::Op& op : program) {
+      ops_.push_back(op);
+      worker_.push_back(first_.size() - 1);
+      pipelines = std::max(pipelines, op.pipeline + 1);
+      micro_batches = std::max(micro_batches, op.micro_batch + 1);
+    }
+  }
+  first_.push_back(ops_.size());
+  const int stages = std::max(1, schedule.virtual_stages);
+  // Chained ops by (kind, pipeline, micro-batch, stage).
+  const auto slot = [&](int kind, const sim::Op& op, int stage) -> std::optional<size_t> {
+    if (kind < 0 || stage < 0 || stage >= stages || op.pipeline < 0 || op.micro_batch < 0) {
+      return std::nullopt;
+    }
+    return ((static_cast<size_t>(kind) * static_cast<size_t>(pipelines) +
+             static_cast<size_t>(op.pipeline)) *
+                static_cast<size_t>(micro_batches) +
+            static_cast<size_t>(op.micro_batch)) *
+               static_cast<size_t>(stages) +
+           static_cast<size_t>(stage);
+  };
+  std::vector<int> at(3 * static_cast<size_t>(pipelines) * static_cast<size_t>(micro_batches) *
+                          static_cast<size_t>(stages),
+                      -1);
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (const auto s = slot(chained(ops_[i].kind), ops_[i], ops_[i].stage)) {
+      at[*s] = static_cast<int>(i);
+    }
+  }
+  chain_.assign(ops_.size(), -1);
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const sim::Op& op = ops_[i];
+    std::optional<size_t> s;
+    switch (chained(op.kind)) {
+      case 0:
+        s = slot(0, op, op.stage - 1);
+        break;
+      case 1:
+        s = op.stage == stages - 1 ? slot(0, op, op.stage) : slot(1, op, op.stage + 1);
+        break;
+      case 2:
+        s = slot(1, op, op.stage);
+        break;
+      default:
+        break;
+    }
+    if (s) chain_[i] = at[*s];
+  }
+  // A topological order: each worker advances while its next op's chain predecessor has run.
+  std::vector<size_t> next(first_.begin(), first_.end() - 1);
+  std::vector<bool> ran(ops_.size(), false);
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t w = 0; w + 1 < first_.size(); ++w) {
+      for (; next[w] < first_[w + 1]; ++next[w]) {
+        const int pred = chain_[next[w]];
+        if (pred >= 0 && !ran[static_cast<size_t>(pred)]) break;
+        ran[next[w]] = true;
+        order_.push_back(next[w]);
+        progress = true;
+      }
+    }
+  }
+}
+
+std::vector<double> OpPrecedence::ends(const std::vector<double>& weight,
+                                       std::optional<size_t> source) const {
+  std::vector<double> end(ops_.size(), kUnreached);
+  for (const size_t i : order_) {
+    if (source && i == *source) {
+      end[i] = 0.0;
+      continue;
+    }
+    double ready = source ? kUnreached : 0.0;
+    if (i > first_[worker_[i]]) ready = std::max(ready, end[i - 1]);
+    if (chain_[i] >= 0) ready = std::max(ready, end[static_cast<size_t>(chain_[i])]);
+    end[i] = ready == kUnreached ? kUnreached : ready + weight[i];
+  }
+  return end;
+}
+
+std::vector<bool> OpPrecedence::ancestors(size_t b) const {
+  std::vector<bool> marked(ops_.size(), false);
+  marked[b] = true;
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    const size_t i = *it;
+    if (!marked[i]) continue;
+    if (i > first_[worker_[i]]) marked[i - 1] = true;
+    if (chain_[i] >= 0) marked[static_cast<size_t>(chain_[i])] = true;
+  }
+  return marked;
+}
+
+}  // namespace pipesim::scenario
