@@ -144,6 +144,15 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     const bool moe_again =
         full || (recompute == models::Recompute::Selective && cfg.recompute_modules.moe);
     expert_layers[kR] = moe_again ? moe_layers : 0;
+    if (setup.unfused_grad_accumulation) {
+      // Per micro-batch, every weight gradient of the stage (embedding and head included) is
+      // added into the gradient buffer: read the gradient and the buffer, write the buffer.
+      models::LayerKernel add;
+      add.name = "grad_accumulate";
+      add.op = models::MemoryOp::other;
+      add.bytes = static_cast<std::int64_t>(3.0 * bytes.gradients * params[s]);
+      k[kW] += compute_time({add});
+    }
     if (part.embedding) {
       // The vocabulary-parallel embedding sums its t partial lookups: one collective.
       k[kF] += compute_time(models::embedding_forward(model_, cfg));

@@ -299,6 +299,14 @@ std::vector<Option> make_options() {
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.unfused_cross_entropy; }),
       switch_field(
+          "unfused_grad_accumulation", false,
+          "Real-cost mode: every micro-batch's weight gradients added into the gradient buffer "
+          "by a pass of their own (Megatron-LM 2021's local DDP hook main_grad.add_(grad), 3 x "
+          "the gradient bytes per parameter) on|off; off = accumulated by the weight-gradient "
+          "GEMM",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.unfused_grad_accumulation; }),
+      switch_field(
           "stash_working_copy", false,
           "Real-cost mode, weight-stashing schedules (pipedream, pipedream-2bw): the stashed "
           "versions are clones beside the module's working weights, one weight copy more "

@@ -23,7 +23,7 @@ const char* const kHeader =
     "backward,"
     "t_weight,t_comm,t_allreduce,model,hardware,micro_batch_size,data_parallel,recompute,"
     "recompute_modules,quantized_activations,recompute_scope,eager_autograd,unfused_cross_entropy,"
-    "stash_working_copy,"
+    "unfused_grad_accumulation,stash_working_copy,"
     "partition,layout,"
     "placement,grad_sync,optimizer_sync,overlap_p2p,bytes_per_param,tensor_parallel,"
     "context_parallel,sequence_parallel,"

@@ -100,18 +100,16 @@ bool chimera_figure_1(const PointResult& p) {
   return p.id.rfind("CHI-F1-", 0) == 0;
 }
 
-// No point is off by more than 30%, Chimera Fig. 1's out-of-memory marks aside (below). Two open
-// misses: Vocabulary Parallelism's V-Half on 32 GPUs, s = 2048, V = 256K, measured out of memory,
-// is predicted at 79.5 GiB, just under the A100's 80 GB: a near tie on a yes/no metric; and
-// Megatron-Core's 32B run (t = 8, 46% MFU measured), predicted 27% too slow on the datasheet
-// h100-dgx and 32% with the TP-overlap SM share fitted on the DGX Cloud runs
+// No point is off by more than 30%, Chimera Fig. 1's out-of-memory marks aside (below). One open
+// miss: Vocabulary Parallelism's V-Half on 32 GPUs, s = 2048, V = 256K, measured out of memory,
+// is predicted at 79.5 GiB, just under the A100's 80 GB: a near tie on a yes/no metric
 // (validation/README.md). Listed here rather than hidden.
 TEST(ValidationSuite, NoPointOffByMoreThanThirtyPercent) {
   for (const PointResult& p : suite().points) {
     if (is_nvidia_recipe(p.source)) continue;  // bounded apart, below
     const auto e = p.error();
     if (!e || (chimera_figure_1(p) && p.metric == ValidationMetric::OutOfMemory) ||
-        p.id == "VOC-T6-base-32gpu-s2048-v256k" || p.id == "MCORE-H100-32B") {
+        p.id == "VOC-T6-base-32gpu-s2048-v256k") {
       continue;
     }
     EXPECT_LE(std::abs(*e), 0.30) << p.id << " " << metric_name(p.metric) << ": measured "
@@ -211,7 +209,7 @@ TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
     double median, max, bias;
   };
   for (const Bound& b :
-       {Bound{"narayanan", 0.09, 0.14, 0.10}, Bound{"vocabulary-parallelism", 0.04, 0.15, 0.04},
+       {Bound{"narayanan", 0.075, 0.14, 0.08}, Bound{"vocabulary-parallelism", 0.04, 0.15, 0.04},
         Bound{"zero-bubble", 0.05, 0.18, 0.02}, Bound{"korthikanti", 0.03, 0.07, 0.02}}) {
     bool seen = false;
     for (const SourceSummary& s : suite().summary.sources) {
@@ -228,6 +226,21 @@ TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
     ASSERT_TRUE(p.error()) << id;
     EXPECT_LE(std::abs(*p.error()), 0.15) << id;
   }
+}
+
+// Megatron-Core's r0.8.0 H100 table (validation/README.md, "Narayanan and Megatron-Core"): the
+// loss as r0.8.0's default unfused fp32 cross-entropy, the data-parallel sync overlapped. Every
+// point within the 25% (the 1.7B run, d = 48 with four micro-batches, is the largest
+// optimistic one, the 32B run the largest pessimistic one) and the bias within 5%.
+TEST(ValidationSuite, MegatronCoreAsMeasuredToday) {
+  bool seen = false;
+  for (const SourceSummary& s : suite().summary.sources) {
+    if (s.source != "megatron-core") continue;
+    seen = true;
+    EXPECT_LE(s.held_out.max_abs, 0.25);
+    EXPECT_LE(std::abs(s.held_out.mean_signed), 0.05);
+  }
+  EXPECT_TRUE(seen);
 }
 
 // The DGX Cloud Grok-1 314B runs (mixture of experts, expert parallelism 2-8, context

@@ -61,6 +61,11 @@ struct TrainingSetup {
   //! The loss runs Megatron-LM's unfused vocab_parallel_cross_entropy (models::LayerConfig::
   //! unfused_cross_entropy).
   bool unfused_cross_entropy = false;
+  //! Each micro-batch's weight gradients are added into the gradient buffer by a pass of their
+  //! own in the backward (Megatron-LM's 2021 local DDP hook `main_grad.add_(grad)`, the buffer
+  //! in the gradients' dtype): read the gradient and the buffer, write the buffer, per
+  //! parameter. Off: accumulated by the weight-gradient GEMM (gradient accumulation fusion).
+  bool unfused_grad_accumulation = false;
   //! Recomputation restores a whole stage at once (true: the PipeDream-derived runtimes of the
   //! Chimera paper rerun the stage module's forward before its backward) or one layer at a time
   //! (false: Megatron-LM's per-layer checkpoints).
