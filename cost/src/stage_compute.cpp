@@ -60,6 +60,12 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   const Layer expert = moe ? layer(models::LayerKind::Moe) : dense;
   const bool full = recompute == models::Recompute::Full;
   const double points_r = full ? kTpCollectivesForward : 0;
+  // A layer's tensor-parallel collective points are the attention's and the MLP's, one each
+  // way. A mixture-of-experts layer has no dense MLP: Megatron-Core's token dispatchers
+  // (moe/token_dispatcher.py) gather and scatter the routed tokens over the
+  // expert-tensor-parallel group themselves (expert_parallel.hpp), so it drops the MLP's
+  // point, unless shared experts run as a tensor-parallel MLP beside the routed ones.
+  const bool moe_mlp_point = !moe || model_.moe.shared_experts > 0;
   // Context parallelism's ring (context_parallel.hpp): per layer one forward ring beside the
   // attention forward (again when recomputed, full or selective) and one backward ring beside
   // the attention backward, in the input-gradient part.
@@ -131,9 +137,10 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     }
     k[kF] += amax_reduction(L, 3);
     k[kI] += amax_reduction(L, 2);
-    points[kF] = L * kTpCollectivesForward;
-    points[kI] = L * kTpCollectivesBackward;
-    points[kR] = L * points_r;
+    const double no_mlp_point = moe_mlp_point ? 0.0 : moe_layers;
+    points[kF] = L * kTpCollectivesForward - no_mlp_point;
+    points[kI] = L * kTpCollectivesBackward - no_mlp_point;
+    points[kR] = full ? L * points_r - no_mlp_point : 0.0;
     PerKind<double> rings_f{}, rings_b{};  // forward and backward rings per op
     rings_f[kF] = L;
     rings_b[kI] = L;

@@ -216,6 +216,38 @@ TEST(ExpertParallel, ContextParallelRanksJoinTheExpertFolding) {
   EXPECT_DOUBLE_EQ(b.bytes.value, 2 * a.bytes.value);
 }
 
+// A mixture-of-experts layer replaces the MLP, and Megatron-Core's token dispatchers gather and
+// scatter the routed tokens themselves (the expert-tensor-parallel collectives), so with
+// sequence parallelism the layer keeps only the attention's all-gather and reduce-scatter over
+// the t GPUs, once each way; shared experts are a tensor-parallel MLP and keep the MLP's pair.
+TEST(ExpertParallel, AMoeLayerKeepsOnlyTheAttentionsTensorParallelCollectives) {
+  const hardware::HardwareProfile hw = uniform();
+  const sim::Schedule s = one_f_one_b(8, 8);  // 4 layers per stage
+  const double layers = 4;
+  TrainingSetup setup;
+  setup.tensor_parallel = 2;
+  setup.sequence_parallel = true;
+  setup.expert_tensor_parallel = 1;  // no expert collectives: only the TP ones are listed
+  const auto tp_calls = [&](const models::ModelSpec& m, sim::OpKind kind) {
+    const TrainingCostModel costs(m, hw, s, setup);
+    double gathers = 0, scatters = 0;
+    for (const OpCollective& o : costs.compute().collectives(1, kind)) {
+      EXPECT_EQ(o.ranks, 2);
+      gathers += o.kind == hardware::Collective::AllGather ? o.calls : 0.0;
+      scatters += o.kind == hardware::Collective::ReduceScatter ? o.calls : 0.0;
+    }
+    EXPECT_EQ(gathers, scatters);
+    return gathers;
+  };
+  models::ModelSpec shared = mixtral();
+  shared.moe.shared_experts = 1;
+  shared.moe.shared_ffn_hidden = shared.moe.ffn_hidden;
+  for (const sim::OpKind kind : {sim::OpKind::Forward, sim::OpKind::Backward}) {
+    EXPECT_EQ(tp_calls(mixtral(), kind), layers) << "routed experts only";
+    EXPECT_EQ(tp_calls(shared, kind), 2 * layers) << "with a shared expert";
+  }
+}
+
 TEST(ExpertParallel, AllToAllAndTransferShareANicMaxMinFairly) {
   const hardware::HardwareProfile hw = uniform();
   // One GPU (and NIC) per node, pipeline-major, D = 8, W = 8: worker 0 → worker 1 crosses nodes.
