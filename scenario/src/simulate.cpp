@@ -122,6 +122,9 @@ bool compute_ops_take_time(const sim::TaskGraph& graph, const cost::TrainingCost
 
 // The workers' memory with the profile's overheads, its peak and whether it fits.
 void set_memory(PerfResult& p, std::vector<sim::WorkerMemory> memory) {
+  p.peak_allocated = 0.0;
+  for (const sim::WorkerMemory& m : memory)
+    p.peak_allocated = std::max(p.peak_allocated, m.peak);
   cost::apply_memory_overheads(memory, p.hardware.memory);
   p.memory = std::move(memory);
   p.peak_memory = 0.0;
