@@ -85,7 +85,9 @@ double metric_of(const ValidationRun& run, const scenario::PerfResult& p, double
     case ValidationMetric::SequencesPerSec:
       return p.throughput;
     case ValidationMetric::PeakMemoryGib:
-      return p.peak_memory / (1024.0 * 1024.0 * 1024.0);
+      // The sources print torch.cuda.max_memory_allocated: the tensors, not the CUDA context
+      // or the allocator's cache that the fit check adds.
+      return p.peak_allocated / (1024.0 * 1024.0 * 1024.0);
     case ValidationMetric::OutOfMemory:
       return p.fits_memory ? 0 : 1;
   }

@@ -18,7 +18,7 @@ set style line 5 linecolor rgb '#66ccee' dashtype 5 linewidth 2 pointtype 13 poi
 set style line 6 linecolor rgb '#aa3377' dashtype 1 linewidth 2 pointtype 4 pointsize 1.15
 set style line 7 linecolor rgb '#bbbbbb' dashtype 2 linewidth 2 pointtype 6 pointsize 1.4
 set style line 8 linecolor rgb '#000000' dashtype 3 linewidth 2 pointtype 8 pointsize 1.3499999999999999
-set yrange [0:18.4]
+set yrange [0:18.284185791015624]
 plot datafile index 0 using 1:2 with steps ls 1 title "worker 0", \
      datafile index 1 using 1:2 with steps ls 2 title "worker 1", \
      datafile index 2 using 1:2 with steps ls 3 title "worker 2", \
@@ -27,4 +27,4 @@ plot datafile index 0 using 1:2 with steps ls 1 title "worker 0", \
      datafile index 5 using 1:2 with steps ls 6 title "worker 5", \
      datafile index 6 using 1:2 with steps ls 7 title "worker 6", \
      datafile index 7 using 1:2 with steps ls 8 title "worker 7", \
-     16 with lines linewidth 2 dashtype 2 linecolor rgb '#cc3311' title "GPU memory"
+     15.8992919921875 with lines linewidth 2 dashtype 2 linecolor rgb '#cc3311' title "GPU memory"

@@ -290,6 +290,9 @@ double peak_with_overheads(std::vector<sim::WorkerMemory>& memory,
 }
 
 void set_memory(PerfResult& p, std::vector<sim::WorkerMemory> memory) {
+  p.peak_allocated = 0.0;
+  for (const sim::WorkerMemory& m : memory)
+    p.peak_allocated = std::max(p.peak_allocated, m.peak);
   p.peak_memory = peak_with_overheads(memory, p.hardware.memory);
   p.memory = std::move(memory);
   p.fits_memory = p.peak_memory <= p.memory_capacity;

@@ -101,8 +101,9 @@ TEST(PlotCommand, RealCostBarsAreInGibWithTheGpuMemoryLine) {
     EXPECT_NEAR(std::stod(peak), std::stod(line.substr(line.rfind(' ') + 1)), 1e-9) << line;
   }
   EXPECT_EQ(testing::count_lines(data), 5u);
-  // p100-daint: 16 GiB per GPU.
-  EXPECT_NE(ScratchDir::read(dir.file("mem.gp")).find("     16 with lines"), std::string::npos);
+  // p100-daint: 17,071,734,784 B per GPU, as the driver reports it.
+  EXPECT_NE(ScratchDir::read(dir.file("mem.gp")).find("     15.8992919921875 with lines"),
+            std::string::npos);
 }
 
 TEST(PlotCommand, MemoryOverTimeIsOneStepLinePerWorkerInGib) {
@@ -125,7 +126,9 @@ TEST(PlotCommand, MemoryOverTimeIsOneStepLinePerWorkerInGib) {
   const std::string script = ScratchDir::read(dir.file("mem.gp"));
   EXPECT_NE(script.find("with steps"), std::string::npos) << script;
   EXPECT_NE(script.find("datafile index 3 "), std::string::npos) << script;
-  EXPECT_NE(script.find("     16 with lines linewidth 2 dashtype 2"), std::string::npos) << script;
+  EXPECT_NE(script.find("     15.8992919921875 with lines linewidth 2 dashtype 2"),
+            std::string::npos)
+      << script;
 }
 
 TEST(PlotCommand, MemoryWithoutATimelineIsOneLineExit2) {

@@ -303,23 +303,29 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
 
 // Chimera Fig. 1 (P100 16 GB, GPT-2), with what the paper's stack keeps (eager_autograd,
 // stage-wide recomputation, DDP's gradient buckets, the stashing optimizer's clones beside the
-// working weights; validation/chi-f1-*.yaml): the peaks of PipeDream, GEMS and Chimera within
-// 10%, GPipe without recomputation out of memory as measured, and the Fig. 15 runs that ran with
-// recomputation, in the same configuration, predicted to fit. Open (not asserted): DAPPLE
-// (D = 16) and PipeDream-2BW (D = 16) without recomputation, measured out of memory, are
-// predicted at 14.9 and 16.6 GB of the 17.2 GB the profile gives.
-TEST(ValidationSuite, ChimeraFigureOnePeaksWithinTenPercentAndGPipeOutOfMemory) {
-  size_t peaks = 0, fits = 0;
-  bool gpipe = false;
+// working weights; validation/chi-f1-*.yaml) and the device as the allocator sees it (the
+// driver's 17.07 GB less the 721 MiB CUDA context of p100-daint's memory.reserved_bytes): the
+// allocated peaks of PipeDream, GEMS and Chimera within 10%, GPipe (D = 8) and PipeDream-2BW
+// (D = 16) without recomputation out of memory as measured, and the Fig. 15 runs that ran with
+// recomputation, in the same configuration, predicted to fit. Open, asserted as it stands so
+// that a change is seen: DAPPLE (D = 16) without recomputation, measured out of memory, is
+// predicted to fit (13.9 GiB allocated of the 15.2 GiB the context leaves).
+TEST(ValidationSuite, ChimeraFigureOnePeaksWithinTenPercentAndOutOfMemoryMarks) {
+  size_t peaks = 0, fits = 0, oom = 0;
+  bool dapple = false;
   for (const PointResult& p : suite().points) {
     if (!p.predicted) continue;
     if (chimera_figure_1(p) && p.metric == ValidationMetric::PeakMemoryGib) {
       ++peaks;
       EXPECT_LE(std::abs(*p.error()), 0.10) << p.id;
     }
-    if (p.id == "CHI-F1-GPT2-GPIPE-NR") {
-      gpipe = true;
+    if (p.id == "CHI-F1-GPT2-GPIPE-NR" || p.id == "CHI-F1-GPT2-PIPEDREAM-2BW-NR") {
+      ++oom;
       EXPECT_EQ(*p.error(), 0.0) << p.id << " is predicted to fit";
+    }
+    if (p.id == "CHI-F1-GPT2-DAPPLE-NR") {
+      dapple = true;
+      EXPECT_EQ(*p.error(), 1.0) << p.id << ": the open miss moved";
     }
     if (p.metric == ValidationMetric::OutOfMemory && p.measured == 0) {
       ++fits;
@@ -328,7 +334,8 @@ TEST(ValidationSuite, ChimeraFigureOnePeaksWithinTenPercentAndGPipeOutOfMemory) 
   }
   EXPECT_EQ(peaks, 3u);
   EXPECT_EQ(fits, 3u);
-  EXPECT_TRUE(gpipe);
+  EXPECT_EQ(oom, 2u);
+  EXPECT_TRUE(dapple);
 }
 
 }  // namespace

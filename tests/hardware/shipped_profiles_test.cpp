@@ -72,7 +72,8 @@ TEST(ShippedProfiles, MemoryIsWithinOnePercentOfWhatTheGpuReports) {
       {"h100-dgx", 81559 * kMiB},    // H100 80GB HBM3
       {"h200-sxm", 143771 * kMiB},   // H200
       {"b200-dgx", 178.35 * kGiB},   // B200
-      {"b300-dgx", 275040 * kMiB}};  // B300 SXM6 AC
+      {"b300-dgx", 275040 * kMiB},   // B300 SXM6 AC
+      {"p100-daint", 17071734784}};  // P100-PCIE-16GB (deviceQuery, NVML)
   for (const auto& [name, bytes] : reported) {
     EXPECT_NEAR(load_profile(name).gpu.memory_bytes / bytes, 1.0, 0.01) << name;
   }

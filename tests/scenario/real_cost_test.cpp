@@ -19,6 +19,7 @@
 #include "../support/hand_chimera.hpp"
 #include "cli/commands.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
+#include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/transformer.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/sim/lowering.hpp"
@@ -129,6 +130,22 @@ TEST(RealCost, MemoryReturnsToStaticAndNeverGoesNegative) {
       EXPECT_GE(m.minimum, m.static_memory.total() * (1 - 1e-12));
       EXPECT_NEAR(m.final, m.static_memory.total(), 1e-6 * m.static_memory.total());
     }
+  }
+}
+
+TEST(RealCost, TheAllocatedPeakLeavesOutTheProfilesMemoryOverheads) {
+  // The fit check counts the CUDA context and the allocator's slack; the allocated peak (what
+  // torch.cuda.max_memory_allocated reports) does not: peak = allocated · (1 + f) + reserved.
+  hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
+  ASSERT_GT(hw.memory.reserved_bytes, 0.0);
+  for (const double f : {0.0, 0.1}) {
+    hw.memory.fragmentation = f;
+    Scenario s = spec("1f1b", 8, 8, "gpt2-1.3b", "p100-daint", 1, 1);
+    s.perf.hardware_profile = std::make_shared<const hardware::HardwareProfile>(hw);
+    const Result r = simulate(s);
+    EXPECT_NEAR(r.perf->peak_memory, r.perf->peak_allocated * (1 + f) + hw.memory.reserved_bytes,
+                1e-9 * r.perf->peak_memory);
+    EXPECT_EQ(r.perf->fits_memory, r.perf->peak_memory <= hw.gpu.memory_bytes);
   }
 }
 

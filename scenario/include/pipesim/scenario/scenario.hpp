@@ -88,8 +88,11 @@ struct PerfResult {
   //! Model FLOPs utilisation: model_flops_per_iteration / (iteration_time · P · peak), P = T·D·W
   //! (Chowdhery et al., PaLM, arXiv 2204.02311, Appendix B).
   double mfu = 0;
-  double memory_capacity = 0;             //!< bytes per GPU
-  double peak_memory = 0;                 //!< max over workers
+  double memory_capacity = 0;  //!< bytes per GPU
+  double peak_memory = 0;      //!< max over workers
+  //! The tensors' peak, max over workers, before the profile's memory overheads (what
+  //! torch.cuda.max_memory_allocated reports: no CUDA context, no allocator slack).
+  double peak_allocated = 0;
   bool fits_memory = false;               //!< peak_memory ≤ memory_capacity
   std::vector<sim::WorkerMemory> memory;  //!< per worker
   std::vector<sim::WorkerTime> time;      //!< per worker
