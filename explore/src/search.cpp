@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/training_setup.hpp"
@@ -162,30 +163,52 @@ std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& spec
 
 namespace {
 
-// Each distinct text of each option is parsed once (BoundValues), not once per candidate.
+// Each distinct text of each option is parsed once (BoundValues), not once per candidate; a
+// candidate is its choice of text per option (the option's default where it sets none), and
+// its point is built when a row needs it.
 struct ParsedCandidates {
-  std::vector<scenario::Point> points;
-  std::vector<std::vector<size_t>> choices;
+  const std::vector<Candidate>* candidates = nullptr;
+  size_t columns = 0;
+  std::vector<size_t> choices;  // candidate-major: choices[c · columns + option]
   BoundValues values;
+
+  std::span<const size_t> choice(size_t c) const { return {choices.data() + c * columns, columns}; }
+  scenario::Point point(size_t c) const { return to_point((*candidates)[c]); }
 };
 
-std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candidate>& candidates) {
-  const size_t columns = scenario::options().size();
-  std::vector<scenario::Point> points;
-  points.reserve(candidates.size());
-  std::vector<std::vector<size_t>> choices(candidates.size(), std::vector<size_t>(columns));
-  std::vector<std::vector<std::string>> texts(columns);
-  std::vector<std::map<std::string, size_t>> seen(columns);
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    points.push_back(to_point(candidates[c]));
-    for (size_t i = 0; i < columns; ++i) {
-      const auto [it, added] = seen[i].emplace(points[c][i], texts[i].size());
-      if (added) texts[i].push_back(points[c][i]);
-      choices[c][i] = it->second;
+std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candidate>& candidates,
+                                                         int jobs) {
+  const std::vector<scenario::Option>& options = scenario::options();
+  ParsedCandidates parsed;
+  parsed.candidates = &candidates;
+  parsed.columns = options.size();
+  // Text 0 of each option is its default; then each text a candidate gives, once.
+  std::vector<std::vector<std::string>> texts(options.size());
+  std::vector<std::map<std::string, size_t, std::less<>>> seen(options.size());
+  std::map<std::string, size_t, std::less<>> column;
+  for (size_t i = 0; i < options.size(); ++i) {
+    texts[i].push_back(options[i].spec.default_text);
+    seen[i].emplace(options[i].spec.default_text, 0);
+    column.emplace(options[i].name(), i);
+  }
+  for (const Candidate& c : candidates) {
+    for (const auto& [name, value] : c.options) {
+      const auto col = column.find(name);
+      if (col == column.end()) continue;  // not an option: to_point ignores it too
+      const size_t i = col->second;
+      if (seen[i].emplace(value, texts[i].size()).second) texts[i].push_back(value);
     }
   }
-  return std::make_shared<const ParsedCandidates>(
-      ParsedCandidates{std::move(points), std::move(choices), BoundValues(texts)});
+  parsed.choices.assign(candidates.size() * parsed.columns, 0);
+  parallel_for(candidates.size(), jobs, [&](size_t c) {
+    for (const auto& [name, value] : candidates[c].options) {
+      const auto col = column.find(name);
+      if (col == column.end()) continue;
+      parsed.choices[c * parsed.columns + col->second] = seen[col->second].find(value)->second;
+    }
+  });
+  parsed.values = BoundValues(texts);
+  return std::make_shared<const ParsedCandidates>(std::move(parsed));
 }
 
 scenario::SweepRow pruned_row(scenario::Point point, std::string reason, bool for_memory) {
@@ -199,7 +222,7 @@ scenario::SweepRow pruned_row(scenario::Point point, std::string reason, bool fo
 // Builds candidate i's scenario from its parsed values.
 auto scenario_builder(const ParsedCandidates& parsed, size_t i, bool skip_oom) {
   return [&parsed, i, skip_oom](scenario::Scenario& s) {
-    parsed.values.apply(s, parsed.choices[i]);
+    parsed.values.apply(s, parsed.choice(i));
     s.skip_replay_when_oom = skip_oom;
   };
 }
@@ -231,9 +254,9 @@ scenario::SweepRow simulated_row(const ParsedCandidates& parsed, size_t i, bool 
     scenario::Scenario s;
     generated = screened_schedule(parsed, i, skip_oom, *screen, specs, s);
   }
-  if (!generated) return evaluate(parsed.points[i], build, specs, describe);
+  if (!generated) return evaluate(parsed.point(i), build, specs, describe);
   return evaluate(
-      parsed.points[i], build,
+      parsed.point(i), build,
       [&generated](const scenario::Scenario& s) {
         return scenario::simulate_generated(s, generated->schedule);
       },
@@ -244,18 +267,18 @@ scenario::SweepRow simulated_row(const ParsedCandidates& parsed, size_t i, bool 
 
 MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& specs,
                        const DescribeError& describe, RowDetail detail) {
-  auto parsed = parse_candidates(candidates);
+  auto parsed = parse_candidates(candidates, 1);
   const bool skip_oom = detail == RowDetail::FittingOnly;
   // The table needs only an oom row's status, so a run whose peak's lower bound is already
   // above the GPU's memory is not costed at all (memory_screen.hpp).
   auto screen = skip_oom ? std::make_shared<MemoryScreen>() : nullptr;
   return [&candidates, &specs, describe, parsed, skip_oom, screen](size_t i) {
     const Candidate& c = candidates[i];
-    if (!c.pruned.empty()) return pruned_row(parsed->points[i], c.pruned, c.pruned_for_memory);
+    if (!c.pruned.empty()) return pruned_row(parsed->point(i), c.pruned, c.pruned_for_memory);
     if (screen) {
       scenario::Scenario s;
       if (auto generated = screened_schedule(*parsed, i, skip_oom, *screen, specs, s)) {
-        if (auto row = MemoryScreen::screen(s, parsed->points[i], *generated))
+        if (auto row = MemoryScreen::screen(s, parsed->point(i), *generated))
           return *std::move(row);
       }
     }
@@ -265,7 +288,7 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
 
 SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& specs,
                        const DescribeError& describe, RowDetail detail, int jobs) {
-  auto parsed = parse_candidates(candidates);
+  auto parsed = parse_candidates(candidates, jobs);
   const bool skip_oom = detail == RowDetail::FittingOnly;
   auto screen = skip_oom ? std::make_shared<MemoryScreen>() : nullptr;
   const size_t n = candidates.size();
@@ -275,19 +298,25 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   parallel_for(n, jobs, [&](size_t i) {
     const Candidate& c = candidates[i];
     if (!c.pruned.empty()) {
-      plan.settled[i] = pruned_row(parsed->points[i], c.pruned, c.pruned_for_memory);
+      plan.settled[i] = pruned_row(parsed->point(i), c.pruned, c.pruned_for_memory);
       return;
     }
     if (!screen) return;
     scenario::Scenario s;
     const auto generated = screened_schedule(*parsed, i, skip_oom, *screen, specs, s);
     if (!generated) return;
-    if (auto row = MemoryScreen::screen(s, parsed->points[i], *generated)) {
+    if (auto row = MemoryScreen::screen(s, parsed->point(i), *generated)) {
       plan.settled[i] = std::move(row);
       return;
     }
     try {
-      lower[i] = scenario::iteration_time_lower_bound(s, generated->schedule);
+      const scenario::RunBounds bounds =
+          scenario::run_bounds(s, generated->schedule, &generated->precedence);
+      if (bounds.out_of_memory) {
+        plan.settled[i] = MemoryScreen::out_of_memory_row(s, parsed->point(i), *generated);
+        return;
+      }
+      lower[i] = bounds.iteration_time;
     } catch (const core::ConfigError&) {
       // simulating it reports it
     }
@@ -317,7 +346,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   plan.pruned_row = [&specs, parsed, skip_oom, screen, order = plan.order](size_t k,
                                                                            std::string reason) {
     const size_t i = order[k];
-    scenario::Point inputs = parsed->points[i];
+    scenario::Point inputs = parsed->point(i);
     // Only a bounded run is pruned: the screen generated its schedule when it was bounded.
     scenario::Scenario s;
     const auto generated =

@@ -64,20 +64,37 @@ OpPrecedence::OpPrecedence(const sim::Schedule& schedule) {
     }
     if (s) chain_[i] = at[*s];
   }
-  // A topological order: each worker advances while its next op's chain predecessor has run.
-  std::vector<size_t> next(first_.begin(), first_.end() - 1);
-  std::vector<bool> ran(ops_.size(), false);
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (size_t w = 0; w + 1 < first_.size(); ++w) {
-      for (; next[w] < first_[w + 1]; ++next[w]) {
-        const int pred = chain_[next[w]];
-        if (pred >= 0 && !ran[static_cast<size_t>(pred)]) break;
-        ran[next[w]] = true;
-        order_.push_back(next[w]);
-        progress = true;
-      }
+  // A topological order (Kahn's): an op is ready once its program predecessor and its chain
+  // predecessor have run; both edges point forward, to at most one program successor and to
+  // the ops each chain feeds.
+  std::vector<int> waiting(ops_.size(), 0);
+  std::vector<size_t> fed_from(ops_.size() + 1, 0);  // CSR of chain successors
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (i > first_[worker_[i]]) ++waiting[i];
+    if (chain_[i] >= 0) {
+      ++waiting[i];
+      ++fed_from[static_cast<size_t>(chain_[i]) + 1];
     }
+  }
+  for (size_t i = 0; i < ops_.size(); ++i)
+    fed_from[i + 1] += fed_from[i];
+  std::vector<size_t> fed(fed_from.back());
+  std::vector<size_t> fill(fed_from.begin(), fed_from.end() - 1);
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (chain_[i] >= 0) fed[fill[static_cast<size_t>(chain_[i])]++] = i;
+  }
+  order_.reserve(ops_.size());
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (waiting[i] == 0) order_.push_back(i);
+  }
+  for (size_t next = 0; next < order_.size(); ++next) {
+    const size_t i = order_[next];
+    const auto release = [&](size_t j) {
+      if (--waiting[j] == 0) order_.push_back(j);
+    };
+    if (i + 1 < first_[worker_[i] + 1]) release(i + 1);
+    for (size_t k = fed_from[i]; k < fed_from[i + 1]; ++k)
+      release(fed[k]);
   }
 }
 
