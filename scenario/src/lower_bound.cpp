@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -14,6 +15,48 @@
 
 namespace pipesim::scenario {
 namespace {
+
+// Each op's weight (weight[k] for program[k]): at least how long after its inputs are there
+// its successors, on its stream and in its chain, can start (sim/lowering.hpp; flows sharing a
+// link only slow a collective, so each takes at least its time alone):
+//  - an op on its own: StageCompute::alone, its kernels then its collectives (serialised: the
+//    collective follows it on the stream and every edge leaves from it), or the longer of the
+//    two (overlapped: the collective starts with the op and every successor waits for both);
+//  - an overlapped unit (Op::join) runs the first half's kernels beside the second half's
+//    collectives, then the second half's kernels beside the first half's collectives, and every
+//    result leaves at its end: at least max(k1, c2) + max(k2, c1), a half's collectives taking
+//    at least the longest one's time. Its ops weigh their kernels, and the last op of each half
+//    the rest of its phase.
+void weigh(const std::vector<sim::Op>& program, const cost::StageCompute& compute, double* weight) {
+  for (size_t k = 0; k < program.size();) {
+    if (!sim::in_overlapped_unit(program, k)) {
+      weight[k] = compute.alone(program[k].stage, program[k].kind);
+      ++k;
+      continue;
+    }
+    size_t end = k + 1;
+    while (end < program.size() && program[end].join != sim::Join::None)
+      ++end;
+    size_t pair = end;  // the second half's first op
+    for (size_t i = k + 1; i < end && pair == end; ++i) {
+      if (program[i].join == sim::Join::Pair) pair = i;
+    }
+    std::array<double, 2> kernels{0.0, 0.0};
+    std::array<double, 2> comm{0.0, 0.0};
+    for (size_t i = k; i < end; ++i) {
+      const sim::Op& op = program[i];
+      const size_t half = i < pair ? 0 : 1;
+      weight[i] = compute.kernels(op.stage, op.kind);
+      kernels[half] += weight[i];
+      comm[half] = std::max(comm[half], compute.collective_time(op.stage, op.kind).total().value);
+    }
+    const double first_phase = std::max(kernels[0], comm[1]);
+    const double second_phase = std::max(kernels[1], comm[0]);
+    weight[pair - 1] += first_phase - kernels[0];
+    weight[end - 1] += second_phase - kernels[1];
+    k = end;
+  }
+}
 
 // A synchronous run lasts at least the longest path, each worker ending with its optimizer
 // step.
@@ -106,23 +149,16 @@ RunBounds run_bounds(const Scenario& spec, const sim::Schedule& schedule,
   const cost::StageCompute& compute = costs.compute();
   std::optional<OpPrecedence> built;
   const OpPrecedence& ops = precedence != nullptr ? *precedence : built.emplace(schedule);
-  // Each op's time on its stream is at least its kernels; a serialised collective holds the
-  // stream after its op for at least its time alone (flows sharing a link only slow it), one
-  // beside its op, or in an overlapped unit, may hide.
-  const bool serialised = !compute.lowering().overlap;
   std::vector<double> weight(ops.size());
   // Positive kernels make every duration positive, the condition under which the replay's oom
   // verdict skips it (simulate.cpp).
   bool timed = true;
   for (size_t w = 0; w < ops.workers(); ++w) {
     const std::vector<sim::Op>& program = schedule.program[w];
-    for (size_t k = 0; k < program.size(); ++k) {
-      const sim::Op& op = program[k];
+    weigh(program, compute, weight.data() + ops.begin_of(w));
+    for (const sim::Op& op : program) {
       const double kernels = compute.kernels(op.stage, op.kind);
       if (!(kernels > 0.0 && std::isfinite(kernels))) timed = false;
-      weight[ops.begin_of(w) + k] = serialised && !sim::in_overlapped_unit(program, k)
-                                        ? compute.alone(op.stage, op.kind)
-                                        : kernels;
     }
   }
   RunBounds bounds;

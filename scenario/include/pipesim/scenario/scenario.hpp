@@ -127,7 +127,9 @@ Result simulate_generated(const Scenario& spec, sim::Schedule schedule);
 
 //! A lower bound on the iteration time simulate_generated(spec, schedule) reports, without
 //! lowering or replaying anything: the longest path through the run's ops, each taking its
-//! kernels (and a serialised collective its time alone), where a worker runs its ops in
+//! kernels and its collectives' time alone (serialised after the kernels, or beside them; an
+//! overlapped unit its two phases, each half's kernels beside the other half's collectives),
+//! where a worker runs its ops in
 //! program order and a micro-batch's ops follow its chain through the stages (forwards up,
 //! backwards down), and each worker ends with its optimizer step. Kernels and collectives take
 //! at least that long whatever the network does. An asynchronous schedule's iteration time is
