@@ -11,6 +11,7 @@
 #include <span>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/huge_pages.hpp"
 #include "pipesim/cost/training_setup.hpp"
 #include "pipesim/explore/bound_values.hpp"
 #include "pipesim/explore/memory_screen.hpp"
@@ -199,6 +200,8 @@ std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candi
       if (seen[i].emplace(value, texts[i].size()).second) texts[i].push_back(value);
     }
   }
+  // Hundreds of MB for a large search, written once: huge pages spare most of its page faults.
+  core::reserve_huge(parsed.choices, candidates.size() * parsed.columns);
   parsed.choices.assign(candidates.size() * parsed.columns, 0);
   parallel_for(candidates.size(), jobs, [&](size_t c) {
     for (const auto& [name, value] : candidates[c].options) {
@@ -293,6 +296,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   auto screen = skip_oom ? std::make_shared<MemoryScreen>() : nullptr;
   const size_t n = candidates.size();
   SearchPlan plan;
+  core::reserve_huge(plan.settled, n);  // a row per candidate, written once
   plan.settled.resize(n);
   std::vector<double> lower(n, 0.0);
   parallel_for(n, jobs, [&](size_t i) {
@@ -427,7 +431,7 @@ std::vector<scenario::SweepRow> run_search(
   });
   progress(candidates.size());
   std::vector<scenario::SweepRow> out;
-  out.reserve(rows.size());
+  core::reserve_huge(out, rows.size());
   for (auto& row : rows)
     out.push_back(std::move(*row));
   return out;
