@@ -27,9 +27,17 @@ namespace {
 //    result leaves at its end: at least max(k1, c2) + max(k2, c1), a half's collectives taking
 //    at least the longest one's time. Its ops weigh their kernels, and the last op of each half
 //    the rest of its phase.
-void weigh(const std::vector<sim::Op>& program, const cost::StageCompute& compute, double* weight) {
+// Returns whether every op's kernels take positive, finite time.
+bool weigh(const std::vector<sim::Op>& program, const cost::StageCompute& compute, double* weight) {
+  bool timed = true;
+  const auto kernels_of = [&](const sim::Op& op) {
+    const double kernels = compute.kernels(op.stage, op.kind);
+    if (!(kernels > 0.0 && std::isfinite(kernels))) timed = false;
+    return kernels;
+  };
   for (size_t k = 0; k < program.size();) {
     if (!sim::in_overlapped_unit(program, k)) {
+      kernels_of(program[k]);
       weight[k] = compute.alone(program[k].stage, program[k].kind);
       ++k;
       continue;
@@ -46,7 +54,7 @@ void weigh(const std::vector<sim::Op>& program, const cost::StageCompute& comput
     for (size_t i = k; i < end; ++i) {
       const sim::Op& op = program[i];
       const size_t half = i < pair ? 0 : 1;
-      weight[i] = compute.kernels(op.stage, op.kind);
+      weight[i] = kernels_of(op);
       kernels[half] += weight[i];
       comm[half] = std::max(comm[half], compute.collective_time(op.stage, op.kind).total().value);
     }
@@ -56,6 +64,7 @@ void weigh(const std::vector<sim::Op>& program, const cost::StageCompute& comput
     weight[end - 1] += second_phase - kernels[1];
     k = end;
   }
+  return timed;
 }
 
 // A synchronous run lasts at least the longest path, each worker ending with its optimizer
@@ -154,12 +163,7 @@ RunBounds run_bounds(const Scenario& spec, const sim::Schedule& schedule,
   // verdict skips it (simulate.cpp).
   bool timed = true;
   for (size_t w = 0; w < ops.workers(); ++w) {
-    const std::vector<sim::Op>& program = schedule.program[w];
-    weigh(program, compute, weight.data() + ops.begin_of(w));
-    for (const sim::Op& op : program) {
-      const double kernels = compute.kernels(op.stage, op.kind);
-      if (!(kernels > 0.0 && std::isfinite(kernels))) timed = false;
-    }
+    if (!weigh(schedule.program[w], compute, weight.data() + ops.begin_of(w))) timed = false;
   }
   RunBounds bounds;
   if (spec.skip_replay_when_oom && !spec.memory_timeline && !costs.offload_ops().enabled && timed) {

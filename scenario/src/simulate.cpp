@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <optional>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -84,9 +82,6 @@ void apply_grad_sync(sim::GradSync sync, sim::Schedule& schedule) {
   schedule.blocking_sync = sync == sim::GradSync::Blocking;
 }
 
-// Bucketed overlap starts each bucket inside the backward, which a flushed sync contradicts;
-// the parameters' gather overlaps the next iteration's forward, which only a flushing schedule
-// (one update per run) has.
 // The replay names a deadlock itself (Trace::deadlock), so no separate cycle check runs before
 // it: a cyclic order fails here, with the validator's words.
 void require_completed(const sim::Trace& trace, const std::string& source) {
@@ -266,6 +261,9 @@ Result simulate_schedule(const Scenario& spec, sim::Schedule schedule, const std
 
 namespace detail {
 
+// Bucketed overlap starts each bucket inside the backward, which a flushed sync contradicts;
+// the parameters' gather overlaps the next iteration's forward, which only a flushing schedule
+// (one update per run) has.
 void check_overlapped_sync(const PerfSpec& ps, const sim::Schedule& schedule) {
   if (ps.setup.overlap_grad_reduce && ps.grad_sync != sim::GradSync::Eager &&
       ps.grad_sync != sim::GradSync::Blocking) {
@@ -280,19 +278,25 @@ void check_overlapped_sync(const PerfSpec& ps, const sim::Schedule& schedule) {
   }
 }
 
-double peak_with_overheads(std::vector<sim::WorkerMemory>& memory,
-                           const hardware::MemoryOverhead& overhead) {
-  cost::apply_memory_overheads(memory, overhead);
+namespace {
+
+double highest_peak(const std::vector<sim::WorkerMemory>& memory) {
   double peak = 0.0;
   for (const sim::WorkerMemory& m : memory)
     peak = std::max(peak, m.peak);
   return peak;
 }
 
+}  // namespace
+
+double peak_with_overheads(std::vector<sim::WorkerMemory>& memory,
+                           const hardware::MemoryOverhead& overhead) {
+  cost::apply_memory_overheads(memory, overhead);
+  return highest_peak(memory);
+}
+
 void set_memory(PerfResult& p, std::vector<sim::WorkerMemory> memory) {
-  p.peak_allocated = 0.0;
-  for (const sim::WorkerMemory& m : memory)
-    p.peak_allocated = std::max(p.peak_allocated, m.peak);
+  p.peak_allocated = highest_peak(memory);
   p.peak_memory = peak_with_overheads(memory, p.hardware.memory);
   p.memory = std::move(memory);
   p.fits_memory = p.peak_memory <= p.memory_capacity;

@@ -80,10 +80,7 @@ TEST(LowPrecision, BlackwellFormatsRunTheLinearGemmsAtTheirOwnPeak) {
 
 TEST(LowPrecision, TheOptimizerStepQuantizesTheWeightsOncePerIteration) {
   const models::ModelSpec m = models::load_model("llama3-8b");
-  hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
-  hw.gpu.kernel_launch = 0;
-  hw.framework.op_overhead = 0;
-  hw.gpu.hbm_efficiency = hardware::EfficiencyCurve{{{1.0, 1.0}}};  // flat: efficiency 1
+  const hardware::HardwareProfile hw = testing::at_hbm_bandwidth("h100-dgx");
   const sim::Schedule sched = one_f_one_b(4, 4);
   TrainingSetup bf16, fp8;
   bf16.precision = Precision::BF16;

@@ -16,10 +16,7 @@ using testing::one_f_one_b;
 
 TEST(GradAccumulation, AddsOnePassOverTheStageGradientsToEachBackward) {
   const models::ModelSpec m = models::load_model("megatron-gpt-1.7b");
-  hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
-  hw.gpu.kernel_launch = 0;
-  hw.framework.op_overhead = 0;
-  hw.gpu.hbm_efficiency = hardware::EfficiencyCurve{{{1.0, 1.0}}};  // flat: efficiency 1
+  const hardware::HardwareProfile hw = testing::at_hbm_bandwidth("a100-dgx");
   const sim::Schedule sched = one_f_one_b(4, 8);
   TrainingSetup fused, unfused;
   fused.precision = unfused.precision = models::Precision::FP16;
