@@ -307,7 +307,16 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     }
     if (!screen) return;
     scenario::Scenario s;
-    const auto generated = screened_schedule(*parsed, i, skip_oom, *screen, specs, s);
+    try {
+      scenario_builder(*parsed, i, skip_oom)(s);
+      specs.attach(s);
+      // What simulate() checks before generating: a scheme's refusal needs no simulation.
+      schedules::check_params(s.schedule, s.params).require();
+    } catch (const core::ConfigError& e) {
+      plan.settled[i] = invalid_row(parsed->point(i), e, describe);
+      return;
+    }
+    const auto generated = screen->generated(s);
     if (!generated) return;
     if (auto row = MemoryScreen::screen(s, parsed->point(i), *generated)) {
       plan.settled[i] = std::move(row);

@@ -8,6 +8,7 @@
 #include "pipesim/hardware/placement.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
+#include "pipesim/models/partition.hpp"
 #include "pipesim/models/transformer.hpp"
 
 namespace pipesim::explore {
@@ -35,6 +36,10 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
   SearchLimits limits;
   const models::ModelSpec trained = cost::trained_model(*model, fixed);
   limits.layers = trained.layers;
+  // A layout places the layers itself (and is checked when simulated).
+  if (fixed.layout.empty()) {
+    limits.virtual_stages = models::max_partition_stages(trained, fixed.partition);
+  }
   limits.capacity = hardware->gpu.memory_bytes;
   // Weights, gradients and optimizer state of every parameter, at the bytes per parameter
   // given or those of the precision trained (cost/static_memory.hpp).

@@ -153,6 +153,14 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
                 c.options[name] = schedules::scheme_option(name)->format(value);
               c.pruned = variant.pruned;
               const schedules::Shape sh = shape(schedule, stages, n, variant.options);
+              const int virtual_stages = stages * std::max(1, sh.chunks);
+              if (c.pruned.empty() && limits.virtual_stages > 0 &&
+                  virtual_stages > limits.virtual_stages) {
+                c.pruned = fmt::format(
+                    "{} virtual stages (D = {}, {} chunks) > {}, the most {} layers "
+                    "split into",
+                    virtual_stages, stages, sh.chunks, limits.virtual_stages, limits.layers);
+              }
               const double tensors = static_per_gpu[li] / stages * sh.pipelines +
                                      activation_bound(li, b) / (stages * std::max(1, sh.chunks));
               const double lower_bound =

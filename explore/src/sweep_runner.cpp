@@ -37,17 +37,23 @@ scenario::SweepRow evaluate(const scenario::Point& point,
                             const std::function<void(scenario::Scenario&)>& build,
                             const RunScenario& run, SpecCache& specs, const DescribeError& describe,
                             const std::vector<std::string>& given) {
-  scenario::SweepRow row;
-  row.inputs = scenario::unresolved_point(point);
   try {
     scenario::Scenario s;
     build(s);
     scenario::require_applicable(s, given);
     specs.attach(s);
-    row = scenario::make_row(point, run(s));
+    return scenario::make_row(point, run(s));
   } catch (const core::ConfigError& e) {
-    row.status = {scenario::Status::Kind::Invalid, describe ? describe(e) : std::string(e.what())};
+    return invalid_row(point, e, describe);
   }
+}
+
+scenario::SweepRow invalid_row(const scenario::Point& point, const core::ConfigError& error,
+                               const DescribeError& describe) {
+  scenario::SweepRow row;
+  row.inputs = scenario::unresolved_point(point);
+  row.status = {scenario::Status::Kind::Invalid,
+                describe ? describe(error) : std::string(error.what())};
   return row;
 }
 

@@ -68,14 +68,21 @@ std::vector<int> balanced_counts(const ModelSpec& m, int stages, int b) {
 
 }  // namespace
 
-std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, PartitionMode mode,
-                                          int micro_batch_size) {
+int max_partition_stages(const ModelSpec& m, PartitionMode mode) {
   // The Account* modes give the embedding and/or the loss a slot each, so up to L + 2 stages
   // can be filled.
   const bool embedding_slot =
       mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountEmbedding;
   const bool loss_slot = mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountLoss;
-  const int ends = (embedding_slot ? 1 : 0) + (loss_slot ? 1 : 0);
+  return m.layers + (embedding_slot ? 1 : 0) + (loss_slot ? 1 : 0);
+}
+
+std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, PartitionMode mode,
+                                          int micro_batch_size) {
+  const bool embedding_slot =
+      mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountEmbedding;
+  const bool loss_slot = mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountLoss;
+  const int ends = max_partition_stages(m, mode) - m.layers;
   if (stages > m.layers + ends) {
     throw core::ConfigError::option(
         "stages",

@@ -3,7 +3,7 @@ if (!exists("outfile")) outfile = "gpt2-1.3b.throughput.svg"
 datafile = "gpt2-1.3b.throughput.dat"
 set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,12' background rgb 'white'
 set output outfile
-set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; strategy=direct\nbest (max) of micro_batches, pipelines, chunks, waves, micro_batch_size, data_parallel, recompute per point\nnot drawn: 79 pruned, 15 invalid (x at the bottom)"
+set title "best throughput per pipeline depth D, 512 GPUs, mini-batch 512\ngpt2-1.3b on p100-daint; strategy=direct\nbest (max) of micro_batches, pipelines, chunks, waves, micro_batch_size, data_parallel, recompute per point\nnot drawn: 84 pruned, 10 invalid (x at the bottom)"
 set xlabel "pipeline depth D (stages)"
 set ylabel "throughput (samples/s)"
 set logscale x 2
@@ -57,10 +57,6 @@ plot datafile index 0 using 1:2 with linespoints ls 1 title "gpipe", \
      datafile index 26 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#aa3377' notitle, \
      datafile index 27 using 1:2 axes x1y2 with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb '#bbbbbb' notitle, \
      keyentry with points pointtype 2 pointsize 1.5 linewidth 2 linecolor rgb 'black' title "pruned (not drawn)", \
-     datafile index 28 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#4477aa' notitle, \
-     datafile index 29 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#ee6677' notitle, \
-     datafile index 30 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#228833' notitle, \
-     datafile index 31 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#66ccee' notitle, \
-     datafile index 32 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#aa3377' notitle, \
-     datafile index 33 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#bbbbbb' notitle, \
+     datafile index 28 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#aa3377' notitle, \
+     datafile index 29 using 1:2 axes x1y2 with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb '#bbbbbb' notitle, \
      keyentry with points pointtype 1 pointsize 1.5 linewidth 2 linecolor rgb 'black' title "invalid (not drawn)"

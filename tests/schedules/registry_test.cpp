@@ -185,6 +185,7 @@ TEST(Registry, StatedShapeIsTheGeneratedSchedules) {
       const core::OptionValues generated = shape_of(s);
       const Shape stated = shape_of(e.name, p);
       EXPECT_EQ(stated.chunks, generated.integer("chunks"));
+      EXPECT_EQ(s.virtual_stages, s.workers * stated.chunks);  // search prunes D·chunks > L
       EXPECT_EQ(stated.pipelines, generated.integer("pipelines"));
       EXPECT_EQ(stated.iterations, generated.integer("iterations"));
       EXPECT_EQ(s.split_backward, e.traits.split_backward);

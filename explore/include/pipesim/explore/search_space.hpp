@@ -50,7 +50,9 @@ struct Parallelism {
 //! What search knows about the model and hardware, from the performance model; a zero or an
 //! empty function means unknown and switches that pruning rule off.
 struct SearchLimits {
-  int layers = 0;             //!< transformer layers L (D ≤ L)
+  int layers = 0;  //!< transformer layers L (D ≤ L)
+  //! The most virtual stages (D · chunks) the partition mode splits the layers into.
+  int virtual_stages = 0;
   double static_bytes = 0.0;  //!< weights + gradients + optimizer of the whole model, bytes
   double capacity = 0.0;      //!< memory per GPU, bytes
   //! Weights + gradients + optimizer one GPU holds of the whole model under a layout (summed

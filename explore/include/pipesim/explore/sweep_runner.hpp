@@ -45,6 +45,10 @@ scenario::SweepRow evaluate(const scenario::Point& point,
                             const DescribeError& describe = {},
                             const std::vector<std::string>& given = {});
 
+//! The row evaluate() gives a point whose scenario is refused with `error`.
+scenario::SweepRow invalid_row(const scenario::Point& point, const core::ConfigError& error,
+                               const DescribeError& describe = {});
+
 //! Configuration `index` of `grid`, from its parsed values.
 scenario::SweepRow evaluate(const SweepGrid& grid, size_t index, SpecCache& specs,
                             const DescribeError& describe = {});

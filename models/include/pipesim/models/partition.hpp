@@ -33,8 +33,10 @@ struct StageLayers {
   int mtp_layers = 0;  //!< multi-token-prediction layers (a layout's `m`), after the last layer
 };
 
-//! Throws core::ConfigError on option `stages` when stages > L (+ 1 for each end an Account*
-//! mode counts).
+//! The most stages `mode` can split m's layers into: L, + 1 for each end an Account* mode counts.
+int max_partition_stages(const ModelSpec& m, PartitionMode mode);
+
+//! Throws core::ConfigError on option `stages` when stages > max_partition_stages(m, mode).
 std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, PartitionMode mode,
                                           int micro_batch_size);
 
