@@ -30,6 +30,19 @@ The runs not fitted are the evidence: `pipesim validate` reports them apart.
 
 --base-curve is the unfitted assumption the scale applies to (recorded in the profile's
 comment), so a rerun reproduces the same fit from the same inputs.
+
+Per-operation measurements (--per-op FILE, e.g. validation/per-op/a100.json: what one stage's
+or one layer's forward, input-gradient and weight-gradient pass took per micro-batch) are
+priced on the profile instead of runs: every op's configuration is a validation file's run:
+section, its hardware replaced by --profile. Without --dtype it is a check: each op predicted
+against measured, with the share of its predicted time on the GEMM efficiency curves, on the
+HBM curve and the rest (communication, launches), from pricing it again with each scaled by
+0.95. With --dtype and --base-curve it fits the curve's k on the ops named by --ops (all by
+default), nothing else:
+
+  tools/fit-profile.py --pipesim build/release/tools/pipesim --profile hardware/a100-roce.yaml \
+      --per-op validation/per-op/a100.json [--ops backward_weight --dtype fp16 \
+      --base-curve 1e9:0.25,1e11:0.65,1e13:0.80 [--write]]
 """
 
 import argparse
@@ -148,6 +161,175 @@ def predict(pipesim, profile_text, profile_name, runs, workdir):
     return [p for p in json.loads(out)["points"] if "predicted" in p]
 
 
+# ---- per-operation measurements (--per-op) ----
+
+PER_OP_KEYS = {"forward": ("t_forward",), "backward_input": ("t_backward_input",),
+               "backward_weight": ("t_backward_weight",),
+               "backward": ("t_backward_input", "t_backward_weight", "t_recompute")}
+
+
+def read_run(path):
+    """The run: section of a validation file: flat `key: value` lines (quotes and comments off)."""
+    run, inside = {}, False
+    with open(path) as f:
+        for line in f:
+            if re.match(r"^run:\s*$", line):
+                inside = True
+                continue
+            if inside:
+                if line.strip() == "" or line.lstrip().startswith("#"):
+                    continue
+                if not line.startswith((" ", "\t")):
+                    break
+                m = re.match(r"^\s+(\w+):\s*(.*?)\s*(#.*)?$", line)
+                if m:
+                    run[m.group(1)] = m.group(2).strip().strip('"').strip("'")
+    if not run:
+        sys.exit(f"fit-profile: no run: section in {path}")
+    return run
+
+
+def model_with_layers(root, name, layers, workdir):
+    """The run's model file with `layers` replaced (a one-layer difference isolates a layer)."""
+    src = name if os.path.isfile(name) else os.path.join(root, "models", name + ".yaml")
+    with open(src) as f:
+        text = f.read()
+    if not re.search(r"^layers:\s*\d+", text, re.M):
+        sys.exit(f"fit-profile: no layers: in {src}")
+    path = os.path.join(workdir, f"{os.path.basename(src)[:-5]}-{layers}-layers.yaml")
+    with open(path, "w") as f:
+        f.write(re.sub(r"^layers:\s*\d+", f"layers: {layers}", text, count=1, flags=re.M))
+    return path
+
+
+def stage_costs(pipesim, run):
+    args = [pipesim, "simulate", "--format", "json"]
+    for k, v in run.items():
+        args += ["--" + k.replace("_", "-"), str(v)]
+    out = subprocess.run(args, capture_output=True, text=True)
+    if out.returncode not in (0, 4):  # 4: predicted, but above the GPUs' memory
+        sys.exit(f"fit-profile: {' '.join(args)}: {out.stderr.strip()}")
+    return json.loads(out.stdout)["stage_costs"]
+
+
+def op_seconds(costs, op):
+    return sum(costs[k] for k in PER_OP_KEYS[op])
+
+
+def per_op_predict(pipesim, root, profile_path, ops, workdir):
+    """Rows (id, source, op, measured s, predicted s) of every measured op, on the profile."""
+    rows = []
+    for entry in ops:
+        run = read_run(os.path.join(root, entry["run"]))
+        run.update(entry.get("override", {}))
+        run["hardware"] = profile_path
+        if entry["stage"] == "middle":
+            costs = stage_costs(pipesim, run)
+            mid = [c for c in costs if not c["embedding"] and not c["head"]]
+            if not mid:
+                sys.exit(f"fit-profile: {entry['id']}: every stage holds the embedding or the head")
+            pred = {op: op_seconds(mid[0], op) for op in entry["measured_ms"]}
+        elif entry["stage"] == "layer":
+            run.update(stages=1, micro_batches=1, data_parallel=1)
+            per_layers = []
+            for layers in (1, 2):
+                run["model"] = model_with_layers(root, read_run(os.path.join(root, entry["run"]))["model"],
+                                                 layers, workdir)
+                per_layers.append(stage_costs(pipesim, run)[0])
+            pred = {op: op_seconds(per_layers[1], op) - op_seconds(per_layers[0], op)
+                    for op in entry["measured_ms"]}
+        else:
+            sys.exit(f"fit-profile: {entry['id']}: stage must be middle or layer")
+        for op, ms in entry["measured_ms"].items():
+            rows.append({"id": entry["id"], "source": entry["source"], "op": op,
+                         "measured": ms / 1e3, "predicted": pred[op]})
+    return rows
+
+
+def scale_curves(profile_text, gemm, hbm):
+    """Every GEMM efficiency curve scaled by `gemm`, the HBM efficiency curve by `hbm`."""
+    def scaled(m, k):
+        pts = re.findall(r"\[\s*([^,\[\]]+),\s*([^,\[\]]+)\]", m.group(2))
+        return m.group(1) + "[" + ", ".join(f"[{x}, {float(y) * k:.6g}]" for x, y in pts) + "]"
+    text = re.sub(r"^(\s+(?:fp32|tf32|bf16|fp16|fp8|mxfp8|nvfp4):\s*)(\[\[.*\]\])",
+                  lambda m: scaled(m, gemm), profile_text, flags=re.M)
+    return re.sub(r"^(\s+hbm_efficiency:\s*)(\[\[.*\]\])", lambda m: scaled(m, hbm), text,
+                  flags=re.M)
+
+
+def per_op_rows(a, root, profile_text, entries, work, tag):
+    path = os.path.join(work, f"profile-{tag}.yaml")
+    with open(path, "w") as f:
+        f.write(profile_text)
+    return per_op_predict(a.pipesim, root, path, entries, work)
+
+
+def print_per_op(rows, shares=None):
+    print("per-op: measured ms, predicted ms, error (+ = pipesim faster, 1 - predicted/measured)"
+          + (", predicted ms on the GEMM curves / the HBM curve / the rest" if shares else ""))
+    for i, r in enumerate(rows):
+        line = (f"  {r['id']:<24} {r['op']:<16} {1e3 * r['measured']:8.3f} "
+                f"{1e3 * r['predicted']:8.3f} {100 * (1 - r['predicted'] / r['measured']):+6.1f}%")
+        if shares:
+            g, m = shares[i]
+            line += f"   {1e3 * g:7.3f} {1e3 * m:7.3f} {1e3 * (r['predicted'] - g - m):7.3f}"
+        print(line)
+    for src in sorted({r["source"] for r in rows}):
+        for op in sorted({r["op"] for r in rows if r["source"] == src}):
+            e = [1 - r["predicted"] / r["measured"] for r in rows
+                 if r["source"] == src and r["op"] == op]
+            print(f"  {src} {op}: mean error {100 * sum(e) / len(e):+.1f}% "
+                  f"(min {100 * min(e):+.1f}%, max {100 * max(e):+.1f}%, {len(e)} ops)")
+
+
+def per_op(a, base_text):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(a.per_op) as f:
+        entries = json.load(f)["ops"]
+    names = [o for o in a.ops.split(",") if o]
+    for o in names:
+        if o not in PER_OP_KEYS:
+            sys.exit(f"fit-profile: --ops: {o} is not one of {', '.join(PER_OP_KEYS)}")
+    with tempfile.TemporaryDirectory() as work:
+        if not a.dtype:
+            rows = per_op_rows(a, root, base_text, entries, work, "base")
+            # Derivatives in 1/efficiency: a time t = G/e_gemm + M/e_hbm + C moves by G·(1/0.95 − 1)
+            # when every GEMM curve is scaled by 0.95.
+            step = 1 / 0.95 - 1
+            slow_gemm = per_op_rows(a, root, scale_curves(base_text, 0.95, 1.0), entries, work, "g")
+            slow_hbm = per_op_rows(a, root, scale_curves(base_text, 1.0, 0.95), entries, work, "m")
+            shares = [((g["predicted"] - r["predicted"]) / step, (m["predicted"] - r["predicted"]) / step)
+                      for r, g, m in zip(rows, slow_gemm, slow_hbm)]
+            print_per_op(rows, shares)
+            return
+        if not a.base_curve:
+            sys.exit("fit-profile: --per-op with --dtype needs --base-curve")
+        points = [tuple(float(v) for v in p.split(":")) for p in a.base_curve.split(",")]
+
+        @functools.lru_cache(maxsize=None)
+        def cost(k):
+            rows = per_op_rows(a, root, set_curve(base_text, a.dtype, curve_text(points, k)),
+                               entries, work, "fit")
+            fit = [r for r in rows if not names or r["op"] in names]
+            if not fit:
+                sys.exit("fit-profile: --ops names no measured op")
+            return sum(math.log(r["predicted"] / r["measured"]) ** 2 for r in fit) / len(fit), rows
+
+        k = golden(lambda x: cost(x)[0], 0.2, 1.2)
+        err, rows = cost(k)
+    curve = curve_text(points, k)
+    print(f"k = {k}  ({a.dtype} GEMM efficiency scale; mean squared log error on the fitted ops "
+          f"({', '.join(names) or 'all'}) {err:.4f})")
+    print(f"curve: {curve}")
+    print_per_op(rows)
+    if a.write:
+        tmp = a.profile + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(set_curve(base_text, a.dtype, curve))
+        os.replace(tmp, a.profile)
+        print(f"wrote {a.profile}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pipesim", required=True)
@@ -162,9 +344,22 @@ def main():
                     help="also fit links.inter_node.efficiency")
     ap.add_argument("--alpha-runs", default="",
                     help="comma-separated runs to fit links.inter_node.alpha on")
+    ap.add_argument("--per-op", help="per-operation measurements (JSON) instead of runs: a check "
+                    "without --dtype, else fit the curve's k on them")
+    ap.add_argument("--ops", default="",
+                    help="with --per-op: comma-separated ops fitted (forward, backward_input, "
+                    "backward_weight, backward); default all")
     ap.add_argument("--write", action="store_true", help="rewrite the fitted values in the profile")
-    ap.add_argument("runs", nargs="+")
+    ap.add_argument("runs", nargs="*")
     a = ap.parse_args()
+    if a.per_op:
+        if a.runs or a.tp_overlap_sm or a.grouped_gemm or a.inter_efficiency or a.alpha_runs:
+            ap.error("--per-op takes no runs and fits only a GEMM curve")
+        with open(a.profile) as f:
+            per_op(a, f.read())
+        return
+    if not a.runs:
+        ap.error("runs are required unless --per-op")
     for which in SCALARS:
         if getattr(a, which):
             with open(a.profile) as f:
