@@ -13,6 +13,7 @@
 #include "../support/cli_invoke.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
+#include "pipesim/hardware/collectives.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/sim/max_min.hpp"
 #include "schedule_helpers.hpp"
@@ -214,6 +215,63 @@ TEST(ExpertParallel, ContextParallelRanksJoinTheExpertFolding) {
   EXPECT_EQ(a.nodes, 4);
   EXPECT_DOUBLE_EQ(a.bytes.value, 2.0 * (4096.0 / 8) * m.hidden * 2.0);
   EXPECT_DOUBLE_EQ(b.bytes.value, 2 * a.bytes.value);
+}
+
+// DeepSeek-V3's search winner on 1,024 H100s (results/bench/moe-search.txt: T 1, C 4, E 32,
+// e_t 2, D 16, W 16, B 1) against the hand closed form on the shipped h100-dgx links: per GPU
+// and MoE layer, each of dispatch and combine moves k · b·s/c · h · 2 = 8 · 1024 · 7168 · 2
+// bytes (bf16, every routed copy sent on its own: no node-limited deduplication), n/e of it to
+// each of the e ranks; then the e_t pair's all-gather and reduce-scatter of 2n over NVLink.
+// Pipeline-major, a worker's replicas are 16 workers · 4 GPUs = 8 nodes apart: the 32 ranks
+// (two per replica) sit on 16 nodes, 30 of 31 partners across a NIC; data-major packs two
+// replicas per node, 8 nodes, 28 partners across.
+TEST(ExpertParallel, DeepSeekV3SearchWinnersExchangesAreTheHandClosedForm) {
+  const models::ModelSpec m = models::load_model("deepseek-v3");
+  const hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
+  ASSERT_TRUE(hw.fitted.empty());
+  TrainingSetup setup;
+  setup.context_parallel = 4;
+  setup.data_parallel = 16;
+  setup.expert_parallel = 32;
+  setup.expert_tensor_parallel = 2;
+  setup.attention = models::Attention::Flash;
+  const models::ModelSpec rank = rank_model(m, setup);
+  ASSERT_EQ(rank.sequence, 1024);
+  const double n = 8.0 * 1024 * 7168 * 2;
+  const hardware::Hockney& nv = hw.intra_node;
+  const hardware::Hockney& ib = hw.inter_node;
+  struct Case {
+    hardware::PlacementMode mode;
+    int nodes;
+  };
+  for (const Case& c : {Case{hardware::PlacementMode::PipelineMajor, 16},
+                        Case{hardware::PlacementMode::DataMajor, 8}}) {
+    setup.placement = c.mode;
+    const ExpertLayout layout(rank, {16, 16, 8, 8, c.mode, 1, 4}, setup);
+    EXPECT_EQ(layout.ep_nodes(), c.nodes);
+    EXPECT_EQ(layout.expert_data_parallel(), 1);
+    const std::vector<OpCollective> ops = layout.layer_collectives(rank, layer_config(setup), 1);
+    ASSERT_EQ(ops.size(), 3u);
+    EXPECT_EQ(ops[0].kind, hardware::Collective::AllToAll);
+    EXPECT_EQ(ops[0].ranks, 32);
+    EXPECT_EQ(ops[0].nodes, c.nodes);
+    EXPECT_DOUBLE_EQ(ops[0].bytes.value, n);
+    EXPECT_DOUBLE_EQ(ops[0].calls, 2);
+    const double near = 32 / c.nodes - 1, far = 31 - near;
+    const double a2a = near * nv.alpha + far * ib.alpha + near / 32 * n / nv.effective_beta() +
+                       far / 32 * n / ib.effective_beta();
+    EXPECT_NEAR(hardware::collective_time(hw, ops[0].kind, 32, c.nodes, ops[0].bytes).total().value,
+                a2a, 1e-12);
+    // 2.61 ms and 2.46 ms per exchange: the NIC's 45 GB/s carries 94% and 88% of the bytes.
+    EXPECT_NEAR(a2a, c.nodes == 16 ? 2.610e-3 : 2.462e-3, 1e-6);
+    for (size_t i : {1, 2}) {
+      EXPECT_EQ(ops[i].ranks, 2);
+      EXPECT_EQ(ops[i].nodes, 1);
+      EXPECT_DOUBLE_EQ(ops[i].bytes.value, 2 * n);
+      EXPECT_NEAR(hardware::collective_time(hw, ops[i].kind, 2, 1, ops[i].bytes).total().value,
+                  nv.alpha + n / nv.effective_beta(), 1e-12);
+    }
+  }
 }
 
 // A mixture-of-experts layer replaces the MLP, and Megatron-Core's token dispatchers gather and
