@@ -1,5 +1,7 @@
 #include "pipesim/explore/bound_values.hpp"
 
+#include <limits>
+
 #include "pipesim/core/assert.hpp"
 #include "pipesim/scenario/options.hpp"
 
@@ -11,6 +13,8 @@ BoundValues::BoundValues(const std::vector<std::vector<std::string>>& texts) {
   options_.resize(options.size());
   for (size_t i = 0; i < options.size(); ++i) {
     options_[i].reserve(texts[i].size());
+    PIPESIM_ASSERT(texts[i].size() <= std::numeric_limits<ValueIndex>::max(),
+                   "an option's values are indexed by ValueIndex");
     for (const std::string& text : texts[i]) {
       Bound b;
       try {
@@ -23,7 +27,7 @@ BoundValues::BoundValues(const std::vector<std::vector<std::string>>& texts) {
   }
 }
 
-void BoundValues::apply(scenario::Scenario& s, std::span<const size_t> choice) const {
+void BoundValues::apply(scenario::Scenario& s, std::span<const ValueIndex> choice) const {
   PIPESIM_ASSERT(choice.size() == options_.size(), "one choice per option");
   for (size_t i = 0; i < options_.size(); ++i) {
     const Bound& b = options_[i][choice[i]];

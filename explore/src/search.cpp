@@ -170,10 +170,12 @@ namespace {
 struct ParsedCandidates {
   const std::vector<Candidate>* candidates = nullptr;
   size_t columns = 0;
-  std::vector<size_t> choices;  // candidate-major: choices[c · columns + option]
+  std::vector<ValueIndex> choices;  // candidate-major: choices[c · columns + option]
   BoundValues values;
 
-  std::span<const size_t> choice(size_t c) const { return {choices.data() + c * columns, columns}; }
+  std::span<const ValueIndex> choice(size_t c) const {
+    return {choices.data() + c * columns, columns};
+  }
   scenario::Point point(size_t c) const { return to_point((*candidates)[c]); }
 };
 
@@ -185,7 +187,7 @@ std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candi
   parsed.columns = options.size();
   // Text 0 of each option is its default; then each text a candidate gives, once.
   std::vector<std::vector<std::string>> texts(options.size());
-  std::vector<std::map<std::string, size_t, std::less<>>> seen(options.size());
+  std::vector<std::map<std::string, ValueIndex, std::less<>>> seen(options.size());
   std::map<std::string, size_t, std::less<>> column;
   for (size_t i = 0; i < options.size(); ++i) {
     texts[i].push_back(options[i].spec.default_text);
@@ -197,7 +199,8 @@ std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candi
       const auto col = column.find(name);
       if (col == column.end()) continue;  // not an option: to_point ignores it too
       const size_t i = col->second;
-      if (seen[i].emplace(value, texts[i].size()).second) texts[i].push_back(value);
+      if (seen[i].emplace(value, static_cast<ValueIndex>(texts[i].size())).second)
+        texts[i].push_back(value);
     }
   }
   // Hundreds of MB for a large search, written once: huge pages spare most of its page faults.
@@ -323,13 +326,11 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
       return;
     }
     try {
-      const scenario::RunBounds bounds =
-          scenario::run_bounds(s, generated->schedule, &generated->precedence);
-      if (bounds.out_of_memory) {
-        plan.settled[i] = MemoryScreen::out_of_memory_row(s, parsed->point(i), *generated);
-        return;
-      }
-      lower[i] = bounds.iteration_time;
+      // The time bound alone: most runs are cut by it, and the memory verdict waits for the
+      // runs the search reaches (plan.make_row).
+      s.skip_replay_when_oom = false;
+      lower[i] =
+          scenario::run_bounds(s, generated->schedule, &generated->precedence).iteration_time;
     } catch (const core::ConfigError&) {
       // simulating it reports it
     }
@@ -354,7 +355,20 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     first = end;
   }
   plan.make_row = [&specs, describe, parsed, skip_oom, screen, order = plan.order](size_t k) {
-    return simulated_row(*parsed, order[k], skip_oom, screen.get(), specs, describe);
+    const size_t i = order[k];
+    scenario::Scenario s;
+    const auto generated =
+        screen ? screened_schedule(*parsed, i, skip_oom, *screen, specs, s) : nullptr;
+    if (generated) {
+      try {
+        // The replay's own verdict from the costs alone, without lowering the schedule.
+        if (scenario::run_bounds(s, generated->schedule, &generated->precedence).out_of_memory)
+          return MemoryScreen::out_of_memory_row(s, parsed->point(i), *generated);
+      } catch (const core::ConfigError&) {
+        // simulating it reports it
+      }
+    }
+    return simulated_row(*parsed, i, skip_oom, screen.get(), specs, describe);
   };
   plan.pruned_row = [&specs, parsed, skip_oom, screen, order = plan.order](size_t k,
                                                                            std::string reason) {

@@ -52,9 +52,9 @@ scenario::Point SweepGrid::point(size_t index) const {
 
 void SweepGrid::apply(scenario::Scenario& s, size_t index) const {
   PIPESIM_ASSERT(index < size_, "point index in range");
-  std::vector<size_t> choice(values_.size());
+  std::vector<ValueIndex> choice(values_.size());
   for (size_t i = values_.size(); i-- > 0;) {
-    choice[i] = index % values_[i].size();
+    choice[i] = static_cast<ValueIndex>(index % values_[i].size());
     index /= values_[i].size();
   }
   bound_.apply(s, choice);

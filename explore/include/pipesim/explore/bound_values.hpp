@@ -3,6 +3,7 @@
 // configuration's scenario from them, so no text is parsed per configuration.
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <span>
@@ -13,6 +14,9 @@
 
 namespace pipesim::explore {
 
+//! Which of an option's values (an index into its list of texts).
+using ValueIndex = std::uint32_t;
+
 class BoundValues {
  public:
   BoundValues() = default;
@@ -22,7 +26,7 @@ class BoundValues {
   //! Applies to `s`, in table order, the value choice[i] of each option i: what applying the
   //! texts does, without parsing them. A text its option refused throws, at its option's turn,
   //! what the option's parser threw.
-  void apply(scenario::Scenario& s, std::span<const size_t> choice) const;
+  void apply(scenario::Scenario& s, std::span<const ValueIndex> choice) const;
 
  private:
   struct Bound {
