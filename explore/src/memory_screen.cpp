@@ -162,20 +162,24 @@ scenario::SweepRow MemoryScreen::out_of_memory_row(const scenario::Scenario& s,
   return row;
 }
 
-std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
-                                                       const scenario::Point& point,
-                                                       const GeneratedSchedule& generated) {
+bool MemoryScreen::exceeds(const scenario::Scenario& s, const GeneratedSchedule& generated) {
   const scenario::PerfSpec& ps = s.perf;
   try {
     const ActivationProfile* p = &generated.profile;
     const double capacity = ps.hardware_profile->gpu.memory_bytes;
     const double bound =
         peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
-    if (!(capacity > 0.0) || !(bound * (1.0 - kMargin) > capacity)) return std::nullopt;
-    return out_of_memory_row(s, point, generated);
+    return capacity > 0.0 && bound * (1.0 - kMargin) > capacity;
   } catch (const core::ConfigError&) {
-    return std::nullopt;  // simulate() says why, in its own order
+    return false;  // simulate() says why, in its own order
   }
+}
+
+std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
+                                                       const scenario::Point& point,
+                                                       const GeneratedSchedule& generated) {
+  if (!exceeds(s, generated)) return std::nullopt;
+  return out_of_memory_row(s, point, generated);
 }
 
 std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const scenario::Scenario& s) {

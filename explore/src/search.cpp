@@ -225,6 +225,14 @@ scenario::SweepRow pruned_row(scenario::Point point, std::string reason, bool fo
   return row;
 }
 
+// A row found out of memory without simulating it, without inputs (a table's settled row).
+scenario::SweepRow out_of_memory_row() {
+  scenario::SweepRow row;
+  row.status.kind = scenario::Status::Kind::Oom;
+  row.metrics.fits_memory = false;
+  return row;
+}
+
 // Builds candidate i's scenario from its parsed values.
 auto scenario_builder(const ParsedCandidates& parsed, size_t i, bool skip_oom) {
   return [&parsed, i, skip_oom](scenario::Scenario& s) {
@@ -302,10 +310,15 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   core::reserve_huge(plan.settled, n);  // a row per candidate, written once
   plan.settled.resize(n);
   std::vector<double> lower(n, 0.0);
+  // The table reads the inputs of fitting rows only: a settled row gets none (most candidates
+  // are settled, and a point is ~70 strings).
+  const auto settled_inputs = [&](size_t i) {
+    return skip_oom ? scenario::Point{} : parsed->point(i);
+  };
   parallel_for(n, jobs, [&](size_t i) {
     const Candidate& c = candidates[i];
     if (!c.pruned.empty()) {
-      plan.settled[i] = pruned_row(parsed->point(i), c.pruned, c.pruned_for_memory);
+      plan.settled[i] = pruned_row(settled_inputs(i), c.pruned, c.pruned_for_memory);
       return;
     }
     if (!screen) return;
@@ -321,8 +334,8 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     }
     const auto generated = screen->generated(s);
     if (!generated) return;
-    if (auto row = MemoryScreen::screen(s, parsed->point(i), *generated)) {
-      plan.settled[i] = std::move(row);
+    if (MemoryScreen::exceeds(s, *generated)) {
+      plan.settled[i] = out_of_memory_row();
       return;
     }
     try {
@@ -372,6 +385,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   };
   plan.pruned_row = [&specs, parsed, skip_oom, screen, order = plan.order](size_t k,
                                                                            std::string reason) {
+    if (skip_oom) return pruned_row({}, std::move(reason), false);
     const size_t i = order[k];
     scenario::Point inputs = parsed->point(i);
     // Only a bounded run is pruned: the screen generated its schedule when it was bounded.
@@ -390,10 +404,29 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   return plan;
 }
 
+namespace {
+
+report::SearchTally tally_candidates(const std::vector<Candidate>& candidates,
+                                     const std::vector<std::optional<scenario::SweepRow>>& rows) {
+  report::SearchTally tally;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const auto& options = candidates[i].options;
+    ++tally.statuses[options.at("schedule")][rows[i]->status.kind];
+    for (const char* degree :
+         {"tensor_parallel", "context_parallel", "expert_parallel", "expert_tensor_parallel"}) {
+      const auto it = options.find(degree);
+      if (it != options.end() && it->second != "1") tally.varied_degrees.insert(degree);
+    }
+  }
+  return tally;
+}
+
+}  // namespace
+
 std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe,
     const std::function<void(size_t done, size_t total)>& on_progress, RowEvaluator* evaluator,
-    RowDetail detail) {
+    RowDetail detail, report::SearchTally* tally) {
   const std::vector<Candidate> candidates = search_candidates(request, specs);
   SearchPlan plan = plan_search(candidates, specs, describe, detail, jobs);
   std::vector<std::optional<scenario::SweepRow>> rows = std::move(plan.settled);
@@ -453,10 +486,13 @@ std::vector<scenario::SweepRow> run_search(
                               plan.bound[position], best));
   });
   progress(candidates.size());
+  if (tally != nullptr) *tally = tally_candidates(candidates, rows);
   std::vector<scenario::SweepRow> out;
   core::reserve_huge(out, rows.size());
-  for (auto& row : rows)
+  for (auto& row : rows) {
     out.push_back(std::move(*row));
+    if (detail == RowDetail::FittingOnly && !out.back().ok()) out.back().inputs.clear();
+  }
   return out;
 }
 

@@ -20,26 +20,35 @@ size_t input_column(const std::string& name) {
   return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
 }
 
-std::string search_table(const SearchHeading& heading, const std::vector<SweepRow>& rows,
-                         const std::vector<size_t>& winners) {
+size_t SearchTally::count(Status::Kind kind) const {
+  size_t n = 0;
+  for (const auto& [schedule, kinds] : statuses) {
+    if (const auto it = kinds.find(kind); it != kinds.end()) n += it->second;
+  }
+  return n;
+}
+
+size_t SearchTally::total() const {
+  size_t n = 0;
+  for (const auto& [schedule, kinds] : statuses) {
+    for (const auto& [kind, count] : kinds)
+      n += count;
+  }
+  return n;
+}
+
+std::string search_table(const SearchHeading& heading, const SearchTally& tally,
+                         const std::vector<SweepRow>& rows, const std::vector<size_t>& winners) {
   const size_t inputs = scenario::input_columns().size();
   const size_t schedule_column = input_column("schedule");
-  std::map<Status::Kind, int> counts;
-  for (const SweepRow& row : rows)
-    ++counts[row.status.kind];
   std::string text = fmt::format(
       "search: {} on {} GPUs of {}, mini-batch {}: {} configurations ({} ok, {} oom, {} "
       "invalid, {} pruned); best fitting configuration per schedule, ranked by {}\n\n",
-      heading.model, heading.gpus, heading.hardware, heading.mini_batch, rows.size(),
-      counts[Status::Kind::Ok], counts[Status::Kind::Oom], counts[Status::Kind::Invalid],
-      counts[Status::Kind::Pruned], heading.rank_metric);
+      heading.model, heading.gpus, heading.hardware, heading.mini_batch, tally.total(),
+      tally.count(Status::Kind::Ok), tally.count(Status::Kind::Oom),
+      tally.count(Status::Kind::Invalid), tally.count(Status::Kind::Pruned), heading.rank_metric);
   RankedColumns columns;
-  // The layout's degrees only when the search varied them (some row runs at a degree > 1).
-  auto varied = [&](std::string_view name) {
-    const size_t c = input_column(std::string(name));
-    return c < inputs &&
-           std::any_of(rows.begin(), rows.end(), [&](const auto& r) { return r.inputs[c] != "1"; });
-  };
+  // The layout's degrees only when the search varied them (some candidate runs at a degree > 1).
   constexpr std::string_view kDegrees[] = {"tensor_parallel", "context_parallel", "expert_parallel",
                                            "expert_tensor_parallel"};
   for (const char* name : {"schedule", "tensor_parallel", "context_parallel", "expert_parallel",
@@ -47,7 +56,7 @@ std::string search_table(const SearchHeading& heading, const std::vector<SweepRo
                            "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
     const bool degree =
         std::find(std::begin(kDegrees), std::end(kDegrees), name) != std::end(kDegrees);
-    if (degree && !varied(name)) continue;
+    if (degree && !tally.varied_degrees.contains(name)) continue;
     if (input_column(name) < inputs) columns.inputs.push_back(input_column(name));
   }
   // A schedule's own options, blank on the rows of other schedules.
@@ -63,9 +72,10 @@ std::string search_table(const SearchHeading& heading, const std::vector<SweepRo
       return rows[i].inputs[schedule_column] == schedule;
     });
     if (won) continue;
-    std::map<std::string, int> why;  // by kind name: the summary lists them alphabetically
-    for (const SweepRow& row : rows) {
-      if (row.inputs[schedule_column] == schedule) ++why[Status::kind_name(row.status.kind)];
+    std::map<std::string, size_t> why;  // by kind name: the summary lists them alphabetically
+    if (const auto it = tally.statuses.find(schedule); it != tally.statuses.end()) {
+      for (const auto& [kind, n] : it->second)
+        why[Status::kind_name(kind)] += n;
     }
     std::string summary;
     for (const auto& [kind, n] : why) {

@@ -149,19 +149,20 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
           explore::plan_search(candidates, specs, describe_error, detail, jobs).make_row, jobs);
     }
     std::optional<ProgressBar> bar;  // drawn once the candidate count is known
+    report::SearchTally tally;
     const std::vector<SweepRow> rows = explore::run_search(
         request, specs, jobs, describe_error,
         [&](size_t done, size_t total) {
           if (!bar) bar.emplace(std::cerr, total, ProgressBar::stderr_is_terminal());
           bar->update(done);
         },
-        distribution.evaluator, detail);
+        distribution.evaluator, detail, &tally);
     const RankMetric metric = explore::default_rank_metric(rows);
     const std::vector<size_t> winners =
         explore::best_per_group(rows, report::input_column("schedule"), metric);
     const report::SearchHeading heading{request.model,      request.hardware,  request.gpus,
                                         request.mini_batch, request.schedules, metric.name};
-    const std::string text = report::search_table(heading, rows, winners);
+    const std::string text = report::search_table(heading, tally, rows, winners);
     if (!o->output.empty()) {
       emit(o->output, o->all ? report::rows_to_csv(rows) : report::winners_csv(rows, winners));
     }

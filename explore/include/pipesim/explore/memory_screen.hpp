@@ -85,6 +85,10 @@ class MemoryScreen {
                                                   const scenario::Point& point,
                                                   const GeneratedSchedule& generated);
 
+  //! Whether screen(s, point, generated) gives a row: the peak's lower bound is above the GPU's
+  //! memory.
+  static bool exceeds(const scenario::Scenario& s, const GeneratedSchedule& generated);
+
   //! The row of a run known to be out of memory without simulating it: used_inputs, status
   //! oom, fits_memory false, no other metric.
   static scenario::SweepRow out_of_memory_row(const scenario::Scenario& s,

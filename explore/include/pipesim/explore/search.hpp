@@ -15,6 +15,7 @@
 #include "pipesim/explore/sweep_runner.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
+#include "pipesim/report/search_report.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
@@ -87,12 +88,14 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
 //! those of simulating everything). Every process that evaluates positions builds the same plan.
 struct SearchPlan {
   MakeRow make_row;  //!< the row of position k: candidate order[k], simulated
-  //! The row of position k pruned for `reason`, its inputs as simulating it would report them.
+  //! The row of position k pruned for `reason`, its inputs as simulating it would report them
+  //! (none for RowDetail::FittingOnly).
   std::function<scenario::SweepRow(size_t position, std::string reason)> pruned_row;
   std::vector<size_t> order;         //!< position → candidate index
   std::vector<double> bound;         //!< per position: seconds the iteration takes at least
   std::vector<size_t> schedule_end;  //!< one past each schedule's last position, in order
-  //! Per candidate: its row when known without simulating (pruned by enumeration, screened).
+  //! Per candidate: its row when known without simulating (pruned by enumeration, screened);
+  //! without inputs for RowDetail::FittingOnly.
   std::vector<std::optional<scenario::SweepRow>> settled;
 };
 
@@ -108,10 +111,12 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
 
 //! search_candidates(), then every candidate's row on `jobs` threads (or with `evaluator`):
 //! plan_search's positions, a wave of kSearchWave at a time per schedule, the rest pruned by
-//! bound once they cannot win.
+//! bound once they cannot win. With RowDetail::FittingOnly only the fitting (ok) rows keep
+//! their inputs; `tally` (optional) gets what every candidate came to, for the table.
 std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe = {},
     const std::function<void(size_t done, size_t total)>& on_progress = {},
-    RowEvaluator* evaluator = nullptr, RowDetail detail = RowDetail::Full);
+    RowEvaluator* evaluator = nullptr, RowDetail detail = RowDetail::Full,
+    report::SearchTally* tally = nullptr);
 
 }  // namespace pipesim::explore

@@ -3,6 +3,9 @@
 // configuration ranked against the others with what limits it, and why a schedule has no
 // fitting configuration; and the winners as CSV (rank, the row, limited_by).
 
+#include <cstddef>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,8 +23,23 @@ struct SearchHeading {
   std::string rank_metric;             //!< what the winners are ranked by
 };
 
-//! The text table. `winners` are row indices, best first (one per schedule).
-std::string search_table(const SearchHeading& heading, const std::vector<scenario::SweepRow>& rows,
+//! What a search's candidates came to, counted as they were settled: the table's heading and
+//! its line for a schedule without a fitting run come from here, not from the rows (a search
+//! for its table keeps the inputs of its fitting rows only).
+struct SearchTally {
+  //! Per schedule, how many of its candidates ended in each status.
+  std::map<std::string, std::map<scenario::Status::Kind, size_t>> statuses;
+  //! The layout degrees (tensor_parallel, ...) some candidate runs at above 1.
+  std::set<std::string> varied_degrees;
+
+  size_t count(scenario::Status::Kind kind) const;
+  size_t total() const;
+};
+
+//! The text table. `winners` are row indices, best first (one per schedule); only the winners'
+//! rows are read.
+std::string search_table(const SearchHeading& heading, const SearchTally& tally,
+                         const std::vector<scenario::SweepRow>& rows,
                          const std::vector<size_t>& winners);
 
 //! Header `rank`, csv_columns(), `limited_by`; one line per winner.
