@@ -310,6 +310,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   core::reserve_huge(plan.settled, n);  // a row per candidate, written once
   plan.settled.resize(n);
   std::vector<double> lower(n, 0.0);
+  std::vector<char> settled(n, 0);  // per candidate: its row is known without simulating
   // The table reads the inputs of fitting rows only: a settled row gets none (most candidates
   // are settled, and a point is ~70 strings).
   const auto settled_inputs = [&](size_t i) {
@@ -319,6 +320,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     const Candidate& c = candidates[i];
     if (!c.pruned.empty()) {
       plan.settled[i] = pruned_row(settled_inputs(i), c.pruned, c.pruned_for_memory);
+      settled[i] = 1;
       return;
     }
     if (!screen) return;
@@ -330,12 +332,14 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
       schedules::check_params(s.schedule, s.params).require();
     } catch (const core::ConfigError& e) {
       plan.settled[i] = invalid_row(parsed->point(i), e, describe);
+      settled[i] = 1;
       return;
     }
     const auto generated = screen->generated(s);
     if (!generated) return;
     if (MemoryScreen::exceeds(s, *generated)) {
       plan.settled[i] = out_of_memory_row();
+      settled[i] = 1;
       return;
     }
     try {
@@ -356,7 +360,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
       ++end;
     std::vector<size_t> part;
     for (size_t i = first; i < end; ++i) {
-      if (!plan.settled[i]) part.push_back(i);
+      if (!settled[i]) part.push_back(i);
     }
     std::stable_sort(part.begin(), part.end(),
                      [&](size_t a, size_t b) { return lower[a] < lower[b]; });
@@ -406,17 +410,22 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
 
 namespace {
 
-report::SearchTally tally_candidates(const std::vector<Candidate>& candidates,
-                                     const std::vector<std::optional<scenario::SweepRow>>& rows) {
+report::SearchTally tally_candidates(const SearchRequest& request,
+                                     const std::vector<Candidate>& candidates,
+                                     const std::vector<scenario::SweepRow>& rows) {
   report::SearchTally tally;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const auto& options = candidates[i].options;
-    ++tally.statuses[options.at("schedule")][rows[i]->status.kind];
-    for (const char* degree :
-         {"tensor_parallel", "context_parallel", "expert_parallel", "expert_tensor_parallel"}) {
-      const auto it = options.find(degree);
-      if (it != options.end() && it->second != "1") tally.varied_degrees.insert(degree);
-    }
+  for (size_t i = 0; i < candidates.size(); ++i)
+    ++tally.statuses[candidates[i].options.at("schedule")][rows[i].status.kind];
+  // Every layout is a candidate of every schedule (pruned when refused), so a degree some
+  // candidate runs at above 1 is one the request lists.
+  const auto varies = [](const std::vector<int>& degrees) {
+    return std::any_of(degrees.begin(), degrees.end(), [](int d) { return d != 1; });
+  };
+  if (varies(request.tensor_parallel)) tally.varied_degrees.insert("tensor_parallel");
+  if (varies(request.context_parallel)) tally.varied_degrees.insert("context_parallel");
+  if (varies(request.expert_parallel)) tally.varied_degrees.insert("expert_parallel");
+  if (varies(request.expert_tensor_parallel)) {
+    tally.varied_degrees.insert("expert_tensor_parallel");
   }
   return tally;
 }
@@ -429,7 +438,7 @@ std::vector<scenario::SweepRow> run_search(
     RowDetail detail, report::SearchTally* tally) {
   const std::vector<Candidate> candidates = search_candidates(request, specs);
   SearchPlan plan = plan_search(candidates, specs, describe, detail, jobs);
-  std::vector<std::optional<scenario::SweepRow>> rows = std::move(plan.settled);
+  std::vector<scenario::SweepRow> rows = std::move(plan.settled);
   size_t done = candidates.size() - plan.order.size();
   auto progress = [&](size_t finished) {
     if (on_progress) on_progress(finished, candidates.size());
@@ -466,7 +475,7 @@ std::vector<scenario::SweepRow> run_search(
       job.on_progress = [&, base = done](size_t finished) { progress(base + finished); };
       run_rows(job, evaluator);
       for (size_t position = k; position < stop; ++position) {
-        const scenario::SweepRow& row = *rows[plan.order[position]];
+        const scenario::SweepRow& row = rows[plan.order[position]];
         const double t = row.metrics.iteration_time.value_or(0.0);
         if (!row.ok() || !(t > 0)) continue;
         const double samples = row.metrics.throughput.value_or(0.0) * t;
@@ -486,14 +495,13 @@ std::vector<scenario::SweepRow> run_search(
                               plan.bound[position], best));
   });
   progress(candidates.size());
-  if (tally != nullptr) *tally = tally_candidates(candidates, rows);
-  std::vector<scenario::SweepRow> out;
-  core::reserve_huge(out, rows.size());
-  for (auto& row : rows) {
-    out.push_back(std::move(*row));
-    if (detail == RowDetail::FittingOnly && !out.back().ok()) out.back().inputs.clear();
+  if (tally != nullptr) *tally = tally_candidates(request, candidates, rows);
+  if (detail == RowDetail::FittingOnly) {
+    for (scenario::SweepRow& row : rows) {
+      if (!row.ok()) row.inputs.clear();
+    }
   }
-  return out;
+  return rows;
 }
 
 }  // namespace pipesim::explore

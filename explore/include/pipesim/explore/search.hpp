@@ -94,9 +94,9 @@ struct SearchPlan {
   std::vector<size_t> order;         //!< position → candidate index
   std::vector<double> bound;         //!< per position: seconds the iteration takes at least
   std::vector<size_t> schedule_end;  //!< one past each schedule's last position, in order
-  //! Per candidate: its row when known without simulating (pruned by enumeration, screened);
-  //! without inputs for RowDetail::FittingOnly.
-  std::vector<std::optional<scenario::SweepRow>> settled;
+  //! Per candidate: its row when known without simulating (pruned by enumeration, screened;
+  //! without inputs for RowDetail::FittingOnly), a default row for a candidate with a position.
+  std::vector<scenario::SweepRow> settled;
 };
 
 //! Candidates whose simulated rows a schedule's part evaluates at once, between two updates of

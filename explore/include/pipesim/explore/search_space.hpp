@@ -30,6 +30,7 @@
 // Order: schedules as given, then the layouts, D ascending, B ascending, recomputation modes as
 // given, then the schedule's options; so rows come out the same on every run.
 
+#include <boost/container/flat_map.hpp>
 #include <functional>
 #include <map>
 #include <string>
@@ -92,7 +93,9 @@ struct SearchRequest {
 };
 
 struct Candidate {
-  std::map<std::string, std::string> options;  //!< option name → value
+  //! Option name → value; a dozen per candidate and hundreds of thousands of candidates: one
+  //! sorted array each, not a tree of nodes.
+  boost::container::flat_map<std::string, std::string> options;
   std::string pruned;              //!< why it is not simulated (the pruned reason); "" = simulate
   bool pruned_for_memory = false;  //!< pruned because weights alone do not fit
 };
