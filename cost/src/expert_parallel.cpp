@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 #include <string>
+#include <vector>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/distinct.hpp"
 
 namespace pipesim::cost {
 namespace {
@@ -47,22 +48,24 @@ ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::Place
                      placement.replicas, stage_gpus));
   }
   edp_ = stage_gpus / (e_ * et_);
+  std::vector<int> nodes;
   for (int w = 0; w < placement.workers; ++w) {
-    std::set<int> etp, ep;
+    nodes.clear();
     for (int x = 0; x < et_; ++x)
-      etp.insert(gpu(w, x) / gpn);
-    if (etp.size() > 1) {
-      fail("expert_tensor_parallel",
-           fmt::format("the {} GPUs of an expert-tensor-parallel group (ranks of {} "
-                       "consecutive replicas) span {} nodes with {} placement; use "
-                       "expert_tensor_parallel <= tensor_parallel × context_parallel or "
-                       "placement data-major",
-                       et_, (et_ + group_ - 1) / group_, etp.size(),
-                       placement_name(placement.mode)));
+      nodes.push_back(gpu(w, x) / gpn);
+    if (const int etp_nodes = core::count_distinct(nodes); etp_nodes > 1) {
+      fail(
+          "expert_tensor_parallel",
+          fmt::format("the {} GPUs of an expert-tensor-parallel group (ranks of {} "
+                      "consecutive replicas) span {} nodes with {} placement; use "
+                      "expert_tensor_parallel <= tensor_parallel × context_parallel or "
+                      "placement data-major",
+                      et_, (et_ + group_ - 1) / group_, etp_nodes, placement_name(placement.mode)));
     }
+    nodes.clear();
     for (int i = 0; i < e_; ++i)
-      ep.insert(gpu(w, i * et_) / gpn);
-    ep_nodes_ = std::max(ep_nodes_, static_cast<int>(ep.size()));
+      nodes.push_back(gpu(w, i * et_) / gpn);
+    ep_nodes_ = std::max(ep_nodes_, core::count_distinct(nodes));
   }
 }
 
@@ -71,12 +74,12 @@ int ExpertLayout::gpu(int worker, int x) const {
 }
 
 int ExpertLayout::edp_nodes(std::span<const int> workers) const {
-  std::set<int> nodes;
+  std::vector<int> nodes;
   for (int w : workers) {
     for (int k = 0; k < edp_; ++k)
-      nodes.insert(gpu(w, k * e_ * et_) / placement_.gpus_per_node);
+      nodes.push_back(gpu(w, k * e_ * et_) / placement_.gpus_per_node);
   }
-  return std::max(1, static_cast<int>(nodes.size()));
+  return std::max(1, core::count_distinct(nodes));
 }
 
 core::Bytes dispatch_bytes(const models::ModelSpec& model, const models::LayerConfig& cfg) {

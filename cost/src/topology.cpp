@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <vector>
 
 #include "pipesim/core/assert.hpp"
+#include "pipesim/core/distinct.hpp"
 
 namespace pipesim::cost {
 
@@ -66,14 +67,14 @@ sim::Flow Topology::collective(const hardware::CommTime& time, std::span<const i
 }
 
 int Topology::nodes_spanned(std::span<const int> workers) const {
-  std::set<int> spanned;
+  std::vector<int> spanned;
   for (int r = 0; r < placement_.replicas; ++r) {
     for (int w : workers) {
       for (int n = placement_.node(r, w); n <= placement_.last_node(r, w); ++n)
-        spanned.insert(n);
+        spanned.push_back(n);
     }
   }
-  return static_cast<int>(spanned.size());
+  return core::count_distinct(spanned);
 }
 
 }  // namespace pipesim::cost

@@ -96,20 +96,34 @@ OpPrecedence::OpPrecedence(const sim::Schedule& schedule) {
     for (size_t k = fed_from[i]; k < fed_from[i + 1]; ++k)
       release(fed[k]);
   }
+  // The order with each op's two predecessors beside it: ends() reads it front to back.
+  steps_.reserve(order_.size());
+  for (const size_t i : order_) {
+    const std::int32_t previous = i > first_[worker_[i]] ? static_cast<std::int32_t>(i - 1) : -1;
+    steps_.push_back({static_cast<std::uint32_t>(i), previous, chain_[i]});
+  }
 }
 
 std::vector<double> OpPrecedence::ends(const std::vector<double>& weight,
                                        std::optional<size_t> source) const {
   std::vector<double> end(ops_.size(), kUnreached);
-  for (const size_t i : order_) {
-    if (source && i == *source) {
-      end[i] = 0.0;
+  const auto latest = [&](const Step& step, double ready) {
+    if (step.previous >= 0) ready = std::max(ready, end[static_cast<size_t>(step.previous)]);
+    if (step.chain >= 0) ready = std::max(ready, end[static_cast<size_t>(step.chain)]);
+    return ready;
+  };
+  if (!source) {
+    for (const Step& step : steps_)
+      end[step.op] = latest(step, 0.0) + weight[step.op];
+    return end;
+  }
+  for (const Step& step : steps_) {
+    if (step.op == *source) {
+      end[step.op] = 0.0;
       continue;
     }
-    double ready = source ? kUnreached : 0.0;
-    if (i > first_[worker_[i]]) ready = std::max(ready, end[i - 1]);
-    if (chain_[i] >= 0) ready = std::max(ready, end[static_cast<size_t>(chain_[i])]);
-    end[i] = ready == kUnreached ? kUnreached : ready + weight[i];
+    const double ready = latest(step, kUnreached);
+    end[step.op] = ready == kUnreached ? kUnreached : ready + weight[step.op];
   }
   return end;
 }

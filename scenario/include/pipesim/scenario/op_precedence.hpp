@@ -7,6 +7,7 @@
 // from below. Depends on the schedule only: built once, weighed per run.
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -48,6 +49,12 @@ class OpPrecedence {
   std::vector<size_t> first_;   // worker → its first op; one more entry: the total
   std::vector<int> chain_;      // op → the op its chain waits for, or -1
   std::vector<size_t> order_;   // a topological order
+  struct Step {
+    std::uint32_t op;
+    std::int32_t previous;  // the op before it in its program, or -1
+    std::int32_t chain;     // chain_[op]
+  };
+  std::vector<Step> steps_;  // order_, each op with its predecessors
 };
 
 }  // namespace pipesim::scenario
