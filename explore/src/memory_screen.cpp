@@ -196,27 +196,29 @@ std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const scenario:
   } catch (const core::ConfigError&) {
     return nullptr;
   }
-  const std::string key = profile_key(s);
+  std::shared_ptr<Generation> entry;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = generated_.find(key);
-    if (it != generated_.end()) return it->second;
+    auto& slot = generated_[profile_key(s)];
+    if (!slot) slot = std::make_shared<Generation>();
+    entry = slot;
   }
-  // Generated outside the lock; two threads may both generate a key, with the same result.
-  std::shared_ptr<const GeneratedSchedule> g;
-  try {
-    sim::Schedule schedule = schedules::make_schedule(s.schedule, s.params);
-    if (sim::validate(schedule).ok()) {
-      ActivationProfile profile = activation_profile(schedule);
-      scenario::OpPrecedence precedence(schedule);
-      g = std::make_shared<const GeneratedSchedule>(
-          GeneratedSchedule{std::move(schedule), std::move(profile), std::move(precedence)});
+  // Generated once, outside the map's lock: the candidates of a parameter set come one after
+  // another, so the threads often ask for the same one at once, and the later ones wait here.
+  std::call_once(entry->once, [&] {
+    try {
+      sim::Schedule schedule = schedules::make_schedule(s.schedule, s.params);
+      if (sim::validate(schedule).ok()) {
+        ActivationProfile profile = activation_profile(schedule);
+        scenario::OpPrecedence precedence(schedule);
+        entry->schedule = std::make_shared<const GeneratedSchedule>(
+            GeneratedSchedule{std::move(schedule), std::move(profile), std::move(precedence)});
+      }
+    } catch (const core::ConfigError&) {
+      // stays null: simulate() reports it
     }
-  } catch (const core::ConfigError&) {
-    // stays null: simulate() reports it
-  }
-  const std::lock_guard<std::mutex> lock(mutex_);
-  return generated_.emplace(key, std::move(g)).first->second;
+  });
+  return entry->schedule;
 }
 
 }  // namespace pipesim::explore

@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <span>
+#include <unordered_map>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/huge_pages.hpp"
@@ -142,7 +143,7 @@ scenario::Point to_point(const Candidate& c) {
   return p;
 }
 
-std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs) {
+std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs, int jobs) {
   const scenario::Scenario fixed = fixed_scenario(request.fixed);
   const cost::TrainingSetup& setup = fixed.perf.setup;
   // The model as every candidate trains it (precision, sequence, vocabulary): a config.json
@@ -154,7 +155,7 @@ std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& spec
   if (request.tensor_parallel.empty()) {
     request.tensor_parallel = default_tensor_parallel(trained, *hardware, request.gpus);
   }
-  std::vector<Candidate> candidates = enumerate_candidates(request);
+  std::vector<Candidate> candidates = enumerate_candidates(request, jobs);
   for (Candidate& c : candidates) {
     for (const auto& [name, text] : request.fixed)
       c.options.try_emplace(name, text);
@@ -188,7 +189,7 @@ std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candi
   // Text 0 of each option is its default; then each text a candidate gives, once.
   std::vector<std::vector<std::string>> texts(options.size());
   std::vector<std::map<std::string, ValueIndex, std::less<>>> seen(options.size());
-  std::map<std::string, size_t, std::less<>> column;
+  std::unordered_map<std::string, size_t> column;  // ~10 lookups per candidate: hashed
   for (size_t i = 0; i < options.size(); ++i) {
     texts[i].push_back(options[i].spec.default_text);
     seen[i].emplace(options[i].spec.default_text, 0);
@@ -199,7 +200,8 @@ std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candi
       const auto col = column.find(name);
       if (col == column.end()) continue;  // not an option: to_point ignores it too
       const size_t i = col->second;
-      if (seen[i].emplace(value, static_cast<ValueIndex>(texts[i].size())).second)
+      // try_emplace: a text already seen (nearly all) makes no node.
+      if (seen[i].try_emplace(value, static_cast<ValueIndex>(texts[i].size())).second)
         texts[i].push_back(value);
     }
   }
@@ -343,11 +345,13 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
       return;
     }
     try {
-      // The time bound alone: most runs are cut by it, and the memory verdict waits for the
-      // runs the search reaches (plan.make_row).
+      // The streams' time bound alone: most runs are cut by it; the paths' bound
+      // (plan.path_bound) and the memory verdict (plan.make_row) wait for the runs the search
+      // reaches.
       s.skip_replay_when_oom = false;
-      lower[i] =
-          scenario::run_bounds(s, generated->schedule, &generated->precedence).iteration_time;
+      lower[i] = scenario::run_bounds(s, generated->schedule, &generated->precedence,
+                                      scenario::BoundDepth::Streams)
+                     .iteration_time;
     } catch (const core::ConfigError&) {
       // simulating it reports it
     }
@@ -379,13 +383,28 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     if (generated) {
       try {
         // The replay's own verdict from the costs alone, without lowering the schedule.
-        if (scenario::run_bounds(s, generated->schedule, &generated->precedence).out_of_memory)
+        if (scenario::run_bounds(s, generated->schedule, &generated->precedence,
+                                 scenario::BoundDepth::Streams)
+                .out_of_memory) {
           return MemoryScreen::out_of_memory_row(s, parsed->point(i), *generated);
+        }
       } catch (const core::ConfigError&) {
         // simulating it reports it
       }
     }
     return simulated_row(*parsed, i, skip_oom, screen.get(), specs, describe);
+  };
+  plan.path_bound = [&specs, parsed, skip_oom, screen, order = plan.order](size_t k) {
+    scenario::Scenario s;
+    const auto generated =
+        screen ? screened_schedule(*parsed, order[k], skip_oom, *screen, specs, s) : nullptr;
+    if (!generated) return 0.0;
+    try {
+      s.skip_replay_when_oom = false;  // the time bound alone
+      return scenario::run_bounds(s, generated->schedule, &generated->precedence).iteration_time;
+    } catch (const core::ConfigError&) {
+      return 0.0;  // simulating it reports it
+    }
   };
   plan.pruned_row = [&specs, parsed, skip_oom, screen, order = plan.order](size_t k,
                                                                            std::string reason) {
@@ -436,7 +455,7 @@ std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe,
     const std::function<void(size_t done, size_t total)>& on_progress, RowEvaluator* evaluator,
     RowDetail detail, report::SearchTally* tally) {
-  const std::vector<Candidate> candidates = search_candidates(request, specs);
+  const std::vector<Candidate> candidates = search_candidates(request, specs, jobs);
   SearchPlan plan = plan_search(candidates, specs, describe, detail, jobs);
   std::vector<scenario::SweepRow> rows = std::move(plan.settled);
   size_t done = candidates.size() - plan.order.size();
@@ -445,7 +464,15 @@ std::vector<scenario::SweepRow> run_search(
   };
   progress(done);
   const double mini_batch = request.mini_batch;
-  std::vector<std::pair<size_t, double>> cut;  // positions pruned by bound, and the best then
+  struct Cut {
+    size_t position;
+    double bound;  // what the run takes at least
+    double best;   // its schedule's best then
+  };
+  std::vector<Cut> cut;
+  // A margin of rounding: the bound adds the same durations the replay does, in another order,
+  // so a run with nothing but compute may come out a few ulps above its own time.
+  const auto beyond = [](double bound, double best) { return bound > best * (1 + 1e-9); };
   size_t first = 0;
   for (const size_t end : plan.schedule_end) {
     // The schedule's fastest fitting iteration so far. Rows are compared by time only while
@@ -454,27 +481,47 @@ std::vector<scenario::SweepRow> run_search(
     bool comparable = true;
     size_t k = first;
     while (k < end) {
-      // A margin of rounding: the bound adds the same durations the replay does, in another
-      // order, so a run with nothing but compute may come out a few ulps above its own time.
-      if (comparable && plan.bound[k] > best * (1 + 1e-9)) {
+      if (comparable && beyond(plan.bound[k], best)) {
         done += end - k;
         progress(done);
         for (; k < end; ++k)
-          cut.emplace_back(k, best);
+          cut.push_back({k, plan.bound[k], best});
         break;
       }
       const size_t stop = std::min(end, k + kSearchWave);
-      RowJob job;
-      job.first = k;
-      job.end = stop;
-      job.make_row = plan.make_row;
-      job.put = [&](size_t position, scenario::SweepRow row) {
-        rows[plan.order[position]] = std::move(row);
-      };
-      job.jobs = jobs;
-      job.on_progress = [&, base = done](size_t finished) { progress(base + finished); };
-      run_rows(job, evaluator);
+      // The wave's paths' bounds, once a best is known: a run already beyond it is cut
+      // unsimulated; the others are simulated, each stretch of them as one job.
+      std::vector<double> paths(stop - k, 0.0);
+      if (comparable && std::isfinite(best)) {
+        parallel_for(stop - k, jobs, [&](size_t j) { paths[j] = plan.path_bound(k + j); });
+      }
+      std::vector<bool> simulated(stop - k, true);
+      for (size_t from = k; from < stop;) {
+        if (comparable && beyond(paths[from - k], best)) {
+          cut.push_back({from, paths[from - k], best});
+          simulated[from - k] = false;
+          ++from;
+          continue;
+        }
+        size_t to = from + 1;
+        while (to < stop && !(comparable && beyond(paths[to - k], best)))
+          ++to;
+        RowJob job;
+        job.first = from;
+        job.end = to;
+        job.make_row = plan.make_row;
+        job.put = [&](size_t position, scenario::SweepRow row) {
+          rows[plan.order[position]] = std::move(row);
+        };
+        job.jobs = jobs;
+        job.on_progress = [&, base = done + (from - k)](size_t finished) {
+          progress(base + finished);
+        };
+        run_rows(job, evaluator);
+        from = to;
+      }
       for (size_t position = k; position < stop; ++position) {
+        if (!simulated[position - k]) continue;
         const scenario::SweepRow& row = rows[plan.order[position]];
         const double t = row.metrics.iteration_time.value_or(0.0);
         if (!row.ok() || !(t > 0)) continue;
@@ -488,11 +535,11 @@ std::vector<scenario::SweepRow> run_search(
     first = end;
   }
   parallel_for(cut.size(), jobs, [&](size_t c) {
-    const auto [position, best] = cut[c];
-    rows[plan.order[position]] = plan.pruned_row(
-        position, fmt::format("cannot beat the schedule's best: its compute alone takes {:.4g} s "
-                              "per iteration > {:.4g} s",
-                              plan.bound[position], best));
+    rows[plan.order[cut[c].position]] = plan.pruned_row(
+        cut[c].position,
+        fmt::format("cannot beat the schedule's best: its compute alone takes {:.4g} s "
+                    "per iteration > {:.4g} s",
+                    cut[c].bound, cut[c].best));
   });
   progress(candidates.size());
   if (tally != nullptr) *tally = tally_candidates(request, candidates, rows);

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <mutex>
 #include <utility>
 
+#include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::explore {
@@ -58,8 +61,7 @@ std::vector<Parallelism> parallel_layouts(const SearchRequest& request) {
   return out;
 }
 
-std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
-  std::vector<Candidate> out;
+std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jobs) {
   const SearchLimits& limits = request.limits;
   const std::vector<std::string> recompute =
       request.recompute.empty() ? std::vector<std::string>{""} : request.recompute;
@@ -82,17 +84,23 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
                                                     : limits.static_bytes / x.tensor;
   }
   // A per (layout, size the ops run at): the same for every schedule, D and recomputation mode.
+  std::mutex activations_mutex;
   std::map<std::pair<size_t, int>, double> activations;
   auto activation_bound = [&](size_t layout, int b) {
     if (!limits.activation_bytes_per_gpu) return 0.0;
     const auto key = std::make_pair(layout, b);
+    const std::lock_guard lock(activations_mutex);
     auto it = activations.find(key);
     if (it == activations.end()) {
       it = activations.emplace(key, limits.activation_bytes_per_gpu(layouts[layout], b)).first;
     }
     return it->second;
   };
-  for (const std::string& schedule : request.schedules) {
+  // Each schedule's candidates on their own, in parallel; then one after another, in order.
+  std::vector<std::vector<Candidate>> per_schedule(request.schedules.size());
+  parallel_for(request.schedules.size(), jobs, [&](size_t si) {
+    const std::string& schedule = request.schedules[si];
+    std::vector<Candidate>& out = per_schedule[si];
     for (size_t li = 0; li < layouts.size(); ++li) {
       const Parallelism& x = layouts[li];
       auto with_layout = [&](Candidate c) {
@@ -178,7 +186,14 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request) {
         }
       }
     }
-  }
+  });
+  std::vector<Candidate> out;
+  size_t total = 0;
+  for (const auto& part : per_schedule)
+    total += part.size();
+  out.reserve(total);
+  for (auto& part : per_schedule)
+    std::move(part.begin(), part.end(), std::back_inserter(out));
   return out;
 }
 

@@ -68,14 +68,21 @@ bool weigh(const std::vector<sim::Op>& program, const cost::StageCompute& comput
 }
 
 // A synchronous run lasts at least the longest path, each worker ending with its optimizer
-// step.
+// step; without the paths (`end` null), at least the busiest worker's stream.
 template <class OptimizerTime>
-double longest_path(const OpPrecedence& ops, const std::vector<double>& end,
-                    const OptimizerTime& optimizer) {
+double longest_path(const OpPrecedence& ops, const std::vector<double>& weight,
+                    const std::vector<double>* end, const OptimizerTime& optimizer) {
   double longest = 0;
   for (size_t w = 0; w < ops.workers(); ++w) {
     if (ops.begin_of(w) == ops.end_of(w)) continue;  // a worker without ops
-    longest = std::max(longest, end[ops.end_of(w) - 1] + optimizer(static_cast<int>(w)));
+    double last = 0;
+    if (end != nullptr) {
+      last = (*end)[ops.end_of(w) - 1];
+    } else {
+      for (size_t i = ops.begin_of(w); i < ops.end_of(w); ++i)
+        last += weight[i];
+    }
+    longest = std::max(longest, last + optimizer(static_cast<int>(w)));
   }
   return longest;
 }
@@ -88,9 +95,10 @@ double longest_path(const OpPrecedence& ops, const std::vector<double>& end,
 // of iteration 0, after which that worker still runs its ops up to its last release of
 // iteration L: at least the least such stream time over the workers. And when one release X
 // of iteration 0 comes after every other (by precedence), c[0] is X's end, and every release
-// of iteration L ends at least its longest path from X after it.
+// of iteration L ends at least its longest path from X after it. Without the paths (`end`
+// null), the stream times alone.
 double steady_state_lower_bound(const sim::Schedule& schedule, const OpPrecedence& ops,
-                                const std::vector<double>& weight, const std::vector<double>& end,
+                                const std::vector<double>& weight, const std::vector<double>* end,
                                 double longest) {
   const int iterations = schedule.iterations;
   const int last = iterations >= 3 ? iterations - 2 : 1;
@@ -112,7 +120,7 @@ double steady_state_lower_bound(const sim::Schedule& schedule, const OpPrecedenc
       const int iteration = iteration_of(i);
       if (iteration == 0) {
         first_done = done;
-        if (!latest || end[i] > end[*latest]) latest = i;
+        if (end != nullptr && (!latest || (*end)[i] > (*end)[*latest])) latest = i;
       }
       if (iteration == last) last_done = done;
     }
@@ -142,7 +150,7 @@ double steady_state_lower_bound(const sim::Schedule& schedule, const OpPrecedenc
 }  // namespace
 
 RunBounds run_bounds(const Scenario& spec, const sim::Schedule& schedule,
-                     const OpPrecedence* precedence) {
+                     const OpPrecedence* precedence, BoundDepth depth) {
   const PerfSpec& ps = spec.perf;
   if (!ps.enabled() || ps.model.empty() || ps.hardware.empty()) return {};
   // The attached model and profile (a search attaches them to every run), loaded otherwise.
@@ -174,10 +182,13 @@ RunBounds run_bounds(const Scenario& spec, const sim::Schedule& schedule,
         !(detail::peak_with_overheads(memory, hardware.memory) <= hardware.gpu.memory_bytes);
   }
   if (!ops.complete()) return bounds;  // the replay refuses the order
-  const std::vector<double> end = ops.ends(weight);
-  const double longest = longest_path(ops, end, [&](int w) { return compute.optimizer(w); });
+  std::optional<std::vector<double>> end;
+  if (depth == BoundDepth::Paths) end = ops.ends(weight);
+  const std::vector<double>* ends = end ? &*end : nullptr;
+  const double longest =
+      longest_path(ops, weight, ends, [&](int w) { return compute.optimizer(w); });
   bounds.iteration_time = schedule.asynchronous && schedule.iterations >= 2
-                              ? steady_state_lower_bound(schedule, ops, weight, end, longest)
+                              ? steady_state_lower_bound(schedule, ops, weight, ends, longest)
                               : longest;
   return bounds;
 }

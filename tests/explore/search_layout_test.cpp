@@ -135,7 +135,8 @@ TEST(SearchLayout, EverySimulatedLayoutIsAcceptedByTheCostModel) {
   r.expert_parallel = {1, 2, 3, 8};
   r.expert_tensor_parallel = {1, 2};
   SpecCache specs;
-  const auto rows = run_search(r, specs, 2, {}, {}, nullptr, RowDetail::FittingOnly);
+  // Every row with its inputs and every candidate simulated (no bound decides which).
+  const auto rows = run_search(r, specs, 2, {}, {}, nullptr, RowDetail::Full);
   const auto columns = scenario::input_columns();
   auto column = [&](const std::string& name) {
     return static_cast<size_t>(std::find(columns.begin(), columns.end(), name) - columns.begin());

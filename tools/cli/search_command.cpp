@@ -143,7 +143,8 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
         o->all ? explore::RowDetail::Full : explore::RowDetail::FittingOnly;
     explore::SpecCache specs;
     if (distribution.server != nullptr) {  // an MPI rank but 0: rows only, no output
-      const std::vector<explore::Candidate> candidates = explore::search_candidates(request, specs);
+      const std::vector<explore::Candidate> candidates =
+          explore::search_candidates(request, specs, jobs);
       // The same plan as rank 0's, so that a position names the same candidate everywhere.
       return distribution.server->serve(
           explore::plan_search(candidates, specs, describe_error, detail, jobs).make_row, jobs);

@@ -105,9 +105,13 @@ class MemoryScreen {
   std::shared_ptr<const GeneratedSchedule> generated(const scenario::Scenario& s);
 
  private:
+  struct Generation {
+    std::once_flag once;
+    std::shared_ptr<const GeneratedSchedule> schedule;  // null: the set does not generate
+  };
   std::mutex mutex_;
-  //! By schedule and parameters; a null entry: that parameter set does not generate.
-  std::map<std::string, std::shared_ptr<const GeneratedSchedule>> generated_;
+  //! By schedule and parameters.
+  std::map<std::string, std::shared_ptr<Generation>> generated_;
 };
 
 }  // namespace pipesim::explore

@@ -63,9 +63,9 @@ scenario::Point to_point(const Candidate& candidate);
 
 //! Fills request.limits from the model as trained with the fixed options and the hardware (loaded
 //! through `specs`), request.tensor_parallel when empty (default_tensor_parallel), and
-//! enumerates the candidates, each with the fixed options. Throws core::ConfigError for a model or
-//! hardware that cannot be loaded.
-std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs);
+//! enumerates the candidates (on `jobs` threads), each with the fixed options. Throws
+//! core::ConfigError for a model or hardware that cannot be loaded.
+std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs, int jobs = 1);
 
 //! How much of a row search needs.
 enum class RowDetail {
@@ -81,18 +81,24 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
 //! The order search simulates candidates in, for its table (RowDetail::FittingOnly), and what it
 //! knows of each before simulating: a run whose memory screen says oom (memory_screen.hpp) or
 //! that enumeration pruned is settled; every other one gets a lower bound on its iteration time
-//! (scenario::iteration_time_lower_bound) and a position. Positions run schedule by schedule,
-//! each schedule's by ascending bound (then enumeration order), so once a schedule's fastest
-//! fitting run so far is faster than the bound at a position, that position and every later one
-//! of the schedule cannot win and are pruned unsimulated (branch and bound; the winners are
-//! those of simulating everything). Every process that evaluates positions builds the same plan.
+//! (scenario::run_bounds, its workers' streams) and a position. Positions run schedule by
+//! schedule, each schedule's by ascending bound (then enumeration order), so once a schedule's
+//! fastest fitting run so far is faster than the bound at a position, that position and every
+//! later one of the schedule cannot win and are pruned unsimulated (branch and bound; the
+//! winners are those of simulating everything); a position reached is also pruned when its
+//! paths' bound is. Every process that evaluates positions builds the same plan.
 struct SearchPlan {
   MakeRow make_row;  //!< the row of position k: candidate order[k], simulated
   //! The row of position k pruned for `reason`, its inputs as simulating it would report them
   //! (none for RowDetail::FittingOnly).
   std::function<scenario::SweepRow(size_t position, std::string reason)> pruned_row;
-  std::vector<size_t> order;         //!< position → candidate index
-  std::vector<double> bound;         //!< per position: seconds the iteration takes at least
+  std::vector<size_t> order;  //!< position → candidate index
+  //! Per position: seconds the iteration takes at least, by its workers' streams
+  //! (scenario::BoundDepth::Streams); the order of a schedule's positions.
+  std::vector<double> bound;
+  //! The stronger bound of position k, along the paths between workers (BoundDepth::Paths),
+  //! computed when the search reaches it.
+  std::function<double(size_t position)> path_bound;
   std::vector<size_t> schedule_end;  //!< one past each schedule's last position, in order
   //! Per candidate: its row when known without simulating (pruned by enumeration, screened;
   //! without inputs for RowDetail::FittingOnly), a default row for a candidate with a position.

@@ -103,7 +103,7 @@ struct Candidate {
 //! The layouts of the request's degrees in enumeration order (T outermost, e_t innermost).
 std::vector<Parallelism> parallel_layouts(const SearchRequest& request);
 
-//! Every configuration in the documented order.
-std::vector<Candidate> enumerate_candidates(const SearchRequest& request);
+//! Every configuration in the documented order, each schedule's on one of `jobs` threads.
+std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jobs = 1);
 
 }  // namespace pipesim::explore

@@ -149,11 +149,18 @@ struct RunBounds {
   bool out_of_memory = false;
 };
 
-//! iteration_time_lower_bound() and the memory verdict from one cost model; `precedence`:
-//! the schedule's, built once for every run that shares the schedule (built here when null).
+//! How far run_bounds follows the ops' precedence for the time bound: along every path between
+//! workers (iteration_time_lower_bound), or along each worker's own stream only (its ops in
+//! program order and its optimizer step; for an asynchronous schedule the streams' steady-state
+//! figure): a weaker bound, at no more than the cost of weighing the ops.
+enum class BoundDepth { Streams, Paths };
+
+//! The time bound at `depth` and the memory verdict from one cost model; `precedence`: the
+//! schedule's, built once for every run that shares the schedule (built here when null).
 //! Throws core::ConfigError where simulate would refuse the run's costs or options.
 RunBounds run_bounds(const Scenario& spec, const sim::Schedule& schedule,
-                     const OpPrecedence* precedence = nullptr);
+                     const OpPrecedence* precedence = nullptr,
+                     BoundDepth depth = BoundDepth::Paths);
 
 //! The recomputation a run did: a schedule with R ops (Chimera's forward doubling) recomputes
 //! everything it stored even under recompute none (TrainingCostModel prices it as full), so
