@@ -180,6 +180,47 @@ struct ParsedCandidates {
   scenario::Point point(size_t c) const { return to_point((*candidates)[c]); }
 };
 
+// A candidate's (name, text) pairs as (column, index of the text), remembering at each position
+// in its sorted options the pair the previous candidate had there: consecutive candidates share
+// most of theirs, so most pairs cost two short comparisons instead of two lookups.
+class PairReader {
+ public:
+  static constexpr size_t kNotAnOption = std::numeric_limits<size_t>::max();
+
+  // `index_of(column, text)` gives a text's index (finding it, or adding it when new).
+  template <class IndexOf, class Use>
+  void read(const Candidate& c, const std::unordered_map<std::string, size_t>& columns,
+            const IndexOf& index_of, const Use& use) {
+    size_t j = 0;
+    for (const auto& [name, text] : c.options) {
+      if (j == memo_.size()) memo_.emplace_back();
+      Memo& m = memo_[j++];
+      if (!m.named || m.name != name) {
+        const auto it = columns.find(name);
+        m = {name, it != columns.end() ? it->second : kNotAnOption, {}, 0, true, false};
+      }
+      if (m.column == kNotAnOption) continue;  // not an option: to_point ignores it too
+      if (!m.valued || m.text != text) {
+        m.text = text;
+        m.index = index_of(m.column, text);
+        m.valued = true;
+      }
+      use(m.column, m.index);
+    }
+  }
+
+ private:
+  struct Memo {
+    std::string name;
+    size_t column = kNotAnOption;
+    std::string text;
+    ValueIndex index = 0;
+    bool named = false;
+    bool valued = false;
+  };
+  std::vector<Memo> memo_;
+};
+
 std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candidate>& candidates,
                                                          int jobs) {
   const std::vector<scenario::Option>& options = scenario::options();
@@ -189,30 +230,36 @@ std::shared_ptr<const ParsedCandidates> parse_candidates(const std::vector<Candi
   // Text 0 of each option is its default; then each text a candidate gives, once.
   std::vector<std::vector<std::string>> texts(options.size());
   std::vector<std::map<std::string, ValueIndex, std::less<>>> seen(options.size());
-  std::unordered_map<std::string, size_t> column;  // ~10 lookups per candidate: hashed
+  std::unordered_map<std::string, size_t> columns;
   for (size_t i = 0; i < options.size(); ++i) {
     texts[i].push_back(options[i].spec.default_text);
     seen[i].emplace(options[i].spec.default_text, 0);
-    column.emplace(options[i].name(), i);
+    columns.emplace(options[i].name(), i);
   }
-  for (const Candidate& c : candidates) {
-    for (const auto& [name, value] : c.options) {
-      const auto col = column.find(name);
-      if (col == column.end()) continue;  // not an option: to_point ignores it too
-      const size_t i = col->second;
-      // try_emplace: a text already seen (nearly all) makes no node.
-      if (seen[i].try_emplace(value, static_cast<ValueIndex>(texts[i].size())).second)
-        texts[i].push_back(value);
-    }
+  {
+    PairReader reader;
+    const auto add = [&](size_t column, const std::string& text) {
+      const auto [it, added] =
+          seen[column].try_emplace(text, static_cast<ValueIndex>(texts[column].size()));
+      if (added) texts[column].push_back(text);
+      return it->second;
+    };
+    for (const Candidate& c : candidates)
+      reader.read(c, columns, add, [](size_t, ValueIndex) {});
   }
   // Hundreds of MB for a large search, written once: huge pages spare most of its page faults.
   core::reserve_huge(parsed.choices, candidates.size() * parsed.columns);
   parsed.choices.assign(candidates.size() * parsed.columns, 0);
-  parallel_for(candidates.size(), jobs, [&](size_t c) {
-    for (const auto& [name, value] : candidates[c].options) {
-      const auto col = column.find(name);
-      if (col == column.end()) continue;
-      parsed.choices[c * parsed.columns + col->second] = seen[col->second].find(value)->second;
+  constexpr size_t kChunk = 4096;  // candidates a reader takes at once
+  parallel_for((candidates.size() + kChunk - 1) / kChunk, jobs, [&](size_t chunk) {
+    PairReader reader;
+    const auto find = [&](size_t column, const std::string& text) {
+      return seen[column].find(text)->second;
+    };
+    for (size_t c = chunk * kChunk; c < std::min(candidates.size(), (chunk + 1) * kChunk); ++c) {
+      reader.read(candidates[c], columns, find, [&](size_t column, ValueIndex index) {
+        parsed.choices[c * parsed.columns + column] = index;
+      });
     }
   });
   parsed.values = BoundValues(texts);
