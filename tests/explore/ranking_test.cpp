@@ -80,14 +80,21 @@ TEST(Ranking, BestPerGroupIsEachSchedulesBestRow) {
   }
 }
 
+// The bubble ratio counts waits on communication as idle too: the bubbles named are what is
+// left of it once the exposed communication is taken out.
 TEST(Ranking, LimitingFactorNamesTheLargestLoss) {
   RowMetrics m;
-  m.bubble_ratio = 0.231;
+  m.bubble_ratio = 0.331;
   m.exposed_comm_ratio = 0.1;
   EXPECT_EQ(limiting_factor(m), "bubbles 23.1%");
+  m.bubble_ratio = 0.5;
   m.exposed_comm_ratio = 0.3;
   m.memory_headroom = 0.042;
   EXPECT_EQ(limiting_factor(m), "exposed communication 30.0%; memory headroom 4.2%");
+  m.bubble_ratio = 0.75;  // DualPipeV on DeepSeek-V3: 36% idle, 39% waiting on all-to-alls
+  m.exposed_comm_ratio = 0.39;
+  m.memory_headroom = 0.5;
+  EXPECT_EQ(limiting_factor(m), "exposed communication 39.0%");
   m.bubble_ratio = 0.01;
   m.exposed_comm_ratio = 0.02;
   m.mfu = 0.55;

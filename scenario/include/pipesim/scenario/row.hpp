@@ -133,9 +133,10 @@ std::vector<std::string> metric_cells(const SweepRow& row);
 //! The value of metric `name` in `row`, when the row has it.
 std::optional<double> metric_value(const SweepRow& row, const std::string& name);
 
-//! What holds a configuration back, in words: the larger loss of bubbles and exposed
-//! communication (or "compute" when both are under 5 %), and memory when the headroom is
-//! under 10 %, e.g. "bubbles 23.1%; memory headroom 4.2%".
+//! What holds a configuration back, in words: the larger loss of bubbles (bubble_ratio less the
+//! exposed communication it contains: idle time) and exposed communication (or "compute" when
+//! both are under 5 %), and memory when the headroom is under 10 %, e.g. "bubbles 23.1%; memory
+//! headroom 4.2%".
 std::string limiting_factor(const RowMetrics& metrics);
 
 }  // namespace pipesim::scenario
