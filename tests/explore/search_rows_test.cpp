@@ -83,9 +83,10 @@ TEST(SearchRows, TheTablesRowsAgreeWithEveryMetricRowsOnStatusAndOnWhatFits) {
       static_cast<size_t>(std::find(columns.begin(), columns.end(), "schedule") - columns.begin());
   ASSERT_LT(schedule, columns.size());
   EXPECT_EQ(tally.total(), full.size());
-  for (const auto& [name, kinds] : tally.statuses) {
+  for (const auto& entry : tally.statuses) {
+    const std::string& name = entry.first;
     size_t rows = 0;
-    for (const auto& [kind, n] : kinds)
+    for (const auto& [kind, n] : entry.second)
       rows += n;
     EXPECT_EQ(rows, static_cast<size_t>(
                         std::count_if(full.begin(), full.end(),
