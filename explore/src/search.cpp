@@ -275,7 +275,7 @@ scenario::SweepRow pruned_row(scenario::Point point, std::string reason, bool fo
 }
 
 // A row found out of memory without simulating it, without inputs (a table's settled row).
-scenario::SweepRow out_of_memory_row() {
+scenario::SweepRow inputless_oom_row() {
   scenario::SweepRow row;
   row.status.kind = scenario::Status::Kind::Oom;
   row.metrics.fits_memory = false;
@@ -387,7 +387,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     const auto generated = screen->generated(s);
     if (!generated) return;
     if (MemoryScreen::exceeds(s, *generated)) {
-      plan.settled[i] = out_of_memory_row();
+      plan.settled[i] = inputless_oom_row();
       settled[i] = 1;
       return;
     }

@@ -51,6 +51,10 @@ void check(const Scenario& spec, Checked& checked) {
   EXPECT_LE(bound, time * (1 + 1e-9));
   EXPECT_GT(bound, 0.0);
   if (bound > 0.0) ++checked.bounded;
+  // The streams' bound (search orders by it) is weaker than the paths' and still positive.
+  const double streams = run_bounds(spec, generated, nullptr, BoundDepth::Streams).iteration_time;
+  EXPECT_LE(streams, bound * (1 + 1e-12));
+  EXPECT_GT(streams, 0.0);
   ++checked.runs;
   // The memory verdict, with the GPU just below and just above the replay's peak.
   const double peak = r.perf->peak_memory;
