@@ -291,16 +291,17 @@ auto scenario_builder(const ParsedCandidates& parsed, size_t i, bool skip_oom) {
 }
 
 // Builds candidate i's scenario into `s` with its model and hardware attached, and returns the
-// screen's schedule for its parameters; null when the screen does not model it or the scenario
-// is refused (simulating it reports why).
+// screen's schedule for its parameters; null without a screen (`s` then stays unbuilt), when
+// the screen does not model it, or when the scenario is refused (simulating it reports why).
 std::shared_ptr<const GeneratedSchedule> screened_schedule(const ParsedCandidates& parsed, size_t i,
-                                                           bool skip_oom, MemoryScreen& screen,
+                                                           bool skip_oom, MemoryScreen* screen,
                                                            SpecCache& specs,
                                                            scenario::Scenario& s) {
+  if (screen == nullptr) return nullptr;
   try {
     scenario_builder(parsed, i, skip_oom)(s);
     specs.attach(s);
-    return screen.generated(s);
+    return screen->generated(s);
   } catch (const core::ConfigError&) {
     return nullptr;
   }
@@ -312,11 +313,8 @@ scenario::SweepRow simulated_row(const ParsedCandidates& parsed, size_t i, bool 
                                  MemoryScreen* screen, SpecCache& specs,
                                  const DescribeError& describe) {
   const auto build = scenario_builder(parsed, i, skip_oom);
-  std::shared_ptr<const GeneratedSchedule> generated;
-  if (screen != nullptr) {
-    scenario::Scenario s;
-    generated = screened_schedule(parsed, i, skip_oom, *screen, specs, s);
-  }
+  scenario::Scenario screened;  // evaluate() builds the run's own
+  const auto generated = screened_schedule(parsed, i, skip_oom, screen, specs, screened);
   if (!generated) return evaluate(parsed.point(i), build, specs, describe);
   return evaluate(
       parsed.point(i), build,
@@ -340,7 +338,7 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
     if (!c.pruned.empty()) return pruned_row(parsed->point(i), c.pruned, c.pruned_for_memory);
     if (screen) {
       scenario::Scenario s;
-      if (auto generated = screened_schedule(*parsed, i, skip_oom, *screen, specs, s)) {
+      if (auto generated = screened_schedule(*parsed, i, skip_oom, screen.get(), specs, s)) {
         if (auto row = MemoryScreen::screen(s, parsed->point(i), *generated))
           return *std::move(row);
       }
@@ -425,8 +423,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   plan.make_row = [&specs, describe, parsed, skip_oom, screen, order = plan.order](size_t k) {
     const size_t i = order[k];
     scenario::Scenario s;
-    const auto generated =
-        screen ? screened_schedule(*parsed, i, skip_oom, *screen, specs, s) : nullptr;
+    const auto generated = screened_schedule(*parsed, i, skip_oom, screen.get(), specs, s);
     if (generated) {
       try {
         // The replay's own verdict from the costs alone, without lowering the schedule.
@@ -443,8 +440,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   };
   plan.path_bound = [&specs, parsed, skip_oom, screen, order = plan.order](size_t k) {
     scenario::Scenario s;
-    const auto generated =
-        screen ? screened_schedule(*parsed, order[k], skip_oom, *screen, specs, s) : nullptr;
+    const auto generated = screened_schedule(*parsed, order[k], skip_oom, screen.get(), specs, s);
     if (!generated) return 0.0;
     try {
       s.skip_replay_when_oom = false;  // the time bound alone
@@ -460,8 +456,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     scenario::Point inputs = parsed->point(i);
     // Only a bounded run is pruned: the screen generated its schedule when it was bounded.
     scenario::Scenario s;
-    const auto generated =
-        screen ? screened_schedule(*parsed, i, skip_oom, *screen, specs, s) : nullptr;
+    const auto generated = screened_schedule(*parsed, i, skip_oom, screen.get(), specs, s);
     if (generated) {
       try {
         inputs = MemoryScreen::used_inputs(s, inputs, *generated);
@@ -542,16 +537,17 @@ std::vector<scenario::SweepRow> run_search(
       if (comparable && std::isfinite(best)) {
         parallel_for(stop - k, jobs, [&](size_t j) { paths[j] = plan.path_bound(k + j); });
       }
-      std::vector<bool> simulated(stop - k, true);
+      const auto cut_here = [&](size_t position) {
+        return comparable && beyond(paths[position - k], best);
+      };
       for (size_t from = k; from < stop;) {
-        if (comparable && beyond(paths[from - k], best)) {
+        if (cut_here(from)) {
           cut.push_back({from, paths[from - k], best});
-          simulated[from - k] = false;
           ++from;
           continue;
         }
         size_t to = from + 1;
-        while (to < stop && !(comparable && beyond(paths[to - k], best)))
+        while (to < stop && !cut_here(to))
           ++to;
         RowJob job;
         job.first = from;
@@ -568,7 +564,7 @@ std::vector<scenario::SweepRow> run_search(
         from = to;
       }
       for (size_t position = k; position < stop; ++position) {
-        if (!simulated[position - k]) continue;
+        if (cut_here(position)) continue;
         const scenario::SweepRow& row = rows[plan.order[position]];
         const double t = row.metrics.iteration_time.value_or(0.0);
         if (!row.ok() || !(t > 0)) continue;

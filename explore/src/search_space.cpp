@@ -170,7 +170,7 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jo
                     virtual_stages, stages, sh.chunks, limits.virtual_stages, limits.layers);
               }
               const double tensors = static_per_gpu[li] / stages * sh.pipelines +
-                                     activation_bound(li, b) / (stages * std::max(1, sh.chunks));
+                                     activation_bound(li, b) / virtual_stages;
               const double lower_bound =
                   tensors + limits.reserved_bytes + limits.fragmentation * tensors;
               if (c.pruned.empty() && limits.capacity > 0 && lower_bound > limits.capacity) {

@@ -66,22 +66,26 @@ std::vector<int> balanced_counts(const ModelSpec& m, int stages, int b) {
   return n;
 }
 
+// The Account* modes give the embedding and/or the loss a slot each, so up to L + 2 stages can
+// be filled.
+bool embedding_slot(PartitionMode mode) {
+  return mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountEmbedding;
+}
+
+bool loss_slot(PartitionMode mode) {
+  return mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountLoss;
+}
+
 }  // namespace
 
 int max_partition_stages(const ModelSpec& m, PartitionMode mode) {
-  // The Account* modes give the embedding and/or the loss a slot each, so up to L + 2 stages
-  // can be filled.
-  const bool embedding_slot =
-      mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountEmbedding;
-  const bool loss_slot = mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountLoss;
-  return m.layers + (embedding_slot ? 1 : 0) + (loss_slot ? 1 : 0);
+  return m.layers + (embedding_slot(mode) ? 1 : 0) + (loss_slot(mode) ? 1 : 0);
 }
 
 std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, PartitionMode mode,
                                           int micro_batch_size) {
-  const bool embedding_slot =
-      mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountEmbedding;
-  const bool loss_slot = mode == PartitionMode::AccountEnds || mode == PartitionMode::AccountLoss;
+  const bool embedding = embedding_slot(mode);
+  const bool loss = loss_slot(mode);
   const int ends = max_partition_stages(m, mode) - m.layers;
   if (stages > m.layers + ends) {
     throw core::ConfigError::option(
@@ -89,10 +93,10 @@ std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, Partit
         fmt::format("{} pipeline stages exceed the {} layers of model {} (each stage needs a "
                     "layer{})",
                     stages, m.layers, m.name,
-                    ends == 2   ? "; the embedding and the loss count as one each"
-                    : ends == 1 ? (embedding_slot ? "; the embedding counts as one"
-                                                  : "; the loss counts as one")
-                                : ""));
+                    ends == 2 ? "; the embedding and the loss count as one each"
+                    : ends == 1
+                        ? (embedding ? "; the embedding counts as one" : "; the loss counts as one")
+                        : ""));
   }
   if (mode == PartitionMode::Balanced) {
     return from_counts(balanced_counts(m, stages, micro_batch_size));
@@ -105,8 +109,8 @@ std::vector<StageLayers> partition_layers(const ModelSpec& m, int stages, Partit
     counts[static_cast<size_t>(s)] = static_cast<int>(next - first);
   }
   // An end stage gives its first (last) slot to the embedding (loss).
-  if (embedding_slot) --counts.front();
-  if (loss_slot) --counts.back();
+  if (embedding) --counts.front();
+  if (loss) --counts.back();
   return from_counts(counts);
 }
 

@@ -14,11 +14,12 @@ OpPrecedence::OpPrecedence(const sim::Schedule& schedule) {
     return -1;
   };
   int pipelines = 1, micro_batches = 1;
+  std::vector<size_t> worker;  // op → its worker
   for (const std::vector<sim::Op>& program : schedule.program) {
     first_.push_back(ops_.size());
     for (const sim::Op& op : program) {
       ops_.push_back(op);
-      worker_.push_back(first_.size() - 1);
+      worker.push_back(first_.size() - 1);
       pipelines = std::max(pipelines, op.pipeline + 1);
       micro_batches = std::max(micro_batches, op.micro_batch + 1);
     }
@@ -45,7 +46,7 @@ OpPrecedence::OpPrecedence(const sim::Schedule& schedule) {
       at[*s] = static_cast<int>(i);
     }
   }
-  chain_.assign(ops_.size(), -1);
+  std::vector<int> chain(ops_.size(), -1);  // op → the op its chain waits for, or -1
   for (size_t i = 0; i < ops_.size(); ++i) {
     const sim::Op& op = ops_[i];
     std::optional<size_t> s;
@@ -62,7 +63,7 @@ OpPrecedence::OpPrecedence(const sim::Schedule& schedule) {
       default:
         break;
     }
-    if (s) chain_[i] = at[*s];
+    if (s) chain[i] = at[*s];
   }
   // A topological order (Kahn's): an op is ready once its program predecessor and its chain
   // predecessor have run; both edges point forward, to at most one program successor and to
@@ -70,10 +71,10 @@ OpPrecedence::OpPrecedence(const sim::Schedule& schedule) {
   std::vector<int> waiting(ops_.size(), 0);
   std::vector<size_t> fed_from(ops_.size() + 1, 0);  // CSR of chain successors
   for (size_t i = 0; i < ops_.size(); ++i) {
-    if (i > first_[worker_[i]]) ++waiting[i];
-    if (chain_[i] >= 0) {
+    if (i > first_[worker[i]]) ++waiting[i];
+    if (chain[i] >= 0) {
       ++waiting[i];
-      ++fed_from[static_cast<size_t>(chain_[i]) + 1];
+      ++fed_from[static_cast<size_t>(chain[i]) + 1];
     }
   }
   for (size_t i = 0; i < ops_.size(); ++i)
@@ -81,26 +82,27 @@ OpPrecedence::OpPrecedence(const sim::Schedule& schedule) {
   std::vector<size_t> fed(fed_from.back());
   std::vector<size_t> fill(fed_from.begin(), fed_from.end() - 1);
   for (size_t i = 0; i < ops_.size(); ++i) {
-    if (chain_[i] >= 0) fed[fill[static_cast<size_t>(chain_[i])]++] = i;
+    if (chain[i] >= 0) fed[fill[static_cast<size_t>(chain[i])]++] = i;
   }
-  order_.reserve(ops_.size());
+  std::vector<size_t> order;
+  order.reserve(ops_.size());
   for (size_t i = 0; i < ops_.size(); ++i) {
-    if (waiting[i] == 0) order_.push_back(i);
+    if (waiting[i] == 0) order.push_back(i);
   }
-  for (size_t next = 0; next < order_.size(); ++next) {
-    const size_t i = order_[next];
+  for (size_t next = 0; next < order.size(); ++next) {
+    const size_t i = order[next];
     const auto release = [&](size_t j) {
-      if (--waiting[j] == 0) order_.push_back(j);
+      if (--waiting[j] == 0) order.push_back(j);
     };
-    if (i + 1 < first_[worker_[i] + 1]) release(i + 1);
+    if (i + 1 < first_[worker[i] + 1]) release(i + 1);
     for (size_t k = fed_from[i]; k < fed_from[i + 1]; ++k)
       release(fed[k]);
   }
   // The order with each op's two predecessors beside it: ends() reads it front to back.
-  steps_.reserve(order_.size());
-  for (const size_t i : order_) {
-    const std::int32_t previous = i > first_[worker_[i]] ? static_cast<std::int32_t>(i - 1) : -1;
-    steps_.push_back({static_cast<std::uint32_t>(i), previous, chain_[i]});
+  steps_.reserve(order.size());
+  for (const size_t i : order) {
+    const std::int32_t previous = i > first_[worker[i]] ? static_cast<std::int32_t>(i - 1) : -1;
+    steps_.push_back({static_cast<std::uint32_t>(i), previous, chain[i]});
   }
 }
 
@@ -131,11 +133,10 @@ std::vector<double> OpPrecedence::ends(const std::vector<double>& weight,
 std::vector<bool> OpPrecedence::ancestors(size_t b) const {
   std::vector<bool> marked(ops_.size(), false);
   marked[b] = true;
-  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
-    const size_t i = *it;
-    if (!marked[i]) continue;
-    if (i > first_[worker_[i]]) marked[i - 1] = true;
-    if (chain_[i] >= 0) marked[static_cast<size_t>(chain_[i])] = true;
+  for (auto it = steps_.rbegin(); it != steps_.rend(); ++it) {
+    if (!marked[it->op]) continue;
+    if (it->previous >= 0) marked[static_cast<size_t>(it->previous)] = true;
+    if (it->chain >= 0) marked[static_cast<size_t>(it->chain)] = true;
   }
   return marked;
 }

@@ -24,7 +24,7 @@ class OpPrecedence {
   explicit OpPrecedence(const sim::Schedule& schedule);
 
   //! Whether every op can run (no cycle of precedence).
-  bool complete() const { return order_.size() == ops_.size(); }
+  bool complete() const { return steps_.size() == ops_.size(); }
 
   //! The end of each op when each starts as soon as its predecessors end, op i taking
   //! weight[i]: from 0, or, given `source`, counted from the source's end (kUnreached for an
@@ -45,16 +45,13 @@ class OpPrecedence {
 
  private:
   std::vector<sim::Op> ops_;
-  std::vector<size_t> worker_;  // op → its worker
-  std::vector<size_t> first_;   // worker → its first op; one more entry: the total
-  std::vector<int> chain_;      // op → the op its chain waits for, or -1
-  std::vector<size_t> order_;   // a topological order
+  std::vector<size_t> first_;  // worker → its first op; one more entry: the total
   struct Step {
     std::uint32_t op;
     std::int32_t previous;  // the op before it in its program, or -1
-    std::int32_t chain;     // chain_[op]
+    std::int32_t chain;     // the op its chain waits for, or -1
   };
-  std::vector<Step> steps_;  // order_, each op with its predecessors
+  std::vector<Step> steps_;  // a topological order, each op with its predecessors
 };
 
 }  // namespace pipesim::scenario
