@@ -249,10 +249,10 @@ TEST(ValidationSuite, MegatronCoreAsMeasuredToday) {
 // out. The files carry every setting the recipes state that pipesim expresses (overlapped
 // gradient reduce and parameter gather, the Llama 3 vocabulary, NeMo 1's unfused loss on the
 // older H100 rows). Bounds at what pipesim reaches: median |error| <= 13%. Open (not asserted
-// below the 5%): the older H100 runs are optimistic at every scale, BF16 +10…+14%, FP8
-// +13…+22%; the six GB200 runs (v25.05, full model, EP 8 x ETP 4) are 8-11% pessimistic: their
-// files run without TP comm overlap (which pipesim would extend to the expert collectives) and so
-// pay every MoE collective exposed.
+// below the 5% per-source target): the older H100 runs are optimistic at every scale, BF16
+// +10…+14%, FP8 +13…+22%; the six GB200 runs (v25.05, full model, EP 8 x ETP 4) are 8-11%
+// pessimistic: their files run without TP comm overlap (which pipesim would extend to the expert
+// collectives) and so pay every MoE collective exposed.
 TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
   size_t runs = 0;
   for (const ValidationRun& r : suite().runs)
