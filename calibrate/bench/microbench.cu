@@ -5,7 +5,9 @@
 // What each measures, and after whom:
 //  gemm      cublasGemmEx, C = Aᵀ·B ("TN", Megatron's layout), over transformer shapes m = b·s,
 //            (n, k) ∈ {(3h,h), (h,h), (4h,h), (h,4h), (V,h)} plus cubes; fp32, tf32 (fp32 data,
-//            TF32 tensor cores), bf16 and fp16 (fp32 accumulate).
+//            TF32 tensor cores), bf16 and fp16 (fp32 accumulate); fp8 through cublasLt (E4M3
+//            operands with per-tensor scales, bf16 output, fp32 accumulate: Transformer
+//            Engine's FP8 linear layers) where the GPU has FP8 tensor cores (8.9 and newer).
 //  memory    copy c=a and triad a=b+s·c (BabelStream, Deakin et al.), bytes = read + written,
 //            from L2-resident arrays to GBs.
 //  host      cudaMemcpyAsync pinned host→device and device→host (nvbandwidth-style CE copies).
@@ -15,9 +17,11 @@
 //  launch    empty kernels back to back (per-kernel overhead inside a stream) and launch+sync.
 // Anything this machine cannot measure is written as seconds = NA with a note, never invented.
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <cstring>
 
@@ -91,6 +95,100 @@ struct GemmType {
   size_t elem;
 };
 
+struct GemmShape {
+  long long m, n, k;
+};
+
+struct GemmBuffers {
+  void *a, *b, *c, *workspace;
+  size_t workspace_bytes;
+  cudaStream_t stream;
+};
+
+// FP8 GEMMs as Transformer Engine runs its linear layers: E4M3 operands with a per-tensor scale
+// each, bf16 output, fp32 accumulate, through cublasLt. Hopper's FP8 tensor cores take only the
+// TN layout, which is Megatron's (C = Aᵀ·B). A GPU without FP8 tensor cores, or a shape cublasLt
+// has no kernel for, is written as not measurable with the reason.
+void bench_gemm_fp8(Csv& csv, const std::vector<GemmShape>& shapes, const TimingPlan& plan,
+                    const GemmBuffers& buf) {
+  cudaDeviceProp prop{};
+  PIPESIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  const bool has_fp8 = prop.major * 10 + prop.minor >= 89;
+  const auto bytes_of = [](const GemmShape& s) {
+    return static_cast<double>(s.m * s.k + s.k * s.n + 2 * s.m * s.n);
+  };
+  if (!has_fp8) {
+    for (const GemmShape& s : shapes)
+      csv.add("gemm", "fp8", s.m, s.n, s.k, bytes_of(s), 1, nullptr,
+              "TN; no FP8 tensor cores below compute capability 8.9");
+    return;
+  }
+  size_t max_a = 0, max_b = 0;
+  for (const GemmShape& s : shapes) {
+    max_a = std::max(max_a, static_cast<size_t>(s.m * s.k));
+    max_b = std::max(max_b, static_cast<size_t>(s.k * s.n));
+  }
+  pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.a), max_a, 1);
+  pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.b), max_b, 2);
+  float* scales = nullptr;  // the two per-tensor scales, 1 (the values are already in range)
+  const float ones[2] = {1.0f, 1.0f};
+  PIPESIM_CUDA_CHECK(cudaMalloc(&scales, sizeof ones));
+  PIPESIM_CUDA_CHECK(cudaMemcpy(scales, ones, sizeof ones, cudaMemcpyHostToDevice));
+  const float* a_scale = scales;
+  const float* b_scale = scales + 1;
+
+  cublasLtHandle_t lt;
+  CUBLAS_CHECK(cublasLtCreate(&lt));
+  cublasLtMatmulDesc_t op;
+  CUBLAS_CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+  CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
+  CUBLAS_CHECK(
+      cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale,
+                                              sizeof a_scale));
+  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale,
+                                              sizeof b_scale));
+  cublasLtMatmulPreference_t pref;
+  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                    &buf.workspace_bytes,
+                                                    sizeof buf.workspace_bytes));
+  const float alpha = 1.0f, beta = 0.0f;
+  for (const GemmShape& s : shapes) {
+    // A stored k×m and B stored k×n, column-major; C m×n.
+    cublasLtMatrixLayout_t la, lb, lc;
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, s.k, s.m, s.k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, s.k, s.n, s.k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, s.m, s.n, s.m));
+    cublasLtMatmulHeuristicResult_t best{};
+    int found = 0;
+    const cublasStatus_t heuristic =
+        cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &best, &found);
+    if (heuristic != CUBLAS_STATUS_SUCCESS || found == 0) {
+      csv.add("gemm", "fp8", s.m, s.n, s.k, bytes_of(s), 1, nullptr,
+              "TN; cublasLt offers no FP8 algorithm for this shape");
+    } else {
+      const Stats st = pipesim_bench::time_on_stream(buf.stream, plan, [&] {
+        CUBLAS_CHECK(cublasLtMatmul(lt, op, &alpha, buf.a, la, buf.b, lb, &beta, buf.c, lc, buf.c,
+                                    lc, &best.algo, buf.workspace, buf.workspace_bytes,
+                                    buf.stream));
+      });
+      csv.add("gemm", "fp8", s.m, s.n, s.k, bytes_of(s), 1, &st, "TN E4M3 scaled; bf16 out");
+      std::fprintf(stderr, "  gemm fp8  %6lld x %6lld x %6lld  %8.1f TFLOP/s\n", s.m, s.n, s.k,
+                   2.0 * s.m * s.n * s.k / st.median / 1e12);
+    }
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(la));
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(lb));
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(lc));
+  }
+  CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+  CUBLAS_CHECK(cublasLtMatmulDescDestroy(op));
+  CUBLAS_CHECK(cublasLtDestroy(lt));
+  PIPESIM_CUDA_CHECK(cudaFree(scales));
+}
+
 void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
   const std::vector<GemmType> types = {
       {"bf16", CUDA_R_16BF, CUBLAS_COMPUTE_32F, 2},
@@ -103,9 +201,7 @@ void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
                                                : std::vector<long long>{1024, 2048, 4096, 8192};
   const std::vector<long long> tokens =
       quick ? std::vector<long long>{512, 4096} : std::vector<long long>{512, 2048, 8192};
-  struct Shape {
-    long long m, n, k;
-  };
+  using Shape = GemmShape;
   std::vector<Shape> shapes;
   // Cubes a half-octave apart cover 4e6 .. 1e12 FLOPs, so every decade of the efficiency table
   // has samples of its own.
@@ -173,6 +269,7 @@ void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
                    s.k, flops / st.median / 1e12);
     }
   }
+  bench_gemm_fp8(csv, shapes, plan, {a, b, c, workspace, workspace_bytes, stream});
   CUBLAS_CHECK(cublasDestroy(handle));
   PIPESIM_CUDA_CHECK(cudaStreamDestroy(stream));
   PIPESIM_CUDA_CHECK(cudaFree(a));

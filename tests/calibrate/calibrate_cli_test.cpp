@@ -134,7 +134,8 @@ TEST(CalibrateCli, JsonCarriesTheFittedParameters) {
   EXPECT_NEAR(
       (ar.at("alpha").get<double>() + n / ar.at("beta").get<double>()) / (15e-6 + 1.75 * n / 360e9),
       1.0, 0.03);
-  EXPECT_EQ(j.at("gemm_efficiency").size(), 4u);
+  EXPECT_EQ(j.at("gemm_efficiency").size(), 5u);  // bf16, fp16, tf32, fp32, fp8
+  EXPECT_GT(j.at("gemm_efficiency").at("fp8").at("table").size(), 3u);
   EXPECT_GT(j.at("gemm_efficiency").at("bf16").at("table").size(), 3u);
   EXPECT_EQ(j.at("provenance").at("gpu"), "synthetic (not measured)");
   EXPECT_EQ(j.at("not_measured").size(), 1u);

@@ -144,7 +144,7 @@ TEST_F(SyntheticSamples, RecoverHockneyAlphaWithin10AndBetaWithin3Percent) {
 // GEMM: within 0.01 + 5 % of the true efficiency (tiny GEMMs are launch-dominated, so their
 // efficiency is noisier in relative terms but small in absolute terms).
 TEST_F(SyntheticSamples, RecoverGemmEfficiencyCurvesWithin1PointPlus5Percent) {
-  ASSERT_EQ(fit_.gemm.size(), 4u);
+  ASSERT_EQ(fit_.gemm.size(), 5u);  // bf16, fp16, tf32, fp32 and the cublasLt fp8 rows
   for (const auto& [dtype, t] : fit_.gemm) {
     SCOPED_TRACE(dtype);
     const EfficiencyCurve expected = curve_of(truth_["gemm_efficiency"][dtype]);
@@ -158,6 +158,8 @@ TEST_F(SyntheticSamples, RecoverGemmEfficiencyCurvesWithin1PointPlus5Percent) {
     EXPECT_FALSE(t.fit.clamped);
   }
   EXPECT_NEAR(fit_.gemm.at("bf16").max_achieved / 989e12, 0.80, 0.03);
+  // FP8 is fitted against the fp8 peak (twice bf16's), not bf16's: 0.71 of 1,978.9 TFLOP/s.
+  EXPECT_NEAR(fit_.gemm.at("fp8").max_achieved / 1978.9e12, 0.71, 0.03);
 }
 
 TEST_F(SyntheticSamples, RecoverHbmEfficiencyWithin0p03) {

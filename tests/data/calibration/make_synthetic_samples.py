@@ -20,7 +20,8 @@ import math
 import os
 
 NOISE = 0.03
-PEAKS = {"fp32": 67.0e12, "tf32": 494.0e12, "bf16": 989.0e12, "fp16": 989.0e12}  # base profile
+PEAKS = {"fp32": 67.0e12, "tf32": 494.0e12, "bf16": 989.0e12, "fp16": 989.0e12,
+         "fp8": 1978.9e12}  # base profile
 HBM_BANDWIDTH = 4.8e12
 GPUS = 8
 TRUTH = {
@@ -34,6 +35,8 @@ TRUTH = {
                  [1e11, 0.70], [1e12, 0.72], [1e13, 0.72]],
         "fp32": [[1e6, 0.02], [1e7, 0.10], [1e8, 0.35], [1e9, 0.65], [1e10, 0.82],
                  [1e11, 0.86], [1e12, 0.87], [1e13, 0.87]],
+        "fp8": [[1e6, 0.001], [1e7, 0.008], [1e8, 0.04], [1e9, 0.18], [1e10, 0.45],
+                [1e11, 0.62], [1e12, 0.70], [1e13, 0.71]],
     },
     "hbm_efficiency": [[1e5, 0.05], [1e6, 0.25], [1e7, 0.60], [1e8, 0.82], [1e9, 0.88],
                        [1e10, 0.90]],
@@ -109,6 +112,11 @@ def main():
                 continue
             t = launch + flops / (PEAKS[dtype] * interp(TRUTH["gemm_efficiency"][dtype], flops))
             row("gemm", dtype, m, n, k, (m * k + k * n + m * n) * elem, 1, t * noise.factor(), "TN synthetic")
+    # FP8 (cublasLt, E4M3 operands, bf16 output): every shape, as the benchmark runs them.
+    for m, n, k in shapes:
+        flops = 2.0 * m * n * k
+        t = launch + flops / (PEAKS["fp8"] * interp(TRUTH["gemm_efficiency"]["fp8"], flops))
+        row("gemm", "fp8", m, n, k, m * k + k * n + 2 * m * n, 1, t * noise.factor(), "TN synthetic")
     size = 4096
     while size <= 256 << 20:
         for op in ("h2d", "d2h"):
