@@ -7,7 +7,9 @@
 //            (n, k) ∈ {(3h,h), (h,h), (4h,h), (h,4h), (V,h)} plus cubes; fp32, tf32 (fp32 data,
 //            TF32 tensor cores), bf16 and fp16 (fp32 accumulate); fp8 through cublasLt (E4M3
 //            operands with per-tensor scales, bf16 output, fp32 accumulate: Transformer
-//            Engine's FP8 linear layers) where the GPU has FP8 tensor cores (8.9 and newer).
+//            Engine's FP8 linear layers) where the GPU has FP8 tensor cores (8.9 and newer);
+//            and, as rows "gemm_sm_target" (not fitted), the GEMMs of validated recipes in bf16
+//            and fp8 on all SMs and with 16 or 24 held back (TE's GEMMs beside userbuffers).
 //  memory    copy c=a and triad a=b+s·c (BabelStream, Deakin et al.), bytes = read + written,
 //            from L2-resident arrays to GBs.
 //  host      cudaMemcpyAsync pinned host→device and device→host (nvbandwidth-style CE copies).
@@ -24,6 +26,8 @@
 #include <cuda_fp8.h>
 
 #include <cstring>
+#include <optional>
+#include <string>
 
 #include "bench_common.cuh"
 
@@ -105,21 +109,109 @@ struct GemmBuffers {
   cudaStream_t stream;
 };
 
-// FP8 GEMMs as Transformer Engine runs its linear layers: E4M3 operands with a per-tensor scale
-// each, bf16 output, fp32 accumulate, through cublasLt. Hopper's FP8 tensor cores take only the
-// TN layout, which is Megatron's (C = Aᵀ·B). A GPU without FP8 tensor cores, or a shape cublasLt
-// has no kernel for, is written as not measurable with the reason.
-void bench_gemm_fp8(Csv& csv, const std::vector<GemmShape>& shapes, const TimingPlan& plan,
-                    const GemmBuffers& buf) {
+std::string fmt_sm_note(int used, int sms) {
+  return "TN; sm_target=" + std::to_string(used) + " of " + std::to_string(sms);
+}
+
+// cublasLt GEMMs in Transformer Engine's layout (C = Aᵀ·B, "TN", fp32 accumulate, bf16 out):
+// bf16 operands, or E4M3 operands with a per-tensor scale each (TE's FP8 linear layers; Hopper's
+// FP8 tensor cores take only TN). `sm_target` > 0 asks cublasLt to run on that many SMs, as TE
+// does for a GEMM beside its userbuffers communication kernels
+// (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET).
+class LtGemm {
+ public:
+  explicit LtGemm(const GemmBuffers& buf) : buf_(buf) {
+    const float ones[2] = {1.0f, 1.0f};  // the values are already in range
+    PIPESIM_CUDA_CHECK(cudaMalloc(&scales_, sizeof ones));
+    PIPESIM_CUDA_CHECK(cudaMemcpy(scales_, ones, sizeof ones, cudaMemcpyHostToDevice));
+    CUBLAS_CHECK(cublasLtCreate(&lt_));
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref_));
+    CUBLAS_CHECK(
+        cublasLtMatmulPreferenceSetAttribute(pref_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                             &buf_.workspace_bytes, sizeof buf_.workspace_bytes));
+  }
+  ~LtGemm() {
+    cublasLtMatmulPreferenceDestroy(pref_);
+    cublasLtDestroy(lt_);
+    cudaFree(scales_);
+  }
+  LtGemm(const LtGemm&) = delete;
+  LtGemm& operator=(const LtGemm&) = delete;
+
+  //! Median seconds of one GEMM, or nullopt when cublasLt has no algorithm for it.
+  std::optional<Stats> time(const GemmShape& s, bool fp8, int sm_target, const TimingPlan& plan) {
+#if CUBLAS_VER_MAJOR < 12
+    if (sm_target > 0) return std::nullopt;  // the SM target attribute needs cuBLAS 12
+#endif
+    cublasLtMatmulDesc_t op;
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+    set(op, CUBLASLT_MATMUL_DESC_TRANSA, transa);
+    set(op, CUBLASLT_MATMUL_DESC_TRANSB, transb);
+    if (fp8) {
+      const float* a_scale = scales_;
+      const float* b_scale = scales_ + 1;
+      set(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a_scale);
+      set(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, b_scale);
+    }
+#if CUBLAS_VER_MAJOR >= 12
+    if (sm_target > 0) set(op, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, sm_target);
+#endif
+    const cudaDataType_t in = fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF;
+    // A stored k×m and B stored k×n, column-major; C m×n.
+    cublasLtMatrixLayout_t la, lb, lc;
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la, in, s.k, s.m, s.k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb, in, s.k, s.n, s.k));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, s.m, s.n, s.m));
+    cublasLtMatmulHeuristicResult_t best{};
+    int found = 0;
+    std::optional<Stats> st;
+    if (cublasLtMatmulAlgoGetHeuristic(lt_, op, la, lb, lc, lc, pref_, 1, &best, &found) ==
+            CUBLAS_STATUS_SUCCESS &&
+        found > 0) {
+      const float alpha = 1.0f, beta = 0.0f;
+      st = pipesim_bench::time_on_stream(buf_.stream, plan, [&] {
+        CUBLAS_CHECK(cublasLtMatmul(lt_, op, &alpha, buf_.a, la, buf_.b, lb, &beta, buf_.c, lc,
+                                    buf_.c, lc, &best.algo, buf_.workspace, buf_.workspace_bytes,
+                                    buf_.stream));
+      });
+    }
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(la));
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(lb));
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(lc));
+    CUBLAS_CHECK(cublasLtMatmulDescDestroy(op));
+    return st;
+  }
+
+ private:
+  template <class T>
+  static void set(cublasLtMatmulDesc_t op, cublasLtMatmulDescAttributes_t attr, const T& value) {
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, attr, &value, sizeof value));
+  }
+  GemmBuffers buf_;
+  float* scales_ = nullptr;  // the two per-tensor scales
+  cublasLtHandle_t lt_{};
+  cublasLtMatmulPreference_t pref_{};
+};
+
+double gemm_bytes(const GemmShape& s, bool fp8) {
+  const long long e = fp8 ? 1 : 2;
+  return static_cast<double>((s.m * s.k + s.k * s.n) * e + 2 * s.m * s.n);
+}
+
+bool has_fp8_tensor_cores() {
   cudaDeviceProp prop{};
   PIPESIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
-  const bool has_fp8 = prop.major * 10 + prop.minor >= 89;
-  const auto bytes_of = [](const GemmShape& s) {
-    return static_cast<double>(s.m * s.k + s.k * s.n + 2 * s.m * s.n);
-  };
-  if (!has_fp8) {
+  return prop.major * 10 + prop.minor >= 89;
+}
+
+// FP8 GEMMs over the curve's shapes (fitted against peak_flops.fp8). A GPU without FP8 tensor
+// cores, or a shape cublasLt has no kernel for, is written as not measurable with the reason.
+void bench_gemm_fp8(Csv& csv, const std::vector<GemmShape>& shapes, const TimingPlan& plan,
+                    const GemmBuffers& buf) {
+  if (!has_fp8_tensor_cores()) {
     for (const GemmShape& s : shapes)
-      csv.add("gemm", "fp8", s.m, s.n, s.k, bytes_of(s), 1, nullptr,
+      csv.add("gemm", "fp8", s.m, s.n, s.k, gemm_bytes(s, true), 1, nullptr,
               "TN; no FP8 tensor cores below compute capability 8.9");
     return;
   }
@@ -130,63 +222,83 @@ void bench_gemm_fp8(Csv& csv, const std::vector<GemmShape>& shapes, const Timing
   }
   pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.a), max_a, 1);
   pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.b), max_b, 2);
-  float* scales = nullptr;  // the two per-tensor scales, 1 (the values are already in range)
-  const float ones[2] = {1.0f, 1.0f};
-  PIPESIM_CUDA_CHECK(cudaMalloc(&scales, sizeof ones));
-  PIPESIM_CUDA_CHECK(cudaMemcpy(scales, ones, sizeof ones, cudaMemcpyHostToDevice));
-  const float* a_scale = scales;
-  const float* b_scale = scales + 1;
-
-  cublasLtHandle_t lt;
-  CUBLAS_CHECK(cublasLtCreate(&lt));
-  cublasLtMatmulDesc_t op;
-  CUBLAS_CHECK(cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-  const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
-  CUBLAS_CHECK(
-      cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof transa));
-  CUBLAS_CHECK(
-      cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof transb));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a_scale,
-                                              sizeof a_scale));
-  CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &b_scale,
-                                              sizeof b_scale));
-  cublasLtMatmulPreference_t pref;
-  CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
-  CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                    &buf.workspace_bytes,
-                                                    sizeof buf.workspace_bytes));
-  const float alpha = 1.0f, beta = 0.0f;
+  LtGemm gemm(buf);
   for (const GemmShape& s : shapes) {
-    // A stored k×m and B stored k×n, column-major; C m×n.
-    cublasLtMatrixLayout_t la, lb, lc;
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&la, CUDA_R_8F_E4M3, s.k, s.m, s.k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lb, CUDA_R_8F_E4M3, s.k, s.n, s.k));
-    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&lc, CUDA_R_16BF, s.m, s.n, s.m));
-    cublasLtMatmulHeuristicResult_t best{};
-    int found = 0;
-    const cublasStatus_t heuristic =
-        cublasLtMatmulAlgoGetHeuristic(lt, op, la, lb, lc, lc, pref, 1, &best, &found);
-    if (heuristic != CUBLAS_STATUS_SUCCESS || found == 0) {
-      csv.add("gemm", "fp8", s.m, s.n, s.k, bytes_of(s), 1, nullptr,
+    const std::optional<Stats> st = gemm.time(s, true, 0, plan);
+    if (!st) {
+      csv.add("gemm", "fp8", s.m, s.n, s.k, gemm_bytes(s, true), 1, nullptr,
               "TN; cublasLt offers no FP8 algorithm for this shape");
-    } else {
-      const Stats st = pipesim_bench::time_on_stream(buf.stream, plan, [&] {
-        CUBLAS_CHECK(cublasLtMatmul(lt, op, &alpha, buf.a, la, buf.b, lb, &beta, buf.c, lc, buf.c,
-                                    lc, &best.algo, buf.workspace, buf.workspace_bytes,
-                                    buf.stream));
-      });
-      csv.add("gemm", "fp8", s.m, s.n, s.k, bytes_of(s), 1, &st, "TN E4M3 scaled; bf16 out");
-      std::fprintf(stderr, "  gemm fp8  %6lld x %6lld x %6lld  %8.1f TFLOP/s\n", s.m, s.n, s.k,
-                   2.0 * s.m * s.n * s.k / st.median / 1e12);
+      continue;
     }
-    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(la));
-    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(lb));
-    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(lc));
+    csv.add("gemm", "fp8", s.m, s.n, s.k, gemm_bytes(s, true), 1, &*st, "TN E4M3 scaled; bf16 out");
+    std::fprintf(stderr, "  gemm fp8  %6lld x %6lld x %6lld  %8.1f TFLOP/s\n", s.m, s.n, s.k,
+                 2.0 * s.m * s.n * s.k / st->median / 1e12);
   }
-  CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
-  CUBLAS_CHECK(cublasLtMatmulDescDestroy(op));
-  CUBLAS_CHECK(cublasLtDestroy(lt));
-  PIPESIM_CUDA_CHECK(cudaFree(scales));
+}
+
+// The linear GEMMs of validated recipes, per GPU: m tokens, n outputs, k inputs.
+std::vector<GemmShape> recipe_gemm_shapes() {
+  return {// GPT-3 175B, t 4, sequence parallelism gathers s·b = 2048 tokens: QKV, proj, fc1 (= fc2)
+          {2048, 9216, 12288},
+          {2048, 12288, 3072},
+          {2048, 12288, 12288},
+          // Llama 3 70B, t 4, c 2 (4096 tokens): QKV (GQA), proj, fc1 (SwiGLU), fc2
+          {4096, 2560, 8192},
+          {4096, 8192, 2048},
+          {4096, 14336, 8192},
+          {4096, 8192, 7168},
+          // Llama 3 8B, t 1, c 2 (the FP8 curve's fit runs)
+          {4096, 6144, 4096},
+          {4096, 4096, 4096},
+          {4096, 28672, 4096},
+          {4096, 4096, 14336},
+          // Grok-1 experts, expert tensor parallel 4: 2048 and 8192 rows per expert, fc1 and fc2
+          {2048, 16384, 6144},
+          {2048, 6144, 8192},
+          {8192, 16384, 6144},
+          {8192, 6144, 8192}};
+}
+
+// The recipes' GEMMs in bf16 and fp8 on all SMs and with 16 or 24 SMs held back, as Transformer
+// Engine runs a GEMM beside its userbuffers kernels (NeMo's H100 configs give those 16-24 SMs).
+// Rows "gemm_sm_target", note "sm_target=<SMs used> of <SMs>": not fitted; they show how the FP8
+// and bf16 rates differ at these shapes and what the held SMs cost (the hardware profile's
+// framework.tp_overlap_sm_fraction).
+void bench_gemm_sm_target(Csv& csv, const TimingPlan& plan, const GemmBuffers& buf) {
+  const std::vector<GemmShape> shapes = recipe_gemm_shapes();
+  cudaDeviceProp prop{};
+  PIPESIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  const int sms = prop.multiProcessorCount;
+  const bool fp8_ok = has_fp8_tensor_cores();
+  size_t max_a = 0, max_b = 0;
+  for (const GemmShape& s : shapes) {
+    max_a = std::max(max_a, static_cast<size_t>(s.m * s.k));
+    max_b = std::max(max_b, static_cast<size_t>(s.k * s.n));
+  }
+  LtGemm gemm(buf);
+  for (const bool fp8 : {false, true}) {
+    const char* dtype = fp8 ? "fp8" : "bf16";
+    if (fp8 && fp8_ok) {
+      pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.a), max_a, 1);
+      pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.b), max_b, 2);
+    } else if (!fp8) {
+      pipesim_bench::fill_random(static_cast<__nv_bfloat16*>(buf.a), max_a, 1);
+      pipesim_bench::fill_random(static_cast<__nv_bfloat16*>(buf.b), max_b, 2);
+    }
+    for (const GemmShape& s : shapes) {
+      for (const int held : {0, 16, 24}) {
+        const std::string note = fmt_sm_note(sms - held, sms);
+        if (fp8 && !fp8_ok) {
+          csv.add("gemm_sm_target", dtype, s.m, s.n, s.k, gemm_bytes(s, fp8), 1, nullptr,
+                  note + "; no FP8 tensor cores below compute capability 8.9");
+          continue;
+        }
+        const std::optional<Stats> st = gemm.time(s, fp8, held > 0 ? sms - held : 0, plan);
+        csv.add("gemm_sm_target", dtype, s.m, s.n, s.k, gemm_bytes(s, fp8), 1, st ? &*st : nullptr,
+                st ? note : note + "; cublasLt offers no algorithm");
+      }
+    }
+  }
 }
 
 void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
@@ -219,7 +331,10 @@ void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
     }
   }
   size_t max_a = 0, max_b = 0, max_c = 0;
-  for (const Shape& s : shapes) {
+  std::vector<Shape> allocated = shapes;
+  for (const Shape& s : recipe_gemm_shapes())
+    allocated.push_back(s);
+  for (const Shape& s : allocated) {
     max_a = std::max(max_a, static_cast<size_t>(s.m * s.k));
     max_b = std::max(max_b, static_cast<size_t>(s.k * s.n));
     max_c = std::max(max_c, static_cast<size_t>(s.m * s.n));
@@ -269,7 +384,9 @@ void bench_gemm(Csv& csv, bool quick, const TimingPlan& plan) {
                    s.k, flops / st.median / 1e12);
     }
   }
-  bench_gemm_fp8(csv, shapes, plan, {a, b, c, workspace, workspace_bytes, stream});
+  const GemmBuffers buffers{a, b, c, workspace, workspace_bytes, stream};
+  bench_gemm_fp8(csv, shapes, plan, buffers);
+  bench_gemm_sm_target(csv, plan, buffers);
   CUBLAS_CHECK(cublasDestroy(handle));
   PIPESIM_CUDA_CHECK(cudaStreamDestroy(stream));
   PIPESIM_CUDA_CHECK(cudaFree(a));
