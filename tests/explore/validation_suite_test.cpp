@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "pipesim/explore/validation.hpp"
 
@@ -78,13 +81,44 @@ TEST(ValidationSuite, EveryPublishedPointIsTranscribedAndEveryExpressibleOnePred
   EXPECT_EQ(runs["vocabulary-parallelism"], 48u);
   // Chimera: Figs. 13-15 (15) and Fig. 1's memory (6).
   EXPECT_EQ(runs["chimera"], 21u);
-  // NeMo / DGX Cloud dense runs: recipe tables (184), the 24.07 summary (8), long sequences (9).
-  EXPECT_EQ(runs["dgxc-benchmarking"], 184u);
+  // NeMo / DGX Cloud dense runs: recipe tables (174: v25.04's GPT-3 175B table repeats v25.03's
+  // and is held once), the 24.07 summary (8), long sequences (9).
+  EXPECT_EQ(runs["dgxc-benchmarking"], 174u);
   EXPECT_EQ(runs["nemo"], 8u);
   EXPECT_EQ(runs["nemo-long-sequence"], 9u);
   EXPECT_EQ(s.summary.overall.failed, 0u);
   for (const PointResult& p : s.points)
     EXPECT_TRUE(p.expressible == Expressible::No || p.predicted) << p.id << ": " << p.status;
+}
+
+// One measurement, one point: a table a later release republishes to the last digit (DGX Cloud
+// v25.04's GPT-3 175B and Grok-1 tables repeat v25.03's: step time, throughput and MFU) is held
+// once, or the statistics would weigh it twice. Two files with the same configuration and the
+// same measured values are a republication; the one pair left is a coincidence of one row in
+// tables whose other rows differ (Nemotron-4 15B, 512 GPUs, FP8: 2.12 s in v24.11.1 and v25.03).
+TEST(ValidationSuite, EveryMeasurementIsHeldOnce) {
+  std::map<std::string, std::vector<std::string>> files;
+  for (const ValidationRun& r : suite().runs) {
+    std::vector<std::pair<std::string, std::string>> options = r.run;
+    std::sort(options.begin(), options.end());
+    // append, not operator+: g++ 12's -Wrestrict misfires on chained string sums at -O2.
+    std::string key = r.source;
+    key.append("|").append(std::to_string(r.model_layers));
+    for (const auto& [option, value] : options)
+      key.append("|").append(option).append("=").append(value);
+    for (const MeasuredPoint& m : r.measured)
+      key.append("|").append(metric_name(m.metric)).append("=").append(std::to_string(m.value));
+    files[key].push_back(r.id);
+  }
+  std::vector<std::vector<std::string>> repeated;
+  for (auto& [key, ids] : files) {
+    if (ids.size() < 2) continue;
+    std::sort(ids.begin(), ids.end());
+    repeated.push_back(ids);
+  }
+  const std::vector<std::vector<std::string>> coincidences = {
+      {"DGXC-V24.11.1-H100-NEMOTRON4-15B-512GPU-FP8", "DGXC-V25.03-H100-NEMOTRON4-15B-512GPU-FP8"}};
+  EXPECT_EQ(repeated, coincidences);
 }
 
 TEST(ValidationSuite, MedianErrorWithinTenPercentFittedOrNot) {
@@ -93,6 +127,27 @@ TEST(ValidationSuite, MedianErrorWithinTenPercentFittedOrNot) {
   EXPECT_LE(all.held_out.median_abs, 0.10);
   EXPECT_LE(all.memory.median_abs, 0.08);
   EXPECT_GE(all.held_out.points, 190u);  // the fits use 5 runs; everything else is held out
+}
+
+// The bias targets: the mean signed error over every speed point, and over the held-out ones,
+// within 3%; per source within 5%, except the three sources still above it (validation/README.md,
+// "Where the suite stands"), whose own tests bound them where they are.
+TEST(ValidationSuite, BiasWithinTargets) {
+  const SourceSummary& all = suite().summary.overall;
+  EXPECT_LE(std::abs(all.all.mean_signed), 0.03);
+  EXPECT_LE(std::abs(all.held_out.mean_signed), 0.03);
+  const std::vector<std::string> open = {"dgxc-benchmarking-moe", "nemo", "nemo-long-sequence"};
+  size_t checked = 0;
+  for (const SourceSummary& s : suite().summary.sources) {
+    if (std::find(open.begin(), open.end(), s.source) != open.end()) continue;
+    if (s.all.points == 0) continue;
+    ++checked;
+    EXPECT_LE(std::abs(s.all.mean_signed), 0.05) << s.source;
+    if (s.held_out.points > 0) {
+      EXPECT_LE(std::abs(s.held_out.mean_signed), 0.05) << s.source;
+    }
+  }
+  EXPECT_EQ(checked, 7u);  // chimera, dgxc, korthikanti, megatron-core, narayanan, VP, ZB
 }
 
 // Chimera Fig. 1's memory points, bounded apart (below).
@@ -258,10 +313,10 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
   size_t runs = 0;
   for (const ValidationRun& r : suite().runs)
     runs += r.source == "dgxc-benchmarking-moe" ? 1 : 0;
-  // H100: 18 rows (9 GPU counts x BF16/FP8) at each of v24.11.1, v25.03 and v25.04 and the
-  // 512-GPU pair of the 25.07 release (NeMo 25.04, ETP 1); GB200: 6 rows (3 GPU counts x
-  // BF16/FP8) at v25.05 (NeMo 25.04).
-  EXPECT_EQ(runs, 62u);
+  // H100: 18 rows (9 GPU counts x BF16/FP8) at v24.11.1 and at v25.03 (v25.04 republishes
+  // v25.03's table: held once) and the 512-GPU pair of the 25.07 release (NeMo 25.04, ETP 1);
+  // GB200: 6 rows (3 GPU counts x BF16/FP8) at v25.05 (NeMo 25.04).
+  EXPECT_EQ(runs, 44u);
   for (const char* gpus : {"128", "256", "512"}) {
     for (const char* precision : {"BF16", "FP8"}) {
       const std::string id =
@@ -289,12 +344,12 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
     EXPECT_GT(*p.error(), 0.10) << p.id << ": the open optimism moved";
     EXPECT_LT(*p.error(), 0.22) << p.id;
   }
-  EXPECT_EQ(h100, 54u);
+  EXPECT_EQ(h100, 36u);
   for (const SourceSummary& s : suite().summary.sources) {
     if (s.source != "dgxc-benchmarking-moe") continue;
     EXPECT_EQ(s.failed, 0u);
     EXPECT_EQ(s.fitted.points, 0u);
-    EXPECT_EQ(s.held_out.points, 62u);
+    EXPECT_EQ(s.held_out.points, 44u);
     EXPECT_LE(s.all.median_abs, 0.13);
     EXPECT_LE(s.held_out.median_abs, 0.13);
     EXPECT_LE(s.all.max_abs, 0.22);
