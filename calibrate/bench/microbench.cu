@@ -205,6 +205,22 @@ bool has_fp8_tensor_cores() {
   return prop.major * 10 + prop.minor >= 89;
 }
 
+// Random non-zero operands A and B, in fp8 or bf16, as large as the largest of `shapes` needs.
+void fill_operands(const GemmBuffers& buf, const std::vector<GemmShape>& shapes, bool fp8) {
+  size_t max_a = 0, max_b = 0;
+  for (const GemmShape& s : shapes) {
+    max_a = std::max(max_a, static_cast<size_t>(s.m * s.k));
+    max_b = std::max(max_b, static_cast<size_t>(s.k * s.n));
+  }
+  if (fp8) {
+    pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.a), max_a, 1);
+    pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.b), max_b, 2);
+  } else {
+    pipesim_bench::fill_random(static_cast<__nv_bfloat16*>(buf.a), max_a, 1);
+    pipesim_bench::fill_random(static_cast<__nv_bfloat16*>(buf.b), max_b, 2);
+  }
+}
+
 // FP8 GEMMs over the curve's shapes (fitted against peak_flops.fp8). A GPU without FP8 tensor
 // cores, or a shape cublasLt has no kernel for, is written as not measurable with the reason.
 void bench_gemm_fp8(Csv& csv, const std::vector<GemmShape>& shapes, const TimingPlan& plan,
@@ -215,13 +231,7 @@ void bench_gemm_fp8(Csv& csv, const std::vector<GemmShape>& shapes, const Timing
               "TN; no FP8 tensor cores below compute capability 8.9");
     return;
   }
-  size_t max_a = 0, max_b = 0;
-  for (const GemmShape& s : shapes) {
-    max_a = std::max(max_a, static_cast<size_t>(s.m * s.k));
-    max_b = std::max(max_b, static_cast<size_t>(s.k * s.n));
-  }
-  pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.a), max_a, 1);
-  pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.b), max_b, 2);
+  fill_operands(buf, shapes, true);
   LtGemm gemm(buf);
   for (const GemmShape& s : shapes) {
     const std::optional<Stats> st = gemm.time(s, true, 0, plan);
@@ -270,21 +280,10 @@ void bench_gemm_sm_target(Csv& csv, const TimingPlan& plan, const GemmBuffers& b
   PIPESIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   const int sms = prop.multiProcessorCount;
   const bool fp8_ok = has_fp8_tensor_cores();
-  size_t max_a = 0, max_b = 0;
-  for (const GemmShape& s : shapes) {
-    max_a = std::max(max_a, static_cast<size_t>(s.m * s.k));
-    max_b = std::max(max_b, static_cast<size_t>(s.k * s.n));
-  }
   LtGemm gemm(buf);
   for (const bool fp8 : {false, true}) {
     const char* dtype = fp8 ? "fp8" : "bf16";
-    if (fp8 && fp8_ok) {
-      pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.a), max_a, 1);
-      pipesim_bench::fill_random(static_cast<__nv_fp8_e4m3*>(buf.b), max_b, 2);
-    } else if (!fp8) {
-      pipesim_bench::fill_random(static_cast<__nv_bfloat16*>(buf.a), max_a, 1);
-      pipesim_bench::fill_random(static_cast<__nv_bfloat16*>(buf.b), max_b, 2);
-    }
+    if (!fp8 || fp8_ok) fill_operands(buf, shapes, fp8);
     for (const GemmShape& s : shapes) {
       for (const int held : {0, 16, 24}) {
         const std::string note = fmt_sm_note(sms - held, sms);

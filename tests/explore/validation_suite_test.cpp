@@ -130,10 +130,11 @@ TEST(ValidationSuite, MedianErrorWithinTenPercentFittedOrNot) {
 }
 
 // The whole suite's targets (both sets, every source): over every speed point and over the
-// held-out ones, median |error| within 7%, none beyond 25%, mean signed error within 3%; memory
-// median within 8%; per source the mean signed error within 5%, except the three sources still
-// above it (validation/README.md, "Where the suite stands"), whose own tests bound them where
-// they are.
+// held-out ones, median |error| within 7%, none beyond 25%, mean signed error within 3%; per
+// source the mean signed error within 5%, except the three sources still above it
+// (validation/README.md, "Where the suite stands"), whose own tests bound them where they are.
+// The memory median's 8% is asserted with the papers' sources (MedianErrorWithinTenPercent...):
+// every memory point is theirs.
 TEST(ValidationSuite, WholeSuiteWithinTargets) {
   const SourceSummary& all = suite().summary.overall;
   for (const ErrorStats* speed : {&all.all, &all.held_out}) {
@@ -141,7 +142,7 @@ TEST(ValidationSuite, WholeSuiteWithinTargets) {
     EXPECT_LE(speed->max_abs, 0.25);
     EXPECT_LE(std::abs(speed->mean_signed), 0.03);
   }
-  EXPECT_LE(all.memory.median_abs, 0.08);
+  EXPECT_EQ(all.memory.points, first_sources().overall.memory.points);
   const std::vector<std::string> open = {"dgxc-benchmarking-moe", "nemo", "nemo-long-sequence"};
   size_t checked = 0;
   for (const SourceSummary& s : suite().summary.sources) {
