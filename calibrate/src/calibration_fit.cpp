@@ -67,6 +67,69 @@ bool has_unmeasurable(const SampleSet& samples, const std::string& benchmark) {
                      [&](const Sample& s) { return s.benchmark == benchmark && !s.seconds; });
 }
 
+ScalarFit scalar_fit(const std::vector<double>& reached) {
+  ScalarFit f;
+  f.measured = median(reached);
+  f.value = std::clamp(f.measured, kMinEfficiency, 1.0);
+  f.samples = reached.size();
+  return f;
+}
+
+// The efficiency a sample reached against its dtype's peak; nullopt (and a note) without one.
+std::optional<double> sample_efficiency(const SampleSet& samples, const Sample& s,
+                                        const ComputeParameters& base, double launch,
+                                        CalibrationFit& fit) {
+  const auto peak = base.peak_flops.find(s.dtype);
+  if (peak == base.peak_flops.end()) {
+    fit.not_measured.push_back(fmt::format("{} samples in {}: the base profile has no "
+                                           "peak_flops.{}",
+                                           s.benchmark, s.dtype, s.dtype));
+    return std::nullopt;
+  }
+  const double achieved = s.gemm_flops() / *s.seconds;
+  if (!(achieved <= kPeakTolerance * peak->second)) {
+    throw core::ConfigError(
+        samples.source, fmt::format("line {}, {}", s.line, s.benchmark),
+        fmt::format("{:.3g} FLOP/s is above the base profile's gpu.peak_flops.{} = {:.3g} (at "
+                    "most {}x that is plausible)",
+                    achieved, s.dtype, peak->second, kPeakTolerance));
+  }
+  return s.gemm_flops() / (peak->second * work_seconds(*s.seconds, launch));
+}
+
+// Fused attention and grouped GEMMs (rows from profiler traces): one scalar each, the median
+// of what the samples reached — against the peak (attention) or against the dense GEMM curve at
+// the same FLOPs, the fitted one where this fit has it (grouped GEMMs), as kernel_time prices
+// them.
+void fit_fused_kernels(const SampleSet& samples, const ComputeParameters& base, double launch,
+                       CalibrationFit& fit) {
+  std::vector<double> attention;
+  for (const Sample& s : samples.measured("attention")) {
+    if (const auto e = sample_efficiency(samples, s, base, launch, fit)) attention.push_back(*e);
+  }
+  if (!attention.empty()) {
+    fit.attention_efficiency = scalar_fit(attention);
+  } else {
+    fit.not_measured.push_back("gpu.attention_efficiency: no attention samples");
+  }
+  std::vector<double> grouped;
+  for (const Sample& s : samples.measured("grouped_gemm")) {
+    const auto e = sample_efficiency(samples, s, base, launch, fit);
+    if (!e) continue;
+    const auto fitted = fit.gemm.find(s.dtype);
+    const auto dense = base.gemm_efficiency.find(s.dtype);
+    if (fitted == fit.gemm.end() && dense == base.gemm_efficiency.end()) continue;
+    const double curve = fitted != fit.gemm.end() ? fitted->second.fit.curve.at(s.gemm_flops())
+                                                  : dense->second.at(s.gemm_flops());
+    grouped.push_back(*e / curve);
+  }
+  if (!grouped.empty()) {
+    fit.grouped_gemm_efficiency = scalar_fit(grouped);
+  } else {
+    fit.not_measured.push_back("gpu.grouped_gemm_efficiency: no grouped_gemm samples");
+  }
+}
+
 }  // namespace
 
 CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& base) {
@@ -128,10 +191,22 @@ CalibrationFit fit_samples(const SampleSet& samples, const ComputeParameters& ba
                       "gpu.peak_flops.{} = {:.3g} (at most {}x that is plausible)",
                       t.max_achieved, dtype, peak->second, kPeakTolerance));
     }
+    // One size measured (a trace's single GEMM shape) gives a point, not a curve.
+    const bool one_size = std::all_of(points.begin(), points.end(), [&](const auto& p) {
+      return p.first == points.front().first;
+    });
+    if (one_size) {
+      fit.not_measured.push_back(
+          fmt::format("gpu.gemm_efficiency.{}: measured at one size only ({:.3g} FLOPs, {} "
+                      "samples); a curve needs two",
+                      dtype, points.front().first, points.size()));
+      continue;
+    }
     t.fit = fit_or_explain(samples, "gemm " + dtype, [&] { return fit_efficiency_curve(points); });
     fit.gemm[dtype] = std::move(t);
   }
   if (dtypes.empty()) fit.not_measured.push_back("gpu.gemm_efficiency: no gemm samples");
+  fit_fused_kernels(samples, base, launch, fit);
 
   std::vector<std::pair<double, double>> memory;
   double best_bandwidth = 0.0;
@@ -190,6 +265,9 @@ ComputeParameters apply_fit(const ComputeParameters& base, const CalibrationFit&
   for (const auto& [dtype, t] : fit.gemm)
     out.gemm_efficiency[dtype] = t.fit.curve;
   if (fit.hbm) out.hbm_efficiency = fit.hbm->fit.curve;
+  if (fit.attention_efficiency) out.attention_efficiency = fit.attention_efficiency->value;
+  if (fit.grouped_gemm_efficiency)
+    out.grouped_gemm_efficiency = fit.grouped_gemm_efficiency->value;
   return out;
 }
 

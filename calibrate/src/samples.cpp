@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <optional>
 
 #include "csv_cells.hpp"
 #include "pipesim/core/config_error.hpp"
@@ -75,6 +77,11 @@ SampleSet parse_samples(std::string_view text, const std::string& source) {
       continue;
     }
     const std::vector<std::string_view> cells = split(line);
+    const auto column = [&](std::string_view name) -> std::optional<std::size_t> {
+      const auto it = std::find(header.begin() + kColumns.size(), header.end(), name);
+      if (it == header.end()) return std::nullopt;
+      return static_cast<std::size_t>(it - header.begin());
+    };
     if (cells.size() != header.size()) {
       ctx.fail(cells.size() < header.size() ? header[cells.size()] : "(extra)",
                fmt::format("row has {} cells, the header has {}", cells.size(), header.size()));
@@ -99,6 +106,14 @@ SampleSet parse_samples(std::string_view text, const std::string& source) {
       const double t = csv::parse_seconds(ctx, cells[7], " (or NA when not measurable)");
       s.seconds = t;
     }
+    if (const auto c = column("flops"); c && !cells[*c].empty()) {
+      const double flops = parse_real(ctx, "flops", cells[*c]);
+      if (!(flops > 0 && flops <= 1e21)) {
+        ctx.fail("flops", fmt::format("must be in (0, 1e21], got {}", cells[*c]));
+      }
+      s.flops = flops;
+    }
+    if (const auto c = column("source")) s.source = std::string(cells[*c]);
     set.rows.push_back(std::move(s));
   }
   if (header.empty()) {
@@ -115,6 +130,19 @@ SampleSet parse_samples(std::string_view text, const std::string& source) {
 
 SampleSet read_samples(const std::filesystem::path& path) {
   return parse_samples(core::read_text_file(path), path.string());
+}
+
+std::string samples_to_csv(const SampleSet& samples) {
+  std::string out;
+  for (const auto& [key, value] : samples.metadata)
+    out += fmt::format("# {}: {}\n", key, value);
+  out += "benchmark,dtype,m,n,k,bytes,gpus,seconds,flops,source\n";
+  for (const Sample& s : samples.rows) {
+    out += fmt::format("{},{},{},{},{},{:.17g},{},{},{},{}\n", s.benchmark, s.dtype, s.m, s.n, s.k,
+                       s.bytes, s.gpus, s.seconds ? fmt::format("{:.17g}", *s.seconds) : "NA",
+                       s.flops ? fmt::format("{:.17g}", *s.flops) : "", s.source);
+  }
+  return out;
 }
 
 }  // namespace pipesim::calibrate

@@ -269,17 +269,23 @@ sim::OpCollectives StageCompute::lowering() const {
 }
 
 double StageCompute::compute_time(const models::KernelList& kernels) const {
-  if (!models::low_precision_gemms(model_.precision)) {
-    const std::string dtype = models::precision_name(model_.precision);
-    if (linear_slowdown_ == 1.0)
-      return kernel_time(kernels, hw_.gpu, dtype, hw_.framework.op_overhead);
+  return op_kernel_time(kernels, hw_.gpu, model_.precision, hw_.framework.op_overhead,
+                        linear_slowdown_);
+}
+
+double op_kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& gpu,
+                      models::Precision precision, double host_overhead, double linear_slowdown,
+                      bool with_casts) {
+  if (!models::low_precision_gemms(precision)) {
+    const std::string dtype = models::precision_name(precision);
+    if (linear_slowdown == 1.0) return kernel_time(kernels, gpu, dtype, host_overhead);
     // With sequence parallelism every linear layer's GEMM sits next to an all-gather or a
     // reduce-scatter, which the overlap runs beside it on some of the SMs.
     models::KernelList linear, other;
     for (const models::LayerKernel& k : kernels)
       (k.linear ? linear : other).push_back(k);
-    return linear_slowdown_ * kernel_time(linear, hw_.gpu, dtype, hw_.framework.op_overhead) +
-           kernel_time(other, hw_.gpu, dtype, hw_.framework.op_overhead);
+    return linear_slowdown * kernel_time(linear, gpu, dtype, host_overhead) +
+           kernel_time(other, gpu, dtype, host_overhead);
   }
   // A Transformer Engine recipe: the linear layers' GEMMs run in the low-precision format,
   // everything else (attention, LM head, memory-bound kernels) in bf16, plus the quantizing
@@ -287,11 +293,12 @@ double StageCompute::compute_time(const models::KernelList& kernels) const {
   models::KernelList low, bf16;
   for (const models::LayerKernel& k : kernels)
     (k.linear ? low : bf16).push_back(k);
-  const models::KernelList casts = low_precision_casts(kernels, model_.precision);
-  bf16.insert(bf16.end(), casts.begin(), casts.end());
-  return linear_slowdown_ * kernel_time(low, hw_.gpu, models::precision_name(model_.precision),
-                                        hw_.framework.op_overhead) +
-         kernel_time(bf16, hw_.gpu, "bf16", hw_.framework.op_overhead);
+  if (with_casts) {
+    const models::KernelList casts = low_precision_casts(kernels, precision);
+    bf16.insert(bf16.end(), casts.begin(), casts.end());
+  }
+  return linear_slowdown * kernel_time(low, gpu, models::precision_name(precision), host_overhead) +
+         kernel_time(bf16, gpu, "bf16", host_overhead);
 }
 
 models::KernelList low_precision_casts(const models::KernelList& kernels, models::Precision p) {

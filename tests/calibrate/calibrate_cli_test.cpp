@@ -138,7 +138,9 @@ TEST(CalibrateCli, JsonCarriesTheFittedParameters) {
   EXPECT_GT(j.at("gemm_efficiency").at("fp8").at("table").size(), 3u);
   EXPECT_GT(j.at("gemm_efficiency").at("bf16").at("table").size(), 3u);
   EXPECT_EQ(j.at("provenance").at("gpu"), "synthetic (not measured)");
-  EXPECT_EQ(j.at("not_measured").size(), 1u);
+  EXPECT_EQ(j.at("not_measured").size(), 3u);  // inter-node, attention, grouped GEMMs
+  EXPECT_TRUE(j.at("attention_efficiency").is_null());
+  EXPECT_TRUE(j.at("grouped_gemm_efficiency").is_null());
 }
 
 struct BadCase {

@@ -1,6 +1,7 @@
 // `pipesim calibrate`: fit a hardware profile from benchmark samples (any machine), or run the
-// CUDA benchmarks first (a CUDA build); `pipesim calibrate layer-check`: measured layer times
-// beside the cost model's predictions. See calibrate/README.md.
+// CUDA benchmarks first (a CUDA build), or read a profiler trace of the user's own training step
+// and set it beside pipesim's prediction (--from-trace); `pipesim calibrate layer-check`:
+// measured layer times beside the cost model's predictions. See calibrate/README.md.
 
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -9,22 +10,29 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <system_error>
 #include <utility>
 #include <vector>
 
 #include "commands.hpp"
+#include "flags.hpp"
 #include "output.hpp"
 #include "pipesim/calibrate/calibration_fit.hpp"
 #include "pipesim/calibrate/layer_check.hpp"
 #include "pipesim/calibrate/profile_yaml.hpp"
 #include "pipesim/calibrate/report.hpp"
 #include "pipesim/calibrate/samples.hpp"
+#include "pipesim/calibrate/trace_check.hpp"
 #include "pipesim/core/atomic_write.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/text_file.hpp"
 #include "pipesim/hardware/profile.hpp"
+#include "pipesim/models/model_spec.hpp"
+#include "pipesim/scenario/options.hpp"
 
 // Set by tools/CMakeLists.txt when the CUDA benchmarks are built: where they are relative to the
 // running executable's directory, installed and in the build tree.
@@ -63,6 +71,15 @@ struct CalibrateOptions {
   bool quick = false;
   std::string bench_dir = default_bench_dir();
   std::string run_dir;
+};
+
+// `--from-trace`: the trace, where its samples go, and the run's options as the command line
+// gave them (the real-cost options of the scenario table).
+struct TraceOptions {
+  std::string from_trace;
+  std::string samples_out;
+  std::map<std::string, std::string> values;
+  std::map<std::string, const CLI::Option*> flags;
 };
 
 struct LayerCheckOptions {
@@ -183,6 +200,87 @@ int run_calibrate(const CalibrateOptions& o) {
   return 0;
 }
 
+// The profile fitted from a trace's samples, written with its samples beside it; returns the fit.
+calibrate::CalibrationFit write_trace_profile(const CalibrateOptions& o,
+                                              const hardware::HardwareProfile& base,
+                                              const calibrate::SampleSet& samples) {
+  const calibrate::CalibrationFit fit = calibrate::fit_samples(samples, base.gpu);
+  hardware::Provenance provenance = calibrate::provenance_from(samples, base.name);
+  provenance.references.push_back("profiler trace " + samples.meta("trace", "unknown"));
+  const fs::path out(o.output);
+  const std::string samples_name = out.stem().string() + ".samples.csv";
+  const std::string name = o.name.empty() ? base.name + "-calibrated" : o.name;
+  const hardware::HardwareProfile profile =
+      calibrate::calibrated_profile(base, fit, provenance, name, samples_name);
+  const std::vector<core::OutputFile> outputs{
+      {out, hardware::to_yaml(profile)},
+      {out.parent_path() / samples_name, calibrate::samples_to_csv(samples)}};
+  core::write_files_atomically(outputs);
+  return fit;
+}
+
+int run_trace_calibration(const CalibrateOptions& o, const TraceOptions& t) {
+  if (!o.from_samples.empty()) {
+    throw core::ConfigError::option("from_trace", "cannot be given with --from-samples");
+  }
+  if (!o.name.empty()) {
+    if (const std::string why = hardware::check_profile_name(o.name); !why.empty()) {
+      throw core::ConfigError("command line", "--name", why);
+    }
+  }
+  scenario::Scenario spec;
+  for (const scenario::Option& option : scenario::options()) {
+    const auto flag = t.flags.find(option.name());
+    if (flag != t.flags.end() && flag->second->count() > 0) {
+      scenario::apply_given(option, spec, given_text(option, t.values.at(option.name())));
+    } else {
+      option.apply(spec, option.spec.default_text);
+    }
+  }
+  if (spec.perf.model.empty()) {
+    throw core::ConfigError::option("model",
+                                    "required with --from-trace: the model whose kernels the "
+                                    "trace ran (shipped name, YAML or config.json)");
+  }
+  const calibrate::ProfilerTrace trace = calibrate::read_profiler_trace(
+      t.from_trace, [&](std::uint64_t read, std::uint64_t total) {
+        fmt::print(stderr, "pipesim: reading {}: {} of {} MiB\n", t.from_trace, read >> 20,
+                   total >> 20);
+      });
+  const hardware::HardwareProfile base = calibrate::choose_trace_profile(
+      trace, spec.perf.hardware.empty() ? o.base : spec.perf.hardware);
+  const calibrate::TraceRun run =
+      calibrate::make_trace_run(models::load_model(spec.perf.model), base, spec.perf.setup);
+  const calibrate::TraceCheck check = calibrate::check_trace(trace, run);
+
+  std::optional<calibrate::CalibrationFit> fit;
+  std::optional<calibrate::SampleSet> samples;
+  if (!t.samples_out.empty() || !o.output.empty()) {
+    samples = calibrate::trace_samples(trace, check, run);
+  }
+  if (!t.samples_out.empty()) {
+    core::write_file_atomically(t.samples_out, calibrate::samples_to_csv(*samples));
+  }
+  if (!o.output.empty()) fit = write_trace_profile(o, base, *samples);
+
+  if (o.format == "json") {
+    nlohmann::json j = calibrate::trace_check_to_json(check);
+    if (fit) {
+      j["fit"] = calibrate::fit_to_json(*fit, calibrate::provenance_from(*samples, base.name),
+                                        t.samples_out.empty() ? o.output : t.samples_out);
+    }
+    emit("", j.dump(2) + "\n");
+  } else {
+    std::string text = calibrate::trace_check_to_text(check);
+    if (fit) {
+      text += fmt::format("\nprofile {} fitted from the trace's samples:\n", o.output) +
+              calibrate::fit_to_text(*fit, calibrate::provenance_from(*samples, base.name));
+    }
+    emit("", text);
+  }
+  return 0;
+}
+
 int run_layer_check(const LayerCheckOptions& o) {
   const auto measured = calibrate::read_layer_times(o.layer_times);
   const hardware::HardwareProfile profile = calibrate::load_base_profile(o.profile);
@@ -208,6 +306,23 @@ Action add_calibrate_command(CLI::App& app) {
       "calibrate", "Fit a hardware profile from CUDA benchmark samples (or run them first)");
   cmd->add_option("--from-samples", o->from_samples,
                   "Samples CSV from calibrate/bench (fit only; works on any machine)");
+  auto t = std::make_shared<TraceOptions>();
+  const CLI::Option* from_trace =
+      cmd->add_option("--from-trace", t->from_trace,
+                      "A PyTorch profiler trace of your own training step (Chrome trace .json or "
+                      ".json.gz): its kernels beside pipesim's prediction of the same work, with "
+                      "--model and the run's options; -o fits a profile from it")
+          ->type_name("PATH");
+  cmd->add_option("--samples-out", t->samples_out,
+                  "--from-trace: write the trace's measured samples (calibrate's samples CSV)")
+      ->type_name("PATH");
+  // The run the trace measured, in the scenario table's own words (--model, -T, -E, -B,
+  // --sequence, --precision, ...).
+  for (const scenario::Option& option : scenario::options()) {
+    if (option.group != "Real-cost mode") continue;
+    CLI::Option* flag = add_scenario_option(*cmd, option, t->values[option.name()], false);
+    t->flags[option.name()] = flag->group("The traced run (--from-trace)");
+  }
   cmd->add_option("--base", o->base,
                   "Profile of the measured GPU the fit starts from (peaks, memory, unmeasured "
                   "values): shipped name or YAML. Required unless the samples name a GPU that "
@@ -239,7 +354,19 @@ Action add_calibrate_command(CLI::App& app) {
       ->capture_default_str();
   layer->add_option("--output,-o", l->output, "Write to this file (atomically) instead of stdout");
 
-  return [o, l, layer] { return layer->parsed() ? run_layer_check(*l) : run_calibrate(*o); };
+  return [o, l, t, layer, from_trace] {
+    if (layer->parsed()) return run_layer_check(*l);
+    if (from_trace->count() > 0) return run_trace_calibration(*o, *t);
+    for (const auto& [name, flag] : t->flags) {
+      if (flag->count() > 0) {
+        throw core::ConfigError::option(name, "applies with --from-trace only (the traced run)");
+      }
+    }
+    if (!t->samples_out.empty()) {
+      throw core::ConfigError::option("samples_out", "applies with --from-trace only");
+    }
+    return run_calibrate(*o);
+  };
 }
 
 }  // namespace pipesim::cli

@@ -30,6 +30,14 @@ struct ThroughputFit {
   double max_achieved = 0.0;  //!< best measured FLOP/s (GEMM) or bytes/s (memory)
 };
 
+//! One profile scalar fitted as the median of what its samples reached, kept in (0, 1].
+struct ScalarFit {
+  double value = 0;     //!< what the profile gets
+  double measured = 0;  //!< the median before clamping
+  std::size_t samples = 0;
+  bool clamped() const { return value != measured; }
+};
+
 struct CalibrationFit {
   std::optional<double> kernel_launch;         //!< median `launch` sample, seconds
   std::map<std::string, ThroughputFit> gemm;   //!< dtype → efficiency vs FLOPs
@@ -37,6 +45,11 @@ struct CalibrationFit {
   std::optional<LinkFit> intra_node;           //!< send_recv if measured, else peer_copy
   std::map<std::string, LinkFit> collectives;  //!< all_reduce, all_gather, reduce_scatter
   std::map<std::string, LinkFit> host;         //!< h2d, d2h (reported; not in the schema)
+  //! Median fraction of the peak the `attention` samples reach (gpu.attention_efficiency).
+  std::optional<ScalarFit> attention_efficiency;
+  //! Median of the `grouped_gemm` samples' efficiency over the dense curve's at the same FLOPs
+  //! (gpu.grouped_gemm_efficiency), at most 1.
+  std::optional<ScalarFit> grouped_gemm_efficiency;
   std::vector<std::string> not_measured;       //!< what keeps the base profile's value, and why
 };
 

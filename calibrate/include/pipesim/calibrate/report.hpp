@@ -8,6 +8,7 @@
 #include "pipesim/calibrate/calibration_fit.hpp"
 #include "pipesim/calibrate/layer_check.hpp"
 #include "pipesim/calibrate/profile_yaml.hpp"
+#include "pipesim/calibrate/trace_check.hpp"
 
 namespace pipesim::calibrate {
 
@@ -18,5 +19,13 @@ std::string fit_to_text(const CalibrationFit& fit, const hardware::Provenance& p
 nlohmann::json layer_check_to_json(const LayerCheck& check);
 std::string layer_check_to_text(const LayerCheck& check);
 std::string layer_check_to_csv(const LayerCheck& check);
+
+//! The trace beside the prediction (docs/schema: calibrate_trace): the trace's GPU, kernels and
+//! their time, `ops: [{kind, phase, kernels, ranges, measured_s, predicted_s}]`, phases,
+//! streams, overlap, unrecognised kernel names, findings.
+nlohmann::json trace_check_to_json(const TraceCheck& check);
+//! The same as a text report: findings first, then the table by phase (biggest difference
+//! first within the listing of each phase), streams and unrecognised kernels.
+std::string trace_check_to_text(const TraceCheck& check);
 
 }  // namespace pipesim::calibrate

@@ -8,6 +8,12 @@
 // `seconds` is the median time of one operation; `NA` marks a benchmark that could not be
 // measured on this machine (e.g. peer copies with one GPU) and is skipped by the fits. Any other
 // malformed cell is a core::ConfigError naming the file, line and column.
+//
+// Two optional columns after these: `flops`, the work of a row that is not one m×n×k GEMM
+// (fused attention, several kernels measured together; empty: 2mnk), and `source`, where a
+// measurement came from (a trace and its phase). The benchmarks `attention` and
+// `grouped_gemm` (rows from profiler traces) fit the profile's attention_efficiency and
+// grouped_gemm_efficiency.
 
 #include <cstdint>
 #include <filesystem>
@@ -27,9 +33,13 @@ struct Sample {
   int gpus = 1;
   std::optional<double> seconds;  //!< median seconds per operation; nullopt = not measurable
   int line = 0;                   //!< 1-based line in the source file, for messages
+  std::optional<double> flops;     //!< the `flops` column, when given
+  std::string source;              //!< the `source` column ("" when absent)
 
+  //! The work: the `flops` column, else 2mnk.
   double gemm_flops() const {
-    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+    return flops ? *flops
+                 : 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   }
 };
 
@@ -48,5 +58,8 @@ struct SampleSet {
 SampleSet parse_samples(std::string_view text, const std::string& source);
 //! Reads and parses a file. Throws core::ConfigError (also when it cannot be read).
 SampleSet read_samples(const std::filesystem::path& path);
+//! The samples as CSV text: metadata lines, then the eight columns, `flops` and `source`
+//! (parse_samples reads it back to the same rows).
+std::string samples_to_csv(const SampleSet& samples);
 
 }  // namespace pipesim::calibrate

@@ -92,4 +92,13 @@ class StageCompute {
 //! 16/32-bit precisions.
 models::KernelList low_precision_casts(const models::KernelList& kernels, models::Precision p);
 
+//! Seconds one op's `kernels` hold their stream when the run trains in `precision`: plain
+//! kernel_time in that precision, or for a Transformer Engine low-precision recipe the linear
+//! GEMMs in it and everything else in bf16, plus (`with_casts`) the recipe's quantizing casts.
+//! `linear_slowdown` scales the linear GEMMs (their SMs shared with overlapped collectives);
+//! `host_overhead` is the framework's dispatch per launch (kernel_time).
+double op_kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& gpu,
+                      models::Precision precision, double host_overhead,
+                      double linear_slowdown = 1.0, bool with_casts = true);
+
 }  // namespace pipesim::cost
