@@ -81,9 +81,10 @@ std::optional<double> sample_efficiency(const SampleSet& samples, const Sample& 
                                         CalibrationFit& fit) {
   const auto peak = base.peak_flops.find(s.dtype);
   if (peak == base.peak_flops.end()) {
-    fit.not_measured.push_back(fmt::format("{} samples in {}: the base profile has no "
-                                           "peak_flops.{}",
-                                           s.benchmark, s.dtype, s.dtype));
+    fit.not_measured.push_back(
+        fmt::format("{} samples in {}: the base profile has no "
+                    "peak_flops.{}",
+                    s.benchmark, s.dtype, s.dtype));
     return std::nullopt;
   }
   const double achieved = s.gemm_flops() / *s.seconds;
@@ -266,8 +267,7 @@ ComputeParameters apply_fit(const ComputeParameters& base, const CalibrationFit&
     out.gemm_efficiency[dtype] = t.fit.curve;
   if (fit.hbm) out.hbm_efficiency = fit.hbm->fit.curve;
   if (fit.attention_efficiency) out.attention_efficiency = fit.attention_efficiency->value;
-  if (fit.grouped_gemm_efficiency)
-    out.grouped_gemm_efficiency = fit.grouped_gemm_efficiency->value;
+  if (fit.grouped_gemm_efficiency) out.grouped_gemm_efficiency = fit.grouped_gemm_efficiency->value;
   return out;
 }
 

@@ -5,12 +5,11 @@
 
 #include <algorithm>
 #include <array>
-#include <istream>
+#include <iterator>
 #include <map>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
-#include <streambuf>
+#include <optional>
 #include <unordered_map>
 
 #include "pipesim/core/config_error.hpp"
@@ -340,9 +339,9 @@ class TraceSax {
 // The checks every parsed trace gets, whatever it was read from.
 void check_parsed(const TraceSax& sax, bool parsed, const ProfilerTrace& trace) {
   if (!parsed) {
-    throw core::ConfigError(trace.source, fmt::format("byte {}", sax.error_position()),
-                            fmt::format("not a complete JSON trace (cut short or corrupt): {}",
-                                        sax.error()));
+    throw core::ConfigError(
+        trace.source, fmt::format("byte {}", sax.error_position()),
+        fmt::format("not a complete JSON trace (cut short or corrupt): {}", sax.error()));
   }
   if (!sax.saw_events()) {
     throw core::ConfigError(trace.source, "traceEvents",
@@ -358,11 +357,11 @@ void check_parsed(const TraceSax& sax, bool parsed, const ProfilerTrace& trace) 
   }
 }
 
-// A read-only stream buffer over zlib's gz reader: gzip files are decompressed, any other file
+// A file read through zlib's gz reader in blocks: gzip files are decompressed, any other file
 // is passed through as it is. Reports progress in bytes of the file read.
-class GzStreamBuf : public std::streambuf {
+class GzSource {
  public:
-  GzStreamBuf(const std::filesystem::path& path, const ReadProgress& progress)
+  GzSource(const std::filesystem::path& path, const ReadProgress& progress)
       : source_(path.string()), progress_(progress) {
     std::error_code ec;
     size_ = std::filesystem::file_size(path, ec);
@@ -372,42 +371,38 @@ class GzStreamBuf : public std::streambuf {
     file_ = gzopen(source_.c_str(), "rb");
     if (file_ == nullptr) throw core::ConfigError(source_, "file", "cannot be opened");
     gzbuffer(file_, 1 << 18);
+    fill();
   }
-  GzStreamBuf(const GzStreamBuf&) = delete;
-  GzStreamBuf& operator=(const GzStreamBuf&) = delete;
-  ~GzStreamBuf() override { gzclose(file_); }
+  GzSource(const GzSource&) = delete;
+  GzSource& operator=(const GzSource&) = delete;
+  ~GzSource() { gzclose(file_); }
 
- protected:
-  int_type underflow() override {
-    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
-    if (n < 0) {
-      int code = 0;
-      const char* why = gzerror(file_, &code);
-      throw core::ConfigError(source_, "file",
-                              fmt::format("corrupt compressed data: {}", why ? why : "gzread"));
-    }
-    if (n == 0) {
-      int code = 0;
-      gzerror(file_, &code);
-      if (code != Z_OK) {
-        throw core::ConfigError(source_, "file", "compressed data cut short");
-      }
-      return traits_type::eof();
-    }
-    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
-    report();
-    return traits_type::to_int_type(buffer_[0]);
+  bool exhausted() const { return pos_ == end_; }
+  const char& current() const { return buffer_[pos_]; }
+  void advance() {
+    if (++pos_ == end_) fill();
   }
 
  private:
   static constexpr std::uint64_t kProgressStep = std::uint64_t{64} << 20;
 
-  void report() {
-    if (!progress_) return;
-    const auto read = static_cast<std::uint64_t>(std::max<z_off_t>(gzoffset(file_), 0));
-    if (read >= next_report_) {
-      progress_(read, size_);
-      next_report_ = read + kProgressStep;
+  void fill() {
+    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
+    int code = Z_OK;
+    const char* why = gzerror(file_, &code);
+    if (n < 0 || (n == 0 && code != Z_OK)) {
+      throw core::ConfigError(source_, "file",
+                              fmt::format("corrupt or cut short compressed data: {}",
+                                          why != nullptr ? why : "gzread failed"));
+    }
+    pos_ = 0;
+    end_ = static_cast<std::size_t>(n);
+    if (progress_) {
+      const auto read = static_cast<std::uint64_t>(std::max<z_off_t>(gzoffset(file_), 0));
+      if (read >= next_report_) {
+        progress_(read, size_);
+        next_report_ = read + kProgressStep;
+      }
     }
   }
 
@@ -417,6 +412,31 @@ class GzStreamBuf : public std::streambuf {
   std::uint64_t size_ = 0;
   std::uint64_t next_report_ = kProgressStep;
   std::array<char, 1 << 16> buffer_{};
+  std::size_t pos_ = 0, end_ = 0;
+};
+
+// The characters of a GzSource as the input iterator nlohmann's parser reads (a default one is
+// the end): a plain buffer access per character rather than a stream's virtual calls.
+class GzIterator {
+ public:
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  GzIterator() = default;
+  explicit GzIterator(GzSource& source) : source_(&source) {}
+  reference operator*() const { return source_->current(); }
+  GzIterator& operator++() {
+    source_->advance();
+    return *this;
+  }
+  bool operator==(const GzIterator& o) const { return at_end() == o.at_end(); }
+
+ private:
+  bool at_end() const { return source_ == nullptr || source_->exhausted(); }
+  GzSource* source_ = nullptr;
 };
 
 }  // namespace
@@ -449,10 +469,9 @@ double ProfilerTrace::kernel_time() const {
 ProfilerTrace read_profiler_trace(const std::filesystem::path& path, const ReadProgress& progress) {
   ProfilerTrace trace;
   trace.source = path.string();
-  GzStreamBuf buffer(path, progress);
-  std::istream in(&buffer);
+  GzSource source(path, progress);
   TraceSax sax(trace);
-  const bool parsed = json::sax_parse(in, &sax);
+  const bool parsed = json::sax_parse(GzIterator(source), GzIterator(), &sax);
   check_parsed(sax, parsed, trace);
   return trace;
 }

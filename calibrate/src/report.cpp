@@ -87,8 +87,7 @@ std::string fit_to_text(const CalibrationFit& fit, const hardware::Provenance& p
                      fit.hbm->max_achieved / 1e12, fit.hbm->fit.samples, fit.hbm->fit.rms_error,
                      fit.hbm->fit.clamped ? " (clamped)" : "");
   }
-  const auto scalar_line = [](const std::string& label, const std::string& of,
-                              const ScalarFit& f) {
+  const auto scalar_line = [](const std::string& label, const std::string& of, const ScalarFit& f) {
     return fmt::format("  {:<18} {:.3f} of {}, median of {} samples{}\n", label, f.value, of,
                        f.samples,
                        f.clamped() ? fmt::format(" (measured {:.3f}, clamped)", f.measured) : "");
@@ -190,14 +189,14 @@ nlohmann::json trace_check_to_json(const TraceCheck& check) {
   nlohmann::json phases = nlohmann::json::array();
   for (const PhaseRow& row : check.phases) {
     const PhaseSummary& p = row.summary;
-    phases.push_back({{"name", p.name},
-                      {"block", block_name(p.phase.block)},
-                      {"pass", pass_name(p.phase.pass)},
-                      {"ranges", p.ranges},
-                      {"kernels", p.kernels},
-                      {"measured_s", p.seconds},
-                      {"predicted_s", row.predicted ? nlohmann::json(*row.predicted)
-                                                    : nlohmann::json()}});
+    phases.push_back(
+        {{"name", p.name},
+         {"block", block_name(p.phase.block)},
+         {"pass", pass_name(p.phase.pass)},
+         {"ranges", p.ranges},
+         {"kernels", p.kernels},
+         {"measured_s", p.seconds},
+         {"predicted_s", row.predicted ? nlohmann::json(*row.predicted) : nlohmann::json()}});
   }
   j["phases"] = std::move(phases);
   nlohmann::json streams = nlohmann::json::array();
@@ -227,17 +226,18 @@ nlohmann::json trace_check_to_json(const TraceCheck& check) {
 }
 
 std::string trace_check_to_text(const TraceCheck& check) {
-  std::string s = fmt::format("trace {}: {} events, {} GPU kernels on {}, {:.3f} ms of kernel time",
-                              check.source, check.events, check.ops.kernels,
-                              check.gpu.empty() ? "an unnamed GPU" : check.gpu,
-                              check.ops.seconds * 1e3);
+  std::string s =
+      fmt::format("trace {}: {} events, {} GPU kernels on {}, {:.3f} ms of kernel time",
+                  check.source, check.events, check.ops.kernels,
+                  check.gpu.empty() ? "an unnamed GPU" : check.gpu, check.ops.seconds * 1e3);
   if (check.world_size > 0) s += fmt::format(" (rank {} of {})", check.rank, check.world_size);
   s += "\n\nwhere the trace and pipesim differ, biggest first:\n";
   for (const std::string& f : check.findings)
     s += fmt::format("  - {}\n", f);
   const auto ratio_of = [](double measured, const std::optional<double>& predicted) {
-    return predicted && *predicted > 0 && measured > 0 ? fmt::format("{:.2f}", measured / *predicted)
-                                                       : std::string("-");
+    return predicted && *predicted > 0 && measured > 0
+               ? fmt::format("{:.2f}", measured / *predicted)
+               : std::string("-");
   };
   const auto ms_of = [](const std::optional<double>& v) {
     return v ? fmt::format("{:.3f}", *v * 1e3) : std::string("-");
@@ -260,10 +260,11 @@ std::string trace_check_to_text(const TraceCheck& check) {
   }
   s += "\nstreams:\n";
   for (const StreamSummary& st : check.ops.streams) {
-    s += fmt::format("  stream {:<4} {:>6} kernels: compute {:.3f} ms, communication {:.3f} ms, "
-                     "copies and sets {:.3f} ms\n",
-                     st.stream, st.kernels, st.compute_seconds * 1e3,
-                     st.communication_seconds * 1e3, st.other_seconds * 1e3);
+    s += fmt::format(
+        "  stream {:<4} {:>6} kernels: compute {:.3f} ms, communication {:.3f} ms, "
+        "copies and sets {:.3f} ms\n",
+        st.stream, st.kernels, st.compute_seconds * 1e3, st.communication_seconds * 1e3,
+        st.other_seconds * 1e3);
   }
   if (!check.ops.unrecognised.empty()) {
     s += "\nunrecognised kernels (kind other):\n";

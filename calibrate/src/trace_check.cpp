@@ -138,10 +138,11 @@ std::vector<std::string> findings_of(const TraceCheck& c) {
                           ms(t.predicted));
     } else {
       const double ratio = t.measured / t.predicted;
-      words = fmt::format("{}: {:.2f}x the prediction ({} measured, {} predicted), {} than the "
-                          "profile prices them",
-                          kind_words(kind), ratio, ms(t.measured), ms(t.predicted),
-                          ratio >= 1 ? "slower" : "faster");
+      words = fmt::format(
+          "{}: {:.2f}x the prediction ({} measured, {} predicted), {} than the "
+          "profile prices them",
+          kind_words(kind), ratio, ms(t.measured), ms(t.predicted),
+          ratio >= 1 ? "slower" : "faster");
     }
     ranked.emplace_back(std::abs(t.measured - t.predicted), std::move(words));
   }
@@ -152,18 +153,19 @@ std::vector<std::string> findings_of(const TraceCheck& c) {
     out.push_back(std::move(words));
   for (const CommOverlap& o : c.ops.overlap) {
     if (o.busy <= 0) continue;
-    out.push_back(fmt::format("{}: {} busy, {:.0f}% of it beside compute kernels (hidden), {} "
-                              "exposed",
-                              kind_words(o.kind), ms(o.busy), 100 * o.hidden / o.busy,
-                              ms(o.busy - o.hidden)));
+    out.push_back(fmt::format(
+        "{}: {} busy, {:.0f}% of it beside compute kernels (hidden), {} "
+        "exposed",
+        kind_words(o.kind), ms(o.busy), 100 * o.hidden / o.busy, ms(o.busy - o.hidden)));
   }
   if (!c.ops.unrecognised.empty()) {
     double seconds = 0;
     for (const auto& u : c.ops.unrecognised)
       seconds += u.seconds;
-    out.push_back(fmt::format("{} kernel names ({}) match no pattern of the kind table: listed "
-                              "under 'unrecognised'",
-                              c.ops.unrecognised.size(), ms(seconds)));
+    out.push_back(
+        fmt::format("{} kernel names ({}) match no pattern of the kind table: listed "
+                    "under 'unrecognised'",
+                    c.ops.unrecognised.size(), ms(seconds)));
   }
   return out;
 }
@@ -207,8 +209,8 @@ std::vector<PredictedPart> predict_layer(const TraceRun& run) {
   // The expert all-to-all: once per dispatch and per combine, forward and input gradient.
   const int e = run.layer.expert_parallel;
   if (m.is_moe() && e > 1) {
-    const int et =
-        run.layer.expert_tensor_parallel > 0 ? run.layer.expert_tensor_parallel : run.layer.tensor_parallel;
+    const int et = run.layer.expert_tensor_parallel > 0 ? run.layer.expert_tensor_parallel
+                                                        : run.layer.tensor_parallel;
     const int per_node = std::max(run.hardware.gpus_per_node, 1);
     const int nodes = std::max(1, (e * et + per_node - 1) / per_node);
     const cost::OpCollective a2a{hardware::Collective::AllToAll, e, nodes,
@@ -216,7 +218,8 @@ std::vector<PredictedPart> predict_layer(const TraceRun& run) {
     const double seconds = cost::collectives_time(run.hardware, {a2a}).total().value;
     for (const Block block : {Block::dispatch, Block::combine}) {
       for (const Pass pass : {Pass::forward, Pass::backward_input}) {
-        out.push_back({block, pass,
+        out.push_back({block,
+                       pass,
                        block == Block::dispatch ? KernelKind::dispatch : KernelKind::combine,
                        {},
                        seconds});
@@ -380,8 +383,7 @@ SampleSet trace_samples(const ProfilerTrace& trace, const TraceCheck& check, con
   for (const PhaseSummary& p : check.ops.phases)
     phase_of[p.name] = p.phase;
   for (const TraceRow& row : check.rows) {
-    const bool fitted = row.kind == KernelKind::grouped_gemm ||
-                        row.kind == KernelKind::attention ||
+    const bool fitted = row.kind == KernelKind::grouped_gemm || row.kind == KernelKind::attention ||
                         (row.kind == KernelKind::gemm && !shaped);
     if (!fitted || !row.predicted || row.measured <= 0 || row.ranges == 0) continue;
     const Phase phase = phase_of.at(row.phase);
@@ -411,10 +413,10 @@ SampleSet trace_samples(const ProfilerTrace& trace, const TraceCheck& check, con
       s.bytes = static_cast<double>(k.bytes);
       s.flops = k.flops();
       s.seconds = per_layer * alone[i] / total;
-      s.source = fmt::format("trace={};phase={};kind={};ranges={};kernels={};predicted={};"
-                             "apportioned by predicted time",
-                             trace.source, row.phase, kernel_kind_name(row.kind), row.ranges,
-                             row.kernels, k.name);
+      s.source = fmt::format(
+          "trace={};phase={};kind={};ranges={};kernels={};predicted={};"
+          "apportioned by predicted time",
+          trace.source, row.phase, kernel_kind_name(row.kind), row.ranges, row.kernels, k.name);
       set.rows.push_back(std::move(s));
     }
   }
@@ -422,9 +424,10 @@ SampleSet trace_samples(const ProfilerTrace& trace, const TraceCheck& check, con
   for (Sample& s : set.rows)
     std::replace(s.source.begin(), s.source.end(), ',', ' ');
   if (set.rows.empty()) {
-    throw core::ConfigError(trace.source, "traceEvents",
-                            "no samples: neither GEMM ops with recorded shapes (record_shapes=True) "
-                            "nor annotated phases pipesim can read (attn(F), mlp(B), ...)");
+    throw core::ConfigError(
+        trace.source, "traceEvents",
+        "no samples: neither GEMM ops with recorded shapes (record_shapes=True) "
+        "nor annotated phases pipesim can read (attn(F), mlp(B), ...)");
   }
   return set;
 }

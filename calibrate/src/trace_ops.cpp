@@ -162,12 +162,14 @@ Phase parse_phase(std::string_view annotation) {
 std::vector<int> innermost_ranges(const std::vector<TimedRange>& ranges,
                                   const std::vector<RangeQuery>& queries, bool same_thread_only) {
   std::vector<int> answer(queries.size(), -1);
-  sweep(ranges, queries, [](std::int64_t pid, std::int64_t tid) { return std::make_pair(pid, tid); },
-        answer);
+  sweep(
+      ranges, queries, [](std::int64_t pid, std::int64_t tid) { return std::make_pair(pid, tid); },
+      answer);
   if (!same_thread_only) {
-    sweep(ranges, queries,
-          [](std::int64_t pid, std::int64_t) { return std::make_pair(pid, std::int64_t{0}); },
-          answer);
+    sweep(
+        ranges, queries,
+        [](std::int64_t pid, std::int64_t) { return std::make_pair(pid, std::int64_t{0}); },
+        answer);
   }
   return answer;
 }
@@ -281,8 +283,8 @@ TraceOps group_kernels(const ProfilerTrace& trace) {
   const Intervals busy_compute = merged(std::move(compute));
   for (auto& [kind, spans] : comm) {
     const Intervals busy = merged(std::move(spans));
-    out.overlap.push_back({kind, length(busy) * kSecondsPerMicro,
-                           overlap(busy, busy_compute) * kSecondsPerMicro});
+    out.overlap.push_back(
+        {kind, length(busy) * kSecondsPerMicro, overlap(busy, busy_compute) * kSecondsPerMicro});
   }
   for (const auto& [id, u] : unrecognised)
     out.unrecognised.push_back(u);

@@ -79,10 +79,11 @@ def _words(command):
 
 
 def _calibrate_run_mode(words):
-    # `pipesim calibrate ...` that measures: neither --from-samples nor the layer-check.
+    # `pipesim calibrate ...` that measures: neither --from-samples, --from-trace nor the
+    # layer-check.
     return (len(words) > 1 and words[0] == "pipesim" and words[1] == "calibrate"
             and "layer-check" not in words
-            and not any(w == "--from-samples" or w.startswith("--from-samples=") for w in words))
+            and not any(w.split("=")[0] in ("--from-samples", "--from-trace") for w in words))
 
 
 # (predicate on the command's words, reason). Lines starting with mpirun or

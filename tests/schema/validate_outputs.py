@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Validates every command's data output against docs/schema/pipesim-output.schema.json.
 
-simulate (unit and real cost, --ops, --memory-timeline, --critical-path, an out-of-memory run) and calibrate's
-fit report are JSON and are validated as they are. CSV outputs (simulate --format csv, sweep,
+simulate (unit and real cost, --ops, --memory-timeline, --critical-path, an out-of-memory run),
+calibrate's fit report and its trace report are JSON and are validated as they are. CSV outputs (simulate --format csv, sweep,
 compare --csv, search -o) must have exactly the schema's column list (x-columns) as header; each
 row is read into an object, typed by the schema (empty field = null), and validated too.
 
@@ -156,6 +156,14 @@ with tempfile.TemporaryDirectory() as tmp:
                "-o", os.path.join(tmp, "cal.yaml")])
     if out is not None:
         check("calibrate fit", "calibrate_fit", json.loads(out))
+    # calibrate --from-trace: the trace report, with the fit of its samples.
+    example = os.path.join(calib_dir, "..", "..", "..", "calibrate", "examples",
+                           "deepseek-v3-synthetic-trace.json.gz")
+    out = run(["calibrate", "--from-trace", example, "--model", "deepseek-v3", "--hardware",
+               "h800-dgx", "--expert-parallel", "64", "--sequence", "4096", "--precision", "fp8",
+               "--format", "json", "-o", os.path.join(tmp, "trace-cal.yaml")])
+    if out is not None:
+        check("calibrate --from-trace", "calibrate_trace", json.loads(out))
 
 for f in failures:
     print(f)

@@ -242,8 +242,8 @@ int run_trace_calibration(const CalibrateOptions& o, const TraceOptions& t) {
                                     "required with --from-trace: the model whose kernels the "
                                     "trace ran (shipped name, YAML or config.json)");
   }
-  const calibrate::ProfilerTrace trace = calibrate::read_profiler_trace(
-      t.from_trace, [&](std::uint64_t read, std::uint64_t total) {
+  const calibrate::ProfilerTrace trace =
+      calibrate::read_profiler_trace(t.from_trace, [&](std::uint64_t read, std::uint64_t total) {
         fmt::print(stderr, "pipesim: reading {}: {} of {} MiB\n", t.from_trace, read >> 20,
                    total >> 20);
       });

@@ -50,7 +50,7 @@ struct CalibrationFit {
   //! Median of the `grouped_gemm` samples' efficiency over the dense curve's at the same FLOPs
   //! (gpu.grouped_gemm_efficiency), at most 1.
   std::optional<ScalarFit> grouped_gemm_efficiency;
-  std::vector<std::string> not_measured;       //!< what keeps the base profile's value, and why
+  std::vector<std::string> not_measured;  //!< what keeps the base profile's value, and why
 };
 
 //! Fits every parameter the samples support; `base` supplies the peaks the efficiencies are

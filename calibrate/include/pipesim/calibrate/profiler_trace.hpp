@@ -58,8 +58,8 @@ struct ShapedGemm {
 };
 
 struct ProfilerTrace {
-  std::string source;               //!< the file, for messages
-  std::vector<std::string> names;   //!< kernel and range names, each once
+  std::string source;                //!< the file, for messages
+  std::vector<std::string> names;    //!< kernel and range names, each once
   std::vector<TraceKernel> kernels;  //!< in file order
   std::vector<TraceLaunch> launches;
   std::vector<TraceRange> ranges;  //!< user annotations

@@ -33,8 +33,8 @@ struct Sample {
   int gpus = 1;
   std::optional<double> seconds;  //!< median seconds per operation; nullopt = not measurable
   int line = 0;                   //!< 1-based line in the source file, for messages
-  std::optional<double> flops;     //!< the `flops` column, when given
-  std::string source;              //!< the `source` column ("" when absent)
+  std::optional<double> flops;    //!< the `flops` column, when given
+  std::string source;             //!< the `source` column ("" when absent)
 
   //! The work: the `flops` column, else 2mnk.
   double gemm_flops() const {

@@ -76,7 +76,7 @@ struct TraceCheck {
   std::uint64_t events = 0;
   int rank = -1, world_size = -1;
   TraceOps ops;
-  std::vector<TraceRow> rows;  //!< the trace's ops in order, then kinds pipesim predicts alone
+  std::vector<TraceRow> rows;    //!< the trace's ops in order, then kinds pipesim predicts alone
   std::vector<PhaseRow> phases;  //!< ops.phases with their predictions
   std::vector<std::string> findings;  //!< biggest differences first, in words
 };

@@ -78,9 +78,9 @@ struct UnrecognisedKernel {
 
 struct TraceOps {
   std::vector<TraceOp> ops;  //!< phases in order of first occurrence, "" last; kinds in enum order
-  std::vector<PhaseSummary> phases;  //!< the same order
-  std::vector<StreamSummary> streams;  //!< by stream id
-  std::vector<CommOverlap> overlap;  //!< communication kinds present, enum order
+  std::vector<PhaseSummary> phases;              //!< the same order
+  std::vector<StreamSummary> streams;            //!< by stream id
+  std::vector<CommOverlap> overlap;              //!< communication kinds present, enum order
   std::vector<UnrecognisedKernel> unrecognised;  //!< `other` kernels, longest first
   std::size_t kernels = 0;
   double seconds = 0;  //!< Σ every GPU activity's duration
