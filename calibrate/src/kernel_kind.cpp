@@ -29,6 +29,7 @@ constexpr Rule kRules[] = {
     {"moe_permute", "", KernelKind::dispatch},
     {"permute_row", "", KernelKind::dispatch},
     {"nccl", "", KernelKind::collective},
+    {"utils::transpose", "", KernelKind::cast},
     {"m_grouped", "", KernelKind::grouped_gemm},
     {"gemmgrouped", "", KernelKind::grouped_gemm},
     {"groupedgemm", "", KernelKind::grouped_gemm},
@@ -50,6 +51,7 @@ constexpr Rule kRules[] = {
     {"transpose", "", KernelKind::cast},
     {"amax", "", KernelKind::cast},
     {"fp8", "", KernelKind::cast},
+    {"distributionnormal", "", KernelKind::elementwise},
     {"norm", "", KernelKind::norm},
     {"elementwise", "", KernelKind::elementwise},
     {"vectorized", "", KernelKind::elementwise},
@@ -97,7 +99,25 @@ bool is_communication(KernelKind kind) {
 }
 
 KernelKind classify_kernel(std::string_view name, std::string_view category) {
-  std::string lower(name);
+  // The kernel itself, template arguments included, without its parameter list: the types of
+  // its parameters (an fp8 pointer of a reduction) say nothing of what it computes.
+  // "(anonymous namespace)" is part of the name, not a parameter list.
+  constexpr std::string_view kAnonymous = "(anonymous namespace)";
+  int depth = 0;
+  std::size_t end = name.size();
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name.substr(i, kAnonymous.size()) == kAnonymous) {
+      i += kAnonymous.size() - 1;
+      continue;
+    }
+    if (name[i] == '<') ++depth;
+    if (name[i] == '>') --depth;
+    if (name[i] == '(' && depth == 0) {
+      end = i;
+      break;
+    }
+  }
+  std::string lower(name.substr(0, end));
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (category == "gpu_memcpy" || lower.starts_with("memcpy")) return KernelKind::memcpy;

@@ -226,7 +226,9 @@ class TraceSax {
     std::vector<std::string> input_types;
   };
 
-  Frame top() const { return stack_.back(); }
+  // No frame is open while the document is one scalar (42, "text"): it is skipped, and the
+  // trace is then missing its traceEvents.
+  Frame top() const { return stack_.empty() ? Frame::skip : stack_.back(); }
 
   bool number(double v, std::int64_t i) {
     switch (top()) {
@@ -368,14 +370,13 @@ class GzSource {
     if (ec || std::filesystem::is_directory(path, ec)) {
       throw core::ConfigError(source_, "file", "cannot be read: no such file");
     }
-    file_ = gzopen(source_.c_str(), "rb");
+    file_.reset(gzopen(source_.c_str(), "rb"));
     if (file_ == nullptr) throw core::ConfigError(source_, "file", "cannot be opened");
-    gzbuffer(file_, 1 << 18);
+    gzbuffer(file_.get(), 1 << 18);
     fill();
   }
   GzSource(const GzSource&) = delete;
   GzSource& operator=(const GzSource&) = delete;
-  ~GzSource() { gzclose(file_); }
 
   bool exhausted() const { return pos_ == end_; }
   const char& current() const { return buffer_[pos_]; }
@@ -387,9 +388,9 @@ class GzSource {
   static constexpr std::uint64_t kProgressStep = std::uint64_t{64} << 20;
 
   void fill() {
-    const int n = gzread(file_, buffer_.data(), static_cast<unsigned>(buffer_.size()));
+    const int n = gzread(file_.get(), buffer_.data(), static_cast<unsigned>(buffer_.size()));
     int code = Z_OK;
-    const char* why = gzerror(file_, &code);
+    const char* why = gzerror(file_.get(), &code);
     if (n < 0 || (n == 0 && code != Z_OK)) {
       throw core::ConfigError(source_, "file",
                               fmt::format("corrupt or cut short compressed data: {}",
@@ -398,7 +399,7 @@ class GzSource {
     pos_ = 0;
     end_ = static_cast<std::size_t>(n);
     if (progress_) {
-      const auto read = static_cast<std::uint64_t>(std::max<z_off_t>(gzoffset(file_), 0));
+      const auto read = static_cast<std::uint64_t>(std::max<z_off_t>(gzoffset(file_.get()), 0));
       if (read >= next_report_) {
         progress_(read, size_);
         next_report_ = read + kProgressStep;
@@ -406,9 +407,14 @@ class GzSource {
     }
   }
 
+  // Closed however the object ends, also when the constructor's first block throws.
+  struct GzClose {
+    void operator()(gzFile file) const { gzclose(file); }
+  };
+
   std::string source_;
   ReadProgress progress_;
-  gzFile file_ = nullptr;
+  std::unique_ptr<gzFile_s, GzClose> file_;
   std::uint64_t size_ = 0;
   std::uint64_t next_report_ = kProgressStep;
   std::array<char, 1 << 16> buffer_{};
