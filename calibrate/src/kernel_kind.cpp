@@ -1,7 +1,8 @@
 #include "pipesim/calibrate/kernel_kind.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include <string>
+
+#include "lower_case.hpp"
 
 namespace pipesim::calibrate {
 namespace {
@@ -117,9 +118,7 @@ KernelKind classify_kernel(std::string_view name, std::string_view category) {
       break;
     }
   }
-  std::string lower(name.substr(0, end));
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = lower_case(name.substr(0, end));
   if (category == "gpu_memcpy" || lower.starts_with("memcpy")) return KernelKind::memcpy;
   if (category == "gpu_memset" || lower.starts_with("memset")) return KernelKind::memset;
   for (const Rule& rule : kRules) {

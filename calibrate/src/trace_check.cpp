@@ -4,12 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 #include <sstream>
 #include <tuple>
 
+#include "lower_case.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/expert_parallel.hpp"
 #include "pipesim/cost/op_collective.hpp"
@@ -60,10 +60,7 @@ double price(const models::KernelList& kernels, const TraceRun& run) {
 
 // "NVIDIA H800 80GB HBM3" → "h800": the GPU model, without vendor and memory.
 std::string gpu_model(const std::string& name) {
-  std::string s;
-  for (const char c : name)
-    s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::istringstream words(s);
+  std::istringstream words(lower_case(name));
   std::string word;
   while (words >> word) {
     if (word != "nvidia" && word != "tesla") return word;
@@ -238,7 +235,7 @@ void check_trace_gpu(const ProfilerTrace& trace, const hardware::HardwareProfile
     throw core::ConfigError(
         trace.source, "deviceProperties",
         fmt::format("the kernels ran on '{}', but the base profile '{}' is for '{}'; give "
-                    "--hardware with a profile of that GPU",
+                    "a hardware profile of that GPU",
                     ran_on, profile.name, profile.provenance.gpu));
   }
 }
@@ -330,7 +327,7 @@ TraceCheck check_trace(const ProfilerTrace& trace, const TraceRun& run) {
 SampleSet trace_samples(const ProfilerTrace& trace, const TraceCheck& check, const TraceRun& run) {
   SampleSet set;
   set.source = trace.source;
-  set.metadata["tool"] = "pipesim calibrate --from-trace";
+  set.metadata["tool"] = "pipesim calibrate, from a profiler trace";
   set.metadata["trace"] = trace.source;
   set.metadata["gpu"] = run.hardware.provenance.gpu;
   set.metadata["trace_gpu"] = check.gpu.empty() ? "unknown" : check.gpu;

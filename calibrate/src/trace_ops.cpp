@@ -1,60 +1,21 @@
 #include "pipesim/calibrate/trace_ops.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
+#include "lower_case.hpp"
+#include "pipesim/core/intervals.hpp"
+
 namespace pipesim::calibrate {
 namespace {
 
 constexpr double kSecondsPerMicro = 1e-6;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-// Intervals merged into disjoint, sorted ones.
-using Intervals = std::vector<std::pair<double, double>>;
-
-Intervals merged(Intervals v) {
-  std::sort(v.begin(), v.end());
-  Intervals out;
-  for (const auto& [a, b] : v) {
-    if (!out.empty() && a <= out.back().second) {
-      out.back().second = std::max(out.back().second, b);
-    } else {
-      out.emplace_back(a, b);
-    }
-  }
-  return out;
-}
-
-double length(const Intervals& v) {
-  double t = 0;
-  for (const auto& [a, b] : v)
-    t += b - a;
-  return t;
-}
-
-// The measure of the intersection of two merged interval lists.
-double overlap(const Intervals& x, const Intervals& y) {
-  double t = 0;
-  std::size_t i = 0, j = 0;
-  while (i < x.size() && j < y.size()) {
-    const double a = std::max(x[i].first, y[j].first);
-    const double b = std::min(x[i].second, y[j].second);
-    if (b > a) t += b - a;
-    (x[i].second < y[j].second ? i : j)++;
-  }
-  return t;
-}
+using core::Intervals;
 
 // One sweep over ranges and queries in time order (at one instant: starts, then queries, then
 // ends, so a range contains both its ends); `group` maps a pid and tid to the set of ranges a
@@ -129,7 +90,7 @@ std::string_view pass_name(Pass pass) {
 }
 
 Phase parse_phase(std::string_view annotation) {
-  const std::string s = lower(annotation);
+  const std::string s = lower_case(annotation);
   const std::size_t open = s.find('(');
   if (open == std::string::npos || s.size() != open + 3 || s.back() != ')') return {};
   Phase p;
@@ -280,11 +241,11 @@ TraceOps group_kernels(const ProfilerTrace& trace) {
   }
   for (const auto& [id, s] : streams)
     out.streams.push_back(s);
-  const Intervals busy_compute = merged(std::move(compute));
+  const Intervals busy_compute = core::merged(std::move(compute));
   for (auto& [kind, spans] : comm) {
-    const Intervals busy = merged(std::move(spans));
-    out.overlap.push_back(
-        {kind, length(busy) * kSecondsPerMicro, overlap(busy, busy_compute) * kSecondsPerMicro});
+    const Intervals busy = core::merged(std::move(spans));
+    out.overlap.push_back({kind, core::measure(busy) * kSecondsPerMicro,
+                           core::overlap(busy, busy_compute) * kSecondsPerMicro});
   }
   for (const auto& [id, u] : unrecognised)
     out.unrecognised.push_back(u);

@@ -5,45 +5,15 @@
 #include <limits>
 #include <utility>
 
+#include "pipesim/core/intervals.hpp"
+
 namespace pipesim::sim {
 namespace {
 
-using Intervals = std::vector<std::pair<double, double>>;
-
-// The union of the intervals, sorted and disjoint (the same whatever order they come in).
-Intervals merged(Intervals v) {
-  // A worker's compute ops come in program order, which is time order: mostly nothing to sort.
-  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
-  Intervals out;
-  for (const auto& [a, b] : v) {
-    if (b <= a) continue;
-    if (!out.empty() && a <= out.back().second) {
-      out.back().second = std::max(out.back().second, b);
-    } else {
-      out.emplace_back(a, b);
-    }
-  }
-  return out;
-}
-
-double measure(const Intervals& v) {
-  double m = 0;
-  for (const auto& [a, b] : v)
-    m += b - a;
-  return m;
-}
-
-// |A ∩ B| for two merged interval lists.
-double overlap(const Intervals& a, const Intervals& b) {
-  double m = 0;
-  size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    const double lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
-    if (hi > lo) m += hi - lo;
-    (a[i].second < b[j].second ? i : j)++;
-  }
-  return m;
-}
+using core::Intervals;
+using core::measure;
+using core::merged;
+using core::overlap;
 
 // A worker's communication intervals, kept in runs that each come in time order or nearly
 // (a transfer pair's messages in micro-batch order; the syncs): merging the runs gives the
