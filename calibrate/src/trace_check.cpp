@@ -174,7 +174,8 @@ TraceRun make_trace_run(const models::ModelSpec& model, const hardware::Hardware
   const cost::TrainingSetup resolved = cost::resolved_setup(setup, model);
   const models::ModelSpec trained = cost::trained_model(model, resolved);
   cost::validate_setup(trained, hardware, resolved);
-  return {cost::rank_model(trained, resolved), hardware, cost::layer_config(resolved)};
+  return {cost::rank_model(trained, resolved), hardware, cost::layer_config(resolved),
+          resolved.moe_dispatcher};
 }
 
 std::vector<PredictedPart> predict_layer(const TraceRun& run) {
@@ -203,23 +204,31 @@ std::vector<PredictedPart> predict_layer(const TraceRun& run) {
     const double seconds = price(kernels, run);
     out.push_back({block, pass, kind, std::move(kernels), seconds});
   }
-  // The expert all-to-all: once per dispatch and per combine, forward and input gradient.
+  // The expert token exchange: once per dispatch and per combine, forward and input gradient.
   const int e = run.layer.expert_parallel;
   if (m.is_moe() && e > 1) {
     const int et = run.layer.expert_tensor_parallel > 0 ? run.layer.expert_tensor_parallel
                                                         : run.layer.tensor_parallel;
     const int per_node = std::max(run.hardware.gpus_per_node, 1);
     const int nodes = std::max(1, (e * et + per_node - 1) / per_node);
-    const cost::OpCollective a2a{hardware::Collective::AllToAll, e, nodes,
-                                 cost::dispatch_bytes(m, run.layer), 1.0};
-    const double seconds = cost::collectives_time(run.hardware, {a2a}).total().value;
+    const cost::TokenExchange x =
+        cost::token_exchange(run.hardware, m, run.layer, run.dispatcher, nodes);
     for (const Block block : {Block::dispatch, Block::combine}) {
+      const cost::OpCollective& c = block == Block::dispatch ? x.dispatch : x.combine;
+      const double seconds = cost::collectives_time(run.hardware, {c}).total().value;
       for (const Pass pass : {Pass::forward, Pass::backward_input}) {
+        // The backward of a dispatch is a combine and the other way round: same bytes each way
+        // for the alltoall dispatcher; DeepEP's backward dispatch sends bf16 gradients.
+        const cost::OpCollective& moved =
+            pass == Pass::forward ? c : (block == Block::dispatch ? x.combine : x.dispatch);
+        const double t = pass == Pass::forward
+                             ? seconds
+                             : cost::collectives_time(run.hardware, {moved}).total().value;
         out.push_back({block,
                        pass,
                        block == Block::dispatch ? KernelKind::dispatch : KernelKind::combine,
                        {},
-                       seconds});
+                       t});
       }
     }
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,8 @@ ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::Place
       moe_(model.is_moe()),
       group_(placement.gpus_per_worker()),
       e_(setup.expert_parallel),
-      et_(setup.expert_tensor_parallel) {
+      et_(setup.expert_tensor_parallel),
+      dispatcher_(setup.moe_dispatcher) {
   if (!moe_) return;
   const int gpn = placement.gpus_per_node;
   if (et_ < 1 || et_ > gpn || gpn % et_ != 0) {
@@ -93,24 +95,81 @@ core::Bytes dispatch_bytes(const models::ModelSpec& model, const models::LayerCo
                      models::activation_element_bytes(model.precision));
 }
 
-std::vector<OpCollective> ExpertLayout::layer_collectives(const models::ModelSpec& model,
+std::vector<OpCollective> ExpertLayout::layer_collectives(const hardware::HardwareProfile& hw,
+                                                          const models::ModelSpec& model,
                                                           const models::LayerConfig& cfg,
                                                           double layers) const {
   std::vector<OpCollective> out;
   if (!moe_ || layers <= 0) return out;
-  const core::Bytes n = dispatch_bytes(model, cfg);
   if (e_ > 1) {
-    // Dispatch and combine: two exchanges of the same size.
-    out.push_back({hardware::Collective::AllToAll, e_, ep_nodes_, n, 2 * layers});
+    const TokenExchange x = token_exchange(hw, model, cfg, dispatcher_, ep_nodes_);
+    if (dispatcher_ == MoeDispatcher::AllToAll) {
+      // Dispatch and combine: two exchanges of the same size.
+      out.push_back(x.dispatch);
+      out.back().calls = 2 * layers;
+    } else {
+      out.push_back(x.dispatch);
+      out.back().calls = layers;
+      out.push_back(x.combine);
+      out.back().calls = layers;
+    }
   }
   if (et_ > 1) {
     // The e_t ranks' received tokens gathered before the experts, their outputs
     // reduce-scattered after (n: the buffer each rank ends with / starts with).
-    const core::Bytes gathered = n * static_cast<double>(et_);
+    const core::Bytes gathered = dispatch_bytes(model, cfg) * static_cast<double>(et_);
     out.push_back({hardware::Collective::AllGather, et_, 1, gathered, layers});
     out.push_back({hardware::Collective::ReduceScatter, et_, 1, gathered, layers});
   }
   return out;
+}
+
+TokenExchange token_exchange(const hardware::HardwareProfile& hw, const models::ModelSpec& model,
+                             const models::LayerConfig& cfg, MoeDispatcher dispatcher,
+                             int ep_nodes) {
+  const int e = cfg.expert_parallel;
+  const core::Bytes n = dispatch_bytes(model, cfg);
+  if (dispatcher == MoeDispatcher::AllToAll) {
+    const OpCollective a2a{hardware::Collective::AllToAll, e, ep_nodes, n, 1.0};
+    return {a2a, a2a};
+  }
+  const int k = model.moe.top_k;
+  const double h = model.hidden;
+  // Routed tokens per rank, the busiest rank's (dispatch_bytes without the copies' bytes).
+  const double tokens = n.value / (k * h * models::activation_element_bytes(model.precision));
+  const int nodes = std::max(ep_nodes, 1);
+  const double reached =
+      model.moe.router_groups > 0
+          ? std::min<double>(
+                nodes, model.moe.router_group_topk *
+                           std::max(1.0, static_cast<double>(nodes) / model.moe.router_groups))
+          : nodes;
+  const double distinct = reached * (1.0 - std::pow(1.0 - 1.0 / reached, k));
+  const double remote = distinct * (nodes - 1) / nodes;
+  const double per_node = std::ceil(static_cast<double>(e) / nodes);
+  // Each rank's share of its node's NICs.
+  const double nic_share =
+      std::min(1.0, static_cast<double>(hw.nics_per_node) / std::max(hw.gpus_per_node, 1));
+  const auto exchange = [&](double element_bytes) {
+    const double rdma = tokens * remote * h * element_bytes;
+    const double nvlink = tokens * k * h * element_bytes * (per_node - 1) / per_node;
+    const double rdma_s = nodes > 1 ? rdma / (hw.inter_node.effective_beta() * nic_share) : 0.0;
+    const double nvlink_s = nvlink / hw.intra_node.effective_beta();
+    OpCollective c{hardware::Collective::AllToAll, e, nodes, core::Bytes(rdma + nvlink), 1.0};
+    hardware::CommTime t;
+    t.latency = core::Seconds(hw.intra_node.alpha + (nodes > 1 ? hw.inter_node.alpha : 0.0));
+    t.inter = core::Seconds(rdma_s);
+    t.intra = core::Seconds(std::max(0.0, nvlink_s - rdma_s));
+    c.priced = t;
+    return c;
+  };
+  // FP8 with a scale per 1×128 tile (DeepSeek-V3 §3.3.2), the MX and NV formats with theirs.
+  const double dispatch_element = models::low_precision_gemms(model.precision)
+                                      ? (model.precision == models::Precision::FP8
+                                             ? 1.0 + 4.0 / 128
+                                             : models::quantized_element_bytes(model.precision))
+                                      : models::activation_element_bytes(model.precision);
+  return {exchange(dispatch_element), exchange(models::activation_element_bytes(model.precision))};
 }
 
 }  // namespace pipesim::cost

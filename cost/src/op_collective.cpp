@@ -19,7 +19,9 @@ hardware::CommTime collectives_time(const hardware::HardwareProfile& hw,
                                     const std::vector<OpCollective>& collectives) {
   hardware::CommTime t;
   for (const OpCollective& c : collectives) {
-    if (c.ring_exchange) {
+    if (c.priced) {
+      t = t + c.calls * *c.priced;
+    } else if (c.ring_exchange) {
       t = t + c.calls * ring_exposed_time(hw, c);
     } else {
       t = t + c.calls * hardware::collective_time(hw, c.kind, c.ranks, c.nodes, c.bytes);

@@ -178,7 +178,7 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     const auto op_collectives = [&](double tp_points, double moe_count, double ring_f,
                                     double ring_b) {
       std::vector<OpCollective> list = tp_collectives(model_, cfg, tp_points);
-      for (OpCollective& c : experts.layer_collectives(model_, cfg, moe_count))
+      for (OpCollective& c : experts.layer_collectives(hw_, model_, cfg, moe_count))
         list.push_back(c);
       for (const auto& ring : {cp_ring(hw_, model_, cfg, false, attn_f, ring_f),
                                cp_ring(hw_, model_, cfg, true, attn_b, ring_b)}) {

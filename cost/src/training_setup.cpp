@@ -183,12 +183,13 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
                                  m.sequence, m.position_embeddings, m.name));
   }
   if (!m.is_moe()) {
-    const char* field = s.expert_parallel != 1          ? "expert_parallel"
-                        : s.expert_tensor_parallel != 1 ? "expert_tensor_parallel"
-                        : s.moe_imbalance != 1.0        ? "moe_imbalance"
-                        : s.moe_overlap                 ? "moe_overlap"
-                        : !s.moe_grouped_gemm           ? "moe_grouped_gemm"
-                                                        : nullptr;
+    const char* field = s.expert_parallel != 1                        ? "expert_parallel"
+                        : s.expert_tensor_parallel != 1               ? "expert_tensor_parallel"
+                        : s.moe_imbalance != 1.0                      ? "moe_imbalance"
+                        : s.moe_overlap                               ? "moe_overlap"
+                        : !s.moe_grouped_gemm                         ? "moe_grouped_gemm"
+                        : s.moe_dispatcher != MoeDispatcher::AllToAll ? "moe_dispatcher"
+                                                                      : nullptr;
     if (field != nullptr) {
       fail(field, fmt::format("applies to mixture-of-experts models; model {} is dense", m.name));
     }

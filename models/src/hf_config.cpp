@@ -368,6 +368,16 @@ void read_deepseek(FieldReader& f, ModelSpec& m) {
       f.integer("first_k_dense_replace", false, 0, std::max(m.layers - 1, 0)).value_or(0);
   m.moe.layer_frequency = f.integer("moe_layer_freq", false, 1, std::max(m.layers, 1)).value_or(1);
   m.moe.expert_bias = f.text("topk_method").value_or("") == "noaux_tc";
+  // Group-limited routing (n_group groups, a token's experts from its topk_group best ones); one
+  // group is no limit.
+  const int groups =
+      static_cast<int>(f.integer("n_group", false, 1, std::max(m.moe.experts, 1)).value_or(1));
+  const int group_topk =
+      static_cast<int>(f.integer("topk_group", false, 1, groups).value_or(groups));
+  if (groups > 1 && m.moe.experts % groups == 0 && group_topk < groups) {
+    m.moe.router_groups = groups;
+    m.moe.router_group_topk = group_topk;
+  }
   m.mtp_layers = f.integer("num_nextn_predict_layers", false, 0, 64).value_or(0);
 }
 

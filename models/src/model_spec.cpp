@@ -60,6 +60,18 @@ MoeSpec parse_moe(core::YamlMap y, int layers) {
   }
   if (y.has("capacity_factor")) moe.capacity_factor = y.positive("capacity_factor", 1000.0);
   if (y.has("expert_bias")) moe.expert_bias = y.boolean("expert_bias");
+  if (y.has("router_groups") != y.has("router_group_topk")) {
+    y.fail(y.has("router_groups") ? "router_group_topk" : "router_groups",
+           "router_groups and router_group_topk come together (group-limited routing)");
+  }
+  if (y.has("router_groups")) {
+    moe.router_groups = static_cast<int>(y.integer("router_groups", 1, moe.experts));
+    if (moe.experts % moe.router_groups != 0) {
+      y.fail("router_groups",
+             fmt::format("must divide experts = {}, got {}", moe.experts, moe.router_groups));
+    }
+    moe.router_group_topk = static_cast<int>(y.integer("router_group_topk", 1, moe.router_groups));
+  }
   y.finish();
   ModelSpec shape;
   shape.layers = layers;

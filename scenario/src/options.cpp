@@ -164,6 +164,7 @@ void add_megatron_aliases(std::vector<Option>& table) {
       {"sequence", "seq_length"},
       {"distributed_optimizer", "use_distributed_optimizer"},
       {"recompute", "recompute_granularity"},
+      {"moe_dispatcher", "moe_flex_dispatcher_backend"},
   };
   // A plain pair, not a structured binding: clang 14 cannot capture one in the lambda.
   for (const auto& entry : kAliases) {
@@ -436,6 +437,14 @@ std::vector<Option> make_options() {
           "micro-batch's compute on|off (Megatron-Core's 1F1B all-to-all overlap)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.moe_overlap; }),
+      named_option(
+          "moe_dispatcher", kMoeDispatcherNames, "alltoall",
+          "Real-cost mode, MoE models: how tokens reach the experts, alltoall (Megatron-Core's "
+          "alltoall dispatcher: every routed copy, in the activations' precision), deepep or "
+          "hybridep (its flex dispatcher: a token once to each node holding one of its "
+          "experts, forwarded over NVLink; fp8 dispatch, bf16 combine)",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.moe_dispatcher; }),
       switch_field(
           "moe_grouped_gemm", true,
           "Real-cost mode, MoE models: the local experts' GEMMs as one grouped GEMM on|off "

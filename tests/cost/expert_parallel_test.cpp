@@ -204,7 +204,7 @@ TEST(ExpertParallel, ContextParallelRanksJoinTheExpertFolding) {
     const models::ModelSpec rank = rank_model(m, x);
     for (const OpCollective& o :
          ExpertLayout(rank, {2, x.data_parallel, 8, 8, x.placement, 4, x.context_parallel}, x)
-             .layer_collectives(rank, layer_config(x), 1)) {
+             .layer_collectives(hw, rank, layer_config(x), 1)) {
       if (o.kind == hardware::Collective::AllToAll) return o;
     }
     ADD_FAILURE() << "no all-to-all";
@@ -250,7 +250,8 @@ TEST(ExpertParallel, DeepSeekV3SearchWinnersExchangesAreTheHandClosedForm) {
     const ExpertLayout layout(rank, {16, 16, 8, 8, c.mode, 1, 4}, setup);
     EXPECT_EQ(layout.ep_nodes(), c.nodes);
     EXPECT_EQ(layout.expert_data_parallel(), 1);
-    const std::vector<OpCollective> ops = layout.layer_collectives(rank, layer_config(setup), 1);
+    const std::vector<OpCollective> ops =
+        layout.layer_collectives(hw, rank, layer_config(setup), 1);
     ASSERT_EQ(ops.size(), 3u);
     EXPECT_EQ(ops[0].kind, hardware::Collective::AllToAll);
     EXPECT_EQ(ops[0].ranks, 32);

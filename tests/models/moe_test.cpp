@@ -531,3 +531,44 @@ TEST(HeadDim, AnExplicitHeadDimWidensQueriesAndTheProjection) {
 
 }  // namespace
 }  // namespace pipesim::models
+
+namespace pipesim::models {
+namespace {
+
+TEST(MoeRouting, GroupLimitedRoutingIsReadFromYamlAndConfigJson) {
+  const ModelSpec yaml = parse_model(tiny_yaml(R"(moe:
+  experts: 8
+  top_k: 2
+  ffn_hidden: 32
+  router_groups: 4
+  router_group_topk: 2
+)"),
+                                     "tiny.yaml");
+  EXPECT_EQ(yaml.moe.router_groups, 4);
+  EXPECT_EQ(yaml.moe.router_group_topk, 2);
+  // DeepSeek-V3's config.json (n_group 8, topk_group 4) gives what the shipped YAML says.
+  const ModelSpec hf = load_hf_config(
+      (std::filesystem::path(PIPESIM_TEST_SOURCE_DIR) / "tests/data/hf/deepseek-v3.json").string());
+  const ModelSpec shipped = load_model("deepseek-v3");
+  EXPECT_EQ(hf.moe.router_groups, 8);
+  EXPECT_EQ(hf.moe.router_group_topk, 4);
+  EXPECT_EQ(shipped.moe.router_groups, hf.moe.router_groups);
+  EXPECT_EQ(shipped.moe.router_group_topk, hf.moe.router_group_topk);
+}
+
+TEST(MoeRouting, GroupLimitsOutOfRangeAreNamed) {
+  const auto bad = [](const std::string& routing) {
+    return error_of([&] {
+      parse_model(tiny_yaml("moe:\n  experts: 8\n  top_k: 2\n  ffn_hidden: 32\n" + routing),
+                  "tiny.yaml");
+    });
+  };
+  EXPECT_NE(bad("  router_groups: 4\n").find("router_group_topk"), std::string::npos);
+  EXPECT_NE(bad("  router_groups: 3\n  router_group_topk: 1\n").find("must divide experts = 8"),
+            std::string::npos);
+  EXPECT_NE(bad("  router_groups: 4\n  router_group_topk: 5\n").find("router_group_topk"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pipesim::models

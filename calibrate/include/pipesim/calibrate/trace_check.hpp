@@ -9,8 +9,9 @@
 // projections, the router) and the MLP block (the FFN or the experts, shared experts included),
 // then by kind, each part priced by cost::op_kernel_time in the run's precision without the
 // framework's per-launch host overhead (the trace times kernels, not the CPU between them).
-// The expert all-to-all of a dispatch or combine phase is one pairwise exchange over the
-// expert-parallel group (cost/expert_parallel.hpp's size and hardware/'s all-to-all). A
+// A dispatch or combine phase is one token exchange over the expert-parallel group as the run's
+// dispatcher makes it (cost/expert_parallel.hpp's TokenExchange); its backward moves the
+// gradients the other way (the backward of a dispatch is a combine). A
 // recognised phase (trace_ops.hpp) is predicted as its one-layer prediction times the number of
 // its annotation ranges: DeepSeek's trace annotates every layer's phases once.
 
@@ -35,6 +36,7 @@ struct TraceRun {
   models::ModelSpec model;  //!< as one rank trains it (cost::trained_model, rank_model)
   hardware::HardwareProfile hardware;
   models::LayerConfig layer;
+  cost::MoeDispatcher dispatcher = cost::MoeDispatcher::AllToAll;
 };
 
 //! The run of `setup` (its T, C, E, e_t, B, sequence, precision, recomputation) for `model` on

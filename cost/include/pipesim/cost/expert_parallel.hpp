@@ -16,8 +16,11 @@
 //
 // Per MoE layer and micro-batch each GPU sends its k·tokens·load token copies of h elements
 // to the e ranks of its expert-parallel group (dispatch) and gets them back (combine), in the
-// forward and again in the input-gradient backward: two all-to-alls each, priced by pairwise
-// exchange (hardware/collectives/pairwise_all_to_all.hpp) over the nodes the group spans. With
+// forward and again in the input-gradient backward. How depends on the token dispatcher
+// (TokenExchange): Megatron-Core's alltoall sends every copy in the activations' precision, two
+// all-to-alls priced by pairwise exchange (hardware/collectives/pairwise_all_to_all.hpp) over
+// the nodes the group spans; DeepEP and HybridEP send a token once to each other node that holds
+// one of its experts and forward it over NVLink there. With
 // e_t > 1 the received tokens are all-gathered over the e_t group before the experts and
 // reduce-scattered after them (Megatron-Core's alltoall token dispatcher). The busiest rank
 // sets the time: its buffer is load × the balanced one (load = the routing imbalance, capped
@@ -34,6 +37,28 @@
 #include "pipesim/models/transformer.hpp"
 
 namespace pipesim::cost {
+
+//! One MoE layer's dispatch and combine in one direction, each one call.
+struct TokenExchange {
+  OpCollective dispatch, combine;
+};
+
+//! The token exchange of `dispatcher` over an expert-parallel group of cfg.expert_parallel ranks
+//! on `ep_nodes` NVLink domains (nodes), for T = tokens · load routed tokens per rank:
+//!  - alltoall: two all-to-alls of dispatch_bytes each (Megatron-Core's alltoall dispatcher);
+//!  - deepep, hybridep (Megatron-Core's flex dispatcher; DeepEP's normal kernels, NVIDIA's
+//!    HybridEP): a token goes once over RDMA to each other node that holds one of its k experts
+//!    and is forwarded over NVLink there (DeepSeek-V3 §3.2.2). With group-limited routing a
+//!    token reaches L = min(N, topk_group · max(1, N / groups)) of the N nodes, else L = N; its k
+//!    copies land on D = L·(1 − (1 − 1/L)^k) distinct nodes when routing is balanced, D·(N−1)/N
+//!    of them remote. Per rank: RDMA T·D·(N−1)/N·h·q bytes on its share of a NIC, NVLink
+//!    T·k·h·q·(g−1)/g bytes (g = e/N ranks a node), the two pipelined: the time is the longer
+//!    plus one latency of each tier. q: the dispatch in the low-precision format (fp8 with a
+//!    scale per 128 channels, 1 + 4/128 bytes; DeepSeek-V3 §3.3.2), the combine in bf16 (the
+//!    activations' bytes).
+TokenExchange token_exchange(const hardware::HardwareProfile& hw, const models::ModelSpec& model,
+                             const models::LayerConfig& cfg, MoeDispatcher dispatcher,
+                             int ep_nodes);
 
 class ExpertLayout {
  public:
@@ -55,9 +80,11 @@ class ExpertLayout {
   //! Nodes the expert data-parallel groups of `workers` span together.
   int edp_nodes(std::span<const int> workers) const;
 
-  //! The collectives of `layers` MoE layers in one direction (dispatch + combine; with e_t > 1
-  //! the all-gather and reduce-scatter over the e_t group). Empty when e = e_t = 1 or none.
-  std::vector<OpCollective> layer_collectives(const models::ModelSpec& model,
+  //! The collectives of `layers` MoE layers in one direction (dispatch + combine as the
+  //! dispatcher runs them, TokenExchange; with e_t > 1 the all-gather and reduce-scatter over
+  //! the e_t group). Empty when e = e_t = 1 or none.
+  std::vector<OpCollective> layer_collectives(const hardware::HardwareProfile& hw,
+                                              const models::ModelSpec& model,
                                               const models::LayerConfig& cfg, double layers) const;
 
  private:
@@ -68,6 +95,7 @@ class ExpertLayout {
   bool moe_ = false;
   int group_ = 1;  // t·c: the GPUs of one worker (tensor- × context-parallel ranks)
   int e_ = 1, et_ = 1, edp_ = 1, ep_nodes_ = 1;
+  MoeDispatcher dispatcher_ = MoeDispatcher::AllToAll;
 };
 
 //! Bytes one GPU's dispatch sends per MoE layer at its busiest: k · tokens · load · h elements

@@ -8,6 +8,7 @@
 // of their bandwidth terms, sharing each resource in proportion to the tier it loads
 // (topology.hpp).
 
+#include <optional>
 #include <vector>
 
 #include "pipesim/core/units.hpp"
@@ -28,6 +29,10 @@ struct OpCollective {
   //! parts scaled alike, so what is charged loads the links in the same proportion).
   bool ring_exchange = false;
   double hidden = 0.0;
+  //! The time of one call as its caller priced it (a dispatcher whose traffic no collective
+  //! algorithm describes, expert_parallel.hpp's TokenExchange), instead of `kind`'s; `bytes`
+  //! then says what one rank sends.
+  std::optional<hardware::CommTime> priced = std::nullopt;
 };
 
 //! One call of a ring exchange: (ranks − 1) · max(0, step − hidden), step = α + n/β on its tier

@@ -15,6 +15,10 @@
 
 namespace pipesim::cost {
 
+//! Megatron-Core's token dispatchers: its `alltoall` (NCCL all-to-all of every routed copy), or
+//! `flex` with the DeepEP or HybridEP backend (cost/expert_parallel.hpp).
+enum class MoeDispatcher { AllToAll, DeepEP, HybridEP };
+
 struct TrainingSetup {
   int micro_batch_size = 1;  //!< B
   int data_parallel = 1;     //!< W pipeline replicas
@@ -93,6 +97,8 @@ struct TrainingSetup {
   //! (max(kernels, collectives) uncontended, the ideal overlap), with its flows still loading
   //! the links; with t > 1 it needs tp_comm_overlap (one Collective task per op).
   bool moe_overlap = false;
+  //! How the tokens travel to and from the experts (expert_parallel.hpp, TokenExchange).
+  MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;
   //! The local experts' GEMMs grouped in one kernel each (Megatron-Core's --moe-grouped-gemm,
   //! GroupedMLP) or run expert by expert (SequentialMLP, Megatron-Core's default).
   bool moe_grouped_gemm = true;

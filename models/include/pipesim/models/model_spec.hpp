@@ -53,6 +53,12 @@ struct MoeSpec {
                                  //!< average tokens (moe_expert_capacity_factor)
   //! Aux-loss-free balancing (DeepSeek-V3 §2.1.2): E bias values added to the routing scores.
   bool expert_bias = false;
+  //! Group-limited routing (DeepSeek-V3 §2.1.2, node-limited: "each token is sent to at most M
+  //! nodes"; Megatron's moe_router_num_groups / moe_router_group_topk, Hugging Face's
+  //! n_group / topk_group): the experts form `router_groups` equal groups and a token's top-k
+  //! come from its `router_group_topk` best groups. 0: no limit.
+  int router_groups = 0;
+  int router_group_topk = 0;
 
   bool operator==(const MoeSpec&) const = default;
 };

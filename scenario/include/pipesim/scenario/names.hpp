@@ -7,6 +7,7 @@
 #include <string_view>
 #include <utility>
 
+#include "pipesim/cost/training_setup.hpp"
 #include "pipesim/hardware/placement.hpp"
 #include "pipesim/models/partition.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -52,6 +53,14 @@ inline constexpr NameTable<bool, 2> kOptimizerSyncNames{
 inline constexpr NameTable<bool, 2> kRecomputeScopeNames{{{"layer", false}, {"stage", true}}};
 //! p2p transfers overlap compute (on) or block the sender (off); PerfSpec::overlap_p2p.
 inline constexpr NameTable<bool, 2> kOnOffNames{{{"on", true}, {"off", false}}};
+
+//! How MoE tokens travel to the experts (cost/expert_parallel.hpp TokenExchange):
+//! TrainingSetup::moe_dispatcher.
+inline constexpr NameTable<cost::MoeDispatcher, 3> kMoeDispatcherNames{{
+    {"alltoall", cost::MoeDispatcher::AllToAll},
+    {"deepep", cost::MoeDispatcher::DeepEP},
+    {"hybridep", cost::MoeDispatcher::HybridEP},
+}};
 
 inline constexpr NameTable<models::Attention, 2> kAttentionNames{{
     {"standard", models::Attention::Standard},
