@@ -30,7 +30,7 @@ ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::Place
       group_(placement.gpus_per_worker()),
       e_(setup.expert_parallel),
       et_(setup.expert_tensor_parallel),
-      dispatcher_(setup.moe_dispatcher) {
+      dispatcher_(dispatcher_of(setup)) {
   if (!moe_) return;
   const int gpn = placement.gpus_per_node;
   if (et_ < 1 || et_ > gpn || gpn % et_ != 0) {
@@ -69,6 +69,24 @@ ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::Place
       nodes.push_back(gpu(w, i * et_) / gpn);
     ep_nodes_ = std::max(ep_nodes_, core::count_distinct(nodes));
   }
+}
+
+ExpertLayout::ExpertLayout(const models::ModelSpec& model, const hardware::HardwareProfile& job_hw,
+                           const TrainingSetup& setup, int workers)
+    : ExpertLayout(model, job_placement(job_hw, setup, workers), setup) {
+  if (moe_ && dispatcher_ != MoeDispatcher::AllToAll && ep_nodes_ > 1 && !job_hw.rdma_nics) {
+    fail("moe_dispatcher",
+         fmt::format("{} sends between NVLink domains over RDMA (NVSHMEM, GPUDirect RDMA), which "
+                     "{}'s inter-node NICs do not do, and the expert-parallel group of {} spans "
+                     "{} domains; use alltoall or an expert group within one domain",
+                     dispatcher_ == MoeDispatcher::DeepEP ? "deepep" : "hybridep", job_hw.name,
+                     e_ * et_, ep_nodes_));
+  }
+}
+
+bool ExpertLayout::straddles() const {
+  const int gpn = placement_.gpus_per_node;
+  return moe_ && ep_nodes_ > (e_ * et_ + gpn - 1) / gpn;
 }
 
 int ExpertLayout::gpu(int worker, int x) const {

@@ -30,12 +30,14 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
                            models::Recompute recompute, const std::vector<double>& params,
                            const std::vector<double>& shards, const ParamBytes& bytes,
                            const ExpertLayout& experts)
-    // An op's collectives run all after it or all beside it (one Collective task): beside with
-    // the TP overlap, or with the MoE all-to-all overlap (validate_setup asks for the TP one
-    // too when t > 1).
+    // An op's collectives run as one Collective task, after it or beside it: beside with the TP
+    // overlap; with the MoE all-to-all overlap the task holds the exchange alone, beside, and
+    // the TP and CP collectives join the op's kernels (with_own_collectives).
     : model_(model),
       hw_(hw),
       overlap_(setup.tp_comm_overlap || setup.moe_overlap),
+      tp_overlap_(setup.tp_comm_overlap),
+      exchange_apart_(setup.moe_overlap),
       linear_slowdown_(setup.tp_comm_overlap && setup.tensor_parallel > 1
                            ? 1 / (1 - hw.framework.tp_overlap_sm_fraction)
                            : 1.0) {
@@ -120,6 +122,8 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   kernels_.resize(stages);
   collectives_.resize(stages);
   collective_time_.resize(stages);
+  exchange_time_.resize(stages);
+  own_time_.resize(stages);
   times_.resize(stages);
   for (size_t s = 0; s < stages; ++s) {
     const models::StageLayers& part = partition[s];
@@ -175,18 +179,38 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       k[kW] += heads * compute_time(models::head_backward_weight(model_, cfg));
       points[kI] += heads;
     }
-    const auto op_collectives = [&](double tp_points, double moe_count, double ring_f,
-                                    double ring_b) {
-      std::vector<OpCollective> list = tp_collectives(model_, cfg, tp_points);
-      for (OpCollective& c : experts.layer_collectives(hw_, model_, cfg, moe_count))
-        list.push_back(c);
+    // An op's collectives in the order tensor, expert, context parallelism's; its own (what no
+    // other micro-batch hides) are the tensor and context ones.
+    const auto append_rings = [&](std::vector<OpCollective>& list, double ring_f, double ring_b) {
       for (const auto& ring : {cp_ring(hw_, model_, cfg, false, attn_f, ring_f),
                                cp_ring(hw_, model_, cfg, true, attn_b, ring_b)}) {
         list.insert(list.end(), ring.begin(), ring.end());
       }
+    };
+    const auto exchange_collectives = [&](double moe_count) {
+      return experts.layer_collectives(hw_, model_, cfg, moe_count);
+    };
+    const auto op_collectives = [&](double tp_points, double moe_count, double ring_f,
+                                    double ring_b) {
+      std::vector<OpCollective> list = tp_collectives(model_, cfg, tp_points);
+      for (OpCollective& c : exchange_collectives(moe_count))
+        list.push_back(c);
+      append_rings(list, ring_f, ring_b);
+      return list;
+    };
+    const auto own_collectives = [&](double tp_points, double ring_f, double ring_b) {
+      std::vector<OpCollective> list = tp_collectives(model_, cfg, tp_points);
+      append_rings(list, ring_f, ring_b);
       return list;
     };
     const auto part_alone = [&](size_t p) {
+      if (exchange_apart_) {
+        const double own =
+            collectives_time(hw_, own_collectives(points[p], rings_f[p], rings_b[p])).total().value;
+        const double exchange =
+            collectives_time(hw_, exchange_collectives(expert_layers[p])).total().value;
+        return std::max(tp_overlap_ ? std::max(k[p], own) : k[p] + own, exchange);
+      }
       const double comm =
           collectives_time(hw_, op_collectives(points[p], expert_layers[p], rings_f[p], rings_b[p]))
               .total()
@@ -213,6 +237,9 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       collectives_[s][kind] =
           op_collectives(op_points[kind], op_experts[kind], op_f[kind], op_b[kind]);
       collective_time_[s][kind] = collectives_time(hw_, collectives_[s][kind]);
+      exchange_time_[s][kind] = collectives_time(hw_, exchange_collectives(op_experts[kind]));
+      own_time_[s][kind] =
+          collectives_time(hw_, own_collectives(op_points[kind], op_f[kind], op_b[kind]));
     }
   }
 
@@ -248,7 +275,16 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     optimizer_[w] = compute_time(adam[w]);
 }
 
+double StageCompute::with_own_collectives(int stage, sim::OpKind kind) const {
+  const double k = kernels(stage, kind);
+  const double own = at(own_time_, stage, kind).total().value;
+  return tp_overlap_ ? std::max(k, own) : k + own;
+}
+
 double StageCompute::alone(int stage, sim::OpKind kind) const {
+  if (exchange_apart_) {
+    return std::max(with_own_collectives(stage, kind), exchange_time(stage, kind).total().value);
+  }
   const double k = kernels(stage, kind);
   const double comm = collective_time(stage, kind).total().value;
   return overlap_ ? std::max(k, comm) : k + comm;

@@ -4,6 +4,7 @@
 
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/cost/domain_slice.hpp"
 #include "pipesim/cost/gradient_sync.hpp"
 #include "pipesim/models/layout.hpp"
 
@@ -124,26 +125,20 @@ std::vector<sim::StageMemory> with_offload(std::vector<sim::StageMemory> stages,
   return stages;
 }
 
-hardware::Placement placement_of(const hardware::HardwareProfile& hw, const sim::Schedule& schedule,
-                                 const TrainingSetup& setup) {
-  return {schedule.workers, setup.data_parallel,   hw.gpus_per_node,      hw.nics_per_node,
-          setup.placement,  setup.tensor_parallel, setup.context_parallel};
-}
-
 }  // namespace
 
 TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
                                      const hardware::HardwareProfile& hardware,
                                      const sim::Schedule& schedule, const TrainingSetup& given)
     : model_(trained_model(model, given)),
-      hw_(hardware),
+      hw_(job_hardware(hardware, given, gpu_count(given, schedule.workers))),
       setup_(op_setup(resolved_setup(given, model_), schedule)),
       param_bytes_(checked_param_bytes(model_, hw_, setup_)),
       rank_(rank_model(model_, setup_)),
       peak_(hw_.gpu.peak_flops.at(models::precision_name(model_.precision))),
       gpus_(gpu_count(setup_, schedule.workers)),
       partition_(with_mtp(stage_partition(rank_, schedule.virtual_stages, setup_), rank_)),
-      experts_(rank_, placement_of(hw_, schedule, setup_), setup_),
+      experts_(rank_, hw_, setup_, schedule.workers),
       stage_params_(stage_params(rank_, partition_, layer_config(setup_))),
       expert_params_(stage_expert_params(rank_, partition_, layer_config(setup_))),
       shards_(optimizer_shards(schedule, setup_, stage_params_, expert_params_,
@@ -155,7 +150,7 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
           schedule, setup_, stage_params_, param_bytes_)),
       compute_(rank_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
                stage_params_, shards_, param_bytes_, experts_),
-      topology_(hw_, placement_of(hw_, schedule, setup_)),
+      topology_(hw_, job_placement(hw_, setup_, schedule.workers)),
       message_bytes_(models::p2p_message_bytes(rank_, layer_config(setup_)).value),
       step_sync_(schedule.global_step_sync ? step_sync_time(hw_, gpus_) : 0.0) {}
 
@@ -169,6 +164,10 @@ sim::GradBuckets TrainingCostModel::grad_buckets() const {
   return b;
 }
 
+bool TrainingCostModel::exchange_apart(const sim::Task& t) const {
+  return t.paired || compute_.exchange_apart();
+}
+
 double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) const {
   const sim::Task& t = graph.task(id);
   switch (t.kind) {
@@ -177,8 +176,11 @@ double TrainingCostModel::duration(const sim::TaskGraph& graph, sim::TaskId id) 
     case sim::OpKind::BackwardInput:
     case sim::OpKind::BackwardWeight:
     case sim::OpKind::Recompute:
-      return graph.has_collectives() ? compute_.kernels(t.stage, t.kind)
-                                     : compute_.alone(t.stage, t.kind);
+      // An op whose exchange runs apart (the MoE overlap, an overlapped F&B unit's half) keeps
+      // its tensor- and context-parallel collectives: no other micro-batch hides them.
+      if (!graph.has_collectives()) return compute_.alone(t.stage, t.kind);
+      return exchange_apart(t) ? compute_.with_own_collectives(t.stage, t.kind)
+                               : compute_.kernels(t.stage, t.kind);
     case sim::OpKind::Optimizer:
       return compute_.optimizer(t.worker) + step_sync_;
     case sim::OpKind::Transfer:
@@ -261,7 +263,9 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
     }
     case sim::OpKind::Collective: {
       const int worker[] = {t.worker};
-      return topology_.collective(compute_.collective_time(t.stage, t.carrier), worker);
+      return topology_.collective(exchange_apart(t) ? compute_.exchange_time(t.stage, t.carrier)
+                                                    : compute_.collective_time(t.stage, t.carrier),
+                                  worker);
     }
     case sim::OpKind::Offload:
     case sim::OpKind::Reload:

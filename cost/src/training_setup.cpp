@@ -69,8 +69,31 @@ models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup&
   return out;
 }
 
+MoeDispatcher dispatcher_of(const TrainingSetup& s) {
+  if (s.moe_token_dispatcher_type == MoeTokenDispatcher::AllGather) {
+    fail("moe_token_dispatcher_type",
+         "allgather (Megatron-Core's all-gather dispatcher) is not modelled; use alltoall or "
+         "flex");
+  }
+  if (s.moe_token_dispatcher_type == MoeTokenDispatcher::AllToAll) {
+    if (s.moe_dispatcher != MoeDispatcher::AllToAll) {
+      fail("moe_token_dispatcher_type",
+           "alltoall contradicts moe_dispatcher (the flex dispatcher's backend) deepep or "
+           "hybridep; give one of them");
+    }
+    return MoeDispatcher::AllToAll;
+  }
+  if (s.moe_token_dispatcher_type == MoeTokenDispatcher::Flex &&
+      s.moe_dispatcher == MoeDispatcher::AllToAll) {
+    return MoeDispatcher::DeepEP;
+  }
+  return s.moe_dispatcher;
+}
+
 TrainingSetup resolved_setup(TrainingSetup s, const models::ModelSpec& m) {
   if (!s.attention) s.attention = m.attention;
+  s.moe_dispatcher = dispatcher_of(s);
+  s.moe_token_dispatcher_type.reset();
   return s;
 }
 
@@ -189,16 +212,12 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
                         : s.moe_overlap                               ? "moe_overlap"
                         : !s.moe_grouped_gemm                         ? "moe_grouped_gemm"
                         : s.moe_dispatcher != MoeDispatcher::AllToAll ? "moe_dispatcher"
+                        : s.moe_token_dispatcher_type.has_value()     ? "moe_token_dispatcher_type"
                                                                       : nullptr;
     if (field != nullptr) {
       fail(field, fmt::format("applies to mixture-of-experts models; model {} is dense", m.name));
     }
   } else {
-    if (s.moe_overlap && t > 1 && !s.tp_comm_overlap) {
-      fail("moe_overlap",
-           "with tensor_parallel > 1 needs tp_comm_overlap on: an op's collectives run all "
-           "after it or all beside it");
-    }
     try {
       models::validate_expert_layout(m, layer_config(s));
     } catch (const core::ConfigError& e) {

@@ -116,10 +116,9 @@ std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario&
   }
   const models::ModelSpec rank = cost::rank_model(trained, setup);
   if (rank.is_moe()) {
-    const hardware::Placement placement{
-        schedule.workers, setup.data_parallel,   hw.gpus_per_node,      hw.nics_per_node,
-        setup.placement,  setup.tensor_parallel, setup.context_parallel};
-    (void)cost::ExpertLayout(rank, placement, setup);
+    (void)cost::ExpertLayout(
+        rank, cost::job_hardware(hw, setup, cost::gpu_count(setup, schedule.workers)), setup,
+        schedule.workers);
   }
   const std::vector<models::StageLayers> partition = models::partition_layers(
       rank, schedule.virtual_stages, setup.partition, setup.micro_batch_size);

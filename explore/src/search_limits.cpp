@@ -90,11 +90,12 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
       if (stages == 0) {
         cost::validate_setup(cost::trained_model(*model, setup), *hardware, setup);
       } else if (model->is_moe()) {
-        const hardware::Placement placement{
-            stages,   width,    hardware->gpus_per_node, hardware->nics_per_node, setup.placement,
-            x.tensor, x.context};
-        const models::ModelSpec as_trained = cost::trained_model(*model, setup);
-        (void)cost::ExpertLayout(cost::rank_model(as_trained, setup), placement, setup);
+        cost::TrainingSetup job = setup;
+        job.data_parallel = width;
+        const models::ModelSpec as_trained = cost::trained_model(*model, job);
+        (void)cost::ExpertLayout(cost::rank_model(as_trained, job),
+                                 cost::job_hardware(*hardware, job, cost::gpu_count(job, stages)),
+                                 job, stages);
       }
     } catch (const core::ConfigError& e) {
       return e.field() + ": " + e.problem();

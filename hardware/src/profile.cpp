@@ -202,6 +202,14 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
                                                p.gpus_per_node, p.nics_per_node));
       }
     }
+    if (node.has("gpus_per_host")) {
+      p.gpus_per_host = static_cast<int>(node.integer("gpus_per_host", 1, p.gpus_per_node));
+      if (p.gpus_per_node % p.gpus_per_host != 0) {
+        node.fail("gpus_per_host", fmt::format("must divide gpus_per_node = {}, got {}",
+                                               p.gpus_per_node, p.gpus_per_host));
+      }
+    }
+    if (node.has("rdma_nics")) p.rdma_nics = node.boolean("rdma_nics");
     node.finish();
   }
   {
@@ -330,6 +338,8 @@ std::string to_yaml(const HardwareProfile& p) {
   }
   o += fmt::format("node:\n  gpus_per_node: {}\n", p.gpus_per_node);
   if (p.nics_per_node != 1) o += fmt::format("  nics_per_node: {}\n", p.nics_per_node);
+  if (p.gpus_per_host > 0) o += fmt::format("  gpus_per_host: {}\n", p.gpus_per_host);
+  if (!p.rdma_nics) o += "  rdma_nics: false\n";
   o += fmt::format("links:\n  intra_node: {}\n  inter_node: {}\n", hockney_yaml(p.intra_node),
                    hockney_yaml(p.inter_node));
   if (p.host_link) o += fmt::format("  host_link: {}\n", hockney_yaml(*p.host_link));

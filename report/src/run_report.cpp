@@ -89,6 +89,11 @@ void add_perf_metrics(nlohmann::ordered_json& j, const PerfResult& p) {
   j["tokens_per_second"] = p.tokens_per_second;
   j["mfu"] = p.mfu;
   j["fits_memory"] = p.fits_memory;
+  j["gpus_per_domain_used"] = p.gpus_per_domain;
+  if (p.model.is_moe()) {
+    j["expert_group_domains"] = p.expert_group_domains;
+    j["expert_group_straddles"] = p.expert_group_straddles;
+  }
   j["peak_memory"] = whole(p.peak_memory);
   j["memory_capacity"] = whole(p.memory_capacity);
   j["model_params"] = whole(p.model_params);
@@ -299,6 +304,22 @@ std::string to_text(const Scenario& spec, const Result& run) {
     out += fmt::format("shape            {}\n", model_shape_text(p.model));
     out += fmt::format("hardware         {} ({} GPUs = T {} x D {} x W {})\n", p.hardware.name,
                        p.gpus, setup.tensor_parallel, run.schedule.workers, setup.data_parallel);
+    // Said when it is not the whole domain, or for the expert groups it places.
+    if (p.gpus_per_domain != p.hardware.gpus_per_node || p.model.is_moe()) {
+      out += fmt::format(
+          "domains          {} GPUs of the job in each {}-GPU NVLink domain{}\n", p.gpus_per_domain,
+          p.hardware.gpus_per_node,
+          p.model.is_moe()
+              ? fmt::format("; an expert-parallel group of {} GPUs spans {} "
+                            "domain{}{}",
+                            setup.expert_parallel * setup.expert_tensor_parallel,
+                            p.expert_group_domains, p.expert_group_domains == 1 ? "" : "s",
+                            p.expert_group_straddles ? " (more than its size needs: its exchange "
+                                                       "crosses the NICs; see the placement and "
+                                                       "GPUs per domain)"
+                                                     : "")
+              : std::string());
+    }
     out += fmt::format("mini-batch       {} samples (B {} x N {} x W {})\n",
                        whole(p.samples_per_iteration), setup.micro_batch_size,
                        run.schedule.micro_batches, setup.data_parallel);

@@ -330,9 +330,19 @@ std::vector<Option> make_options() {
           "", Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.layout; }),
       named_option(
-          "placement", kPlacementNames, "pipeline-major",
-          "Real-cost mode: workers on GPUs, pipeline-major|data-major", Scope::RealCost, kRealCost,
-          [](Scenario & s) -> auto& { return s.perf.setup.placement; }),
+          "placement", kPlacementNames, "data-major",
+          "Real-cost mode: workers on GPUs, data-major (Megatron-Core's rank order "
+          "tp-cp-ep-dp-pp: a stage's replicas on neighbouring GPUs) or pipeline-major (a "
+          "replica's stages on neighbouring GPUs)",
+          Scope::RealCost, kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.placement; }),
+      field_option(
+          core::integer_option("gpus_per_domain", 0, 1024, "0",
+                               "Real-cost mode: GPUs of the job in one NVLink domain, whole "
+                               "hosts (an NVL72 rack's 4-GPU trays); 0 = the slice a scheduler "
+                               "gives: the largest that divides the job's hosts and tiles its "
+                               "groups (256 GPUs on NVL72: 64 a rack)"),
+          "", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.gpus_per_domain; }),
       named_option(
           "grad_sync", kGradSyncNames, "eager",
           "Real-cost mode: gradient all-reduce eager (after a stage's last backward), "
@@ -445,6 +455,12 @@ std::vector<Option> make_options() {
           "experts, forwarded over NVLink; fp8 dispatch, bf16 combine)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.moe_dispatcher; }),
+      model_default_option(
+          "moe_token_dispatcher_type", kMoeTokenDispatcherNames,
+          "Real-cost mode, MoE models: Megatron-Core's name for the dispatcher, alltoall or flex "
+          "(its backend is moe_dispatcher, deepep unless given); allgather is refused (not "
+          "modelled)",
+          [](Scenario & s) -> auto& { return s.perf.setup.moe_token_dispatcher_type; }),
       switch_field(
           "moe_grouped_gemm", true,
           "Real-cost mode, MoE models: the local experts' GEMMs as one grouped GEMM on|off "

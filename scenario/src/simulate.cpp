@@ -123,6 +123,11 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.partition = costs.partition();
   p.stage_times = costs.stage_times();
   p.gpus = costs.gpus();
+  p.gpus_per_domain = costs.placement().gpus_per_node;
+  if (costs.experts().active()) {
+    p.expert_group_domains = costs.experts().ep_nodes();
+    p.expert_group_straddles = costs.experts().straddles();
+  }
   // B̂ = B·N·W samples per iteration. iteration_time is per iteration (the steady-state period
   // for an asynchronous schedule), so throughput · iteration_time = B̂ always. B is the size
   // the ops run at: B/2 for Chimera's backward halving (schedules/src/chimera.cpp).

@@ -132,6 +132,7 @@ TEST(ContextParallel, GradientsReduceOverDataTimesContextRanks) {
     TrainingSetup setup = cp_setup(2, 2);
     setup.data_parallel = 3;
     setup.distributed_optimizer = zero;
+    setup.placement = hardware::PlacementMode::PipelineMajor;
     const TrainingCostModel costs(m, hw, sched, setup);
     EXPECT_EQ(costs.gpus(), 2 * 2 * 2 * 3);
     const sim::TaskGraph graph = sim::build_task_graph(sched, costs.lowering());

@@ -362,7 +362,8 @@ TEST(ExpertParallel, BadLayoutsAreOneClearErrorEach) {
         Case{{"--model", "llama3-8b", "--moe-imbalance", "1.2"}, "--moe-imbalance"},
         Case{{"--model", "mixtral-8x7b", "-W", "3", "-E", "3"}, "must divide the 8 experts"},
         Case{{"--model", "mixtral-8x7b", "-W", "2", "-E", "4"}, "must divide the"},
-        Case{{"--model", "mixtral-8x7b", "-W", "16", "-E", "2", "--expert-tensor-parallel", "4"},
+        Case{{"--model", "mixtral-8x7b", "-W", "16", "-E", "2", "--expert-tensor-parallel", "4",
+              "--placement", "pipeline-major"},
              "span 2 nodes"}}) {
     std::vector<std::string> args = base;
     args.insert(args.end(), c.extra.begin(), c.extra.end());

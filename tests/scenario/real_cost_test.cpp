@@ -201,6 +201,7 @@ TEST(RealCost, PlacementDecidesTheTierAndNicSharing) {
   // and the 2 replicas behind each NIC send at once: the first transfer, alone on its path,
   // takes α + 2n/β on the inter-node tier.
   Scenario s = spec("1f1b", 4, 8, "gpt2-32l", "v100-dgx1", 1, 8);
+  s.perf.setup.placement = hardware::PlacementMode::PipelineMajor;
   const hardware::HardwareProfile hw = hardware::load_profile("v100-dgx1");
   const double n =
       models::p2p_message_bytes(models::load_model("gpt2-32l"), models::LayerConfig{}).value;

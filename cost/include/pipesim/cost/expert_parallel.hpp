@@ -30,6 +30,7 @@
 #include <span>
 #include <vector>
 
+#include "pipesim/cost/domain_slice.hpp"
 #include "pipesim/cost/op_collective.hpp"
 #include "pipesim/cost/training_setup.hpp"
 #include "pipesim/hardware/placement.hpp"
@@ -69,6 +70,11 @@ class ExpertLayout {
   //! tensor-parallel group does).
   ExpertLayout(const models::ModelSpec& model, const hardware::Placement& placement,
                const TrainingSetup& setup);
+  //! The layout of a job of D = `workers` on `job_hw` (domain_slice.hpp's job_hardware); also
+  //! throws for a flex dispatcher (DeepEP, HybridEP) whose group spans domains that have no
+  //! RDMA NICs.
+  ExpertLayout(const models::ModelSpec& model, const hardware::HardwareProfile& job_hw,
+               const TrainingSetup& setup, int workers);
 
   bool active() const { return moe_; }
   int expert_parallel() const { return e_; }
@@ -77,6 +83,9 @@ class ExpertLayout {
   int expert_data_parallel() const { return edp_; }
   //! Nodes an expert-parallel group spans (the most over the workers).
   int ep_nodes() const { return ep_nodes_; }
+  //! An expert-parallel group spans more NVLink domains than its size needs (it would fit one,
+  //! or fewer): its exchange crosses NICs that a placement along the domains would avoid.
+  bool straddles() const;
   //! Nodes the expert data-parallel groups of `workers` span together.
   int edp_nodes(std::span<const int> workers) const;
 

@@ -25,7 +25,8 @@
 namespace pipesim::cost {
 
 //! Per-stage op times, for reports and tests: each op alone, its collectives included — after
-//! its kernels, or with tp_comm_overlap beside them (the longer of the two).
+//! its kernels, or with tp_comm_overlap beside them (the longer of the two); with the MoE
+//! overlap the exchange beside the rest (StageCompute::alone).
 struct StageTimes {
   double forward = 0, backward_input = 0, backward_weight = 0, recompute = 0;
 };
@@ -53,6 +54,17 @@ class StageCompute {
   const hardware::CommTime& collective_time(int stage, sim::OpKind kind) const {
     return at(collective_time_, stage, kind);
   }
+  //! Of those, the expert-parallel exchange (dispatch and combine): the part another
+  //! micro-batch's compute can hide (the MoE overlap; DualPipe's overlapped F&B chunks).
+  const hardware::CommTime& exchange_time(int stage, sim::OpKind kind) const {
+    return at(exchange_time_, stage, kind);
+  }
+  //! The op's kernels with the collectives no other micro-batch hides (tensor and context
+  //! parallelism's): after them, or with tp_comm_overlap beside them (the longer).
+  double with_own_collectives(int stage, sim::OpKind kind) const;
+  //! Whether every op's exchange runs beside it and the rest with its kernels
+  //! (with_own_collectives): the MoE overlap.
+  bool exchange_apart() const { return exchange_apart_; }
   //! The op alone, its collectives included (StageTimes).
   double alone(int stage, sim::OpKind kind) const;
   //! Which ops carry collectives, for sim::build_task_graph; empty `carries` when none does.
@@ -73,13 +85,16 @@ class StageCompute {
 
   models::ModelSpec model_;
   hardware::HardwareProfile hw_;
-  bool overlap_ = false;  // tp_comm_overlap
+  bool overlap_ = false;         // tp_comm_overlap or moe_overlap: the Collective task beside
+  bool tp_overlap_ = false;      // tp_comm_overlap
+  bool exchange_apart_ = false;  // moe_overlap
   // Time factor of the linear layers' GEMMs: 1 / (1 − the profile's tp_overlap_sm_fraction)
   // when their tensor-parallel collectives run beside them (t > 1 with tp_comm_overlap), else 1.
   double linear_slowdown_ = 1.0;
   std::vector<PerKind<double>> kernels_;
   std::vector<PerKind<std::vector<OpCollective>>> collectives_;
   std::vector<PerKind<hardware::CommTime>> collective_time_;
+  std::vector<PerKind<hardware::CommTime>> exchange_time_, own_time_;
   std::vector<StageTimes> times_;
   std::vector<double> optimizer_;  // per worker
 };

@@ -86,6 +86,10 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   }
 
  private:
+  // Whether task t (a compute op or its Collective) runs its expert exchange apart from its
+  // other collectives: in an overlapped unit (sim::Join) or with the MoE overlap.
+  bool exchange_apart(const sim::Task& t) const;
+
   models::ModelSpec model_;
   hardware::HardwareProfile hw_;
   TrainingSetup setup_;

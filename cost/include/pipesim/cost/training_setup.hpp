@@ -18,6 +18,9 @@ namespace pipesim::cost {
 //! Megatron-Core's token dispatchers: its `alltoall` (NCCL all-to-all of every routed copy), or
 //! `flex` with the DeepEP or HybridEP backend (cost/expert_parallel.hpp).
 enum class MoeDispatcher { AllToAll, DeepEP, HybridEP };
+//! Megatron-Core's --moe-token-dispatcher-type: its alltoall dispatcher, or flex (whose backend
+//! MoeDispatcher names; DeepEP unless one is given); allgather is not modelled.
+enum class MoeTokenDispatcher { AllToAll, Flex, AllGather };
 
 struct TrainingSetup {
   int micro_batch_size = 1;  //!< B
@@ -33,7 +36,10 @@ struct TrainingSetup {
   //! A hand-written layout of the virtual stages (models/layout.hpp); when set it replaces
   //! `partition`, which must then stay Uniform.
   std::string layout;
-  hardware::PlacementMode placement = hardware::PlacementMode::PipelineMajor;
+  //! Megatron-Core's rank order (tp-cp-ep-dp-pp) unless a run says otherwise.
+  hardware::PlacementMode placement = hardware::PlacementMode::DataMajor;
+  //! GPUs of the job in one NVLink domain (domain_slice.hpp); 0: the slice a scheduler gives.
+  int gpus_per_domain = 0;
   //! Static bytes per parameter (weights + gradients + optimizer); 0 = derived from the
   //! precision and the optimizer (static_memory.hpp).
   double bytes_per_param = 0.0;
@@ -99,6 +105,8 @@ struct TrainingSetup {
   bool moe_overlap = false;
   //! How the tokens travel to and from the experts (expert_parallel.hpp, TokenExchange).
   MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll;
+  //! Megatron's spelling of the same choice, when given (dispatcher_of).
+  std::optional<MoeTokenDispatcher> moe_token_dispatcher_type;
   //! The local experts' GEMMs grouped in one kernel each (Megatron-Core's --moe-grouped-gemm,
   //! GroupedMLP) or run expert by expert (SequentialMLP, Megatron-Core's default).
   bool moe_grouped_gemm = true;
@@ -116,7 +124,14 @@ struct TrainingSetup {
 //! fixes the sequence (a Hugging Face config.json without seq_length).
 models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup& s);
 
-//! `s` with the attention kernels resolved: the setup's override, else the model's default.
+//! The dispatcher the setup runs: moe_dispatcher, or with Megatron's type alltoall the
+//! alltoall one and with flex its backend (DeepEP, Megatron's default, when none is given).
+//! Throws core::ConfigError::option("moe_token_dispatcher_type") for allgather (not modelled)
+//! and for alltoall beside a flex backend.
+MoeDispatcher dispatcher_of(const TrainingSetup& s);
+
+//! `s` with the attention kernels resolved (the setup's override, else the model's default) and
+//! the dispatcher (dispatcher_of).
 TrainingSetup resolved_setup(TrainingSetup s, const models::ModelSpec& m);
 
 //! The model one context-parallel rank computes: the sequence divided by c (attention still

@@ -89,6 +89,14 @@ struct HardwareProfile {
   //! Extension of schema 1 (optional, default 1): inter-node NICs per node, each serving
   //! gpus_per_node / nics_per_node GPUs (DGX A100/H100, NVL72: one per GPU; Piz Daint: one).
   int nics_per_node = 1;
+  //! Optional (default gpus_per_node): the GPUs of one host, what a scheduler allocates as a
+  //! node (a DGX; one 4-GPU compute tray of an NVL72 rack). A job takes whole hosts, so the GPUs
+  //! it uses in one NVLink domain are a multiple of this (cost/domain_slice.hpp).
+  int gpus_per_host = 0;
+  //! Optional (default true): the inter-node NICs do RDMA (InfiniBand, RoCE), which DeepEP's and
+  //! HybridEP's internode kernels need (NVSHMEM over GPUDirect RDMA).
+  bool rdma_nics = true;
+  int host_gpus() const { return gpus_per_host > 0 ? gpus_per_host : gpus_per_node; }
   Hockney intra_node, inter_node;
   //! Optional `links.host_link`: one GPU's link to host memory, per direction (the two
   //! directions are independent; PCIe or NVLink-C2C). What activation offload copies over;

@@ -62,6 +62,12 @@ inline constexpr NameTable<cost::MoeDispatcher, 3> kMoeDispatcherNames{{
     {"hybridep", cost::MoeDispatcher::HybridEP},
 }};
 
+inline constexpr NameTable<cost::MoeTokenDispatcher, 3> kMoeTokenDispatcherNames{{
+    {"alltoall", cost::MoeTokenDispatcher::AllToAll},
+    {"flex", cost::MoeTokenDispatcher::Flex},
+    {"allgather", cost::MoeTokenDispatcher::AllGather},
+}};
+
 inline constexpr NameTable<models::Attention, 2> kAttentionNames{{
     {"standard", models::Attention::Standard},
     {"flash", models::Attention::Flash},

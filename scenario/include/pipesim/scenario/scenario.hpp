@@ -93,7 +93,15 @@ struct PerfResult {
   //! The tensors' peak, max over workers, before the profile's memory overheads (what
   //! torch.cuda.max_memory_allocated reports: no CUDA context, no allocator slack).
   double peak_allocated = 0;
-  bool fits_memory = false;               //!< peak_memory ≤ memory_capacity
+  bool fits_memory = false;  //!< peak_memory ≤ memory_capacity
+  //! GPUs of the job in one NVLink domain (cost/domain_slice.hpp: given, or the scheduler's
+  //! slice), out of the profile's gpus_per_node.
+  int gpus_per_domain = 0;
+  //! Mixture-of-experts models: the NVLink domains one expert-parallel group spans (the most
+  //! over the stages), and whether that is more than its size needs (cost::ExpertLayout::
+  //! straddles: its exchange crosses NICs a placement along the domains avoids); 0 when dense.
+  int expert_group_domains = 0;
+  bool expert_group_straddles = false;
   std::vector<sim::WorkerMemory> memory;  //!< per worker
   std::vector<sim::WorkerTime> time;      //!< per worker
 };
