@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Sets the fits of calibrate/measurements/*.csv beside the shipped profiles' curves.
 
-Usage: tools/compare-measurements.py FITTED_DIR   (FITTED_DIR holds <name>.yaml written by
-tools/fit-measurements.sh; each CSV's base profile is read from its `# base:` line or the table
-below). Prints, per file, (1) the fitted curve's knots with the shipped curve at the same FLOPs,
+Usage: tools/compare-measurements.py FITTED_DIR   (FITTED_DIR holds <name>.json, the
+`pipesim calibrate --from-samples --format json` report tools/fit-measurements.sh writes; each
+CSV's base profile is the shipped one its file name's prefix names, BASE below). Prints, per file, (1) the fitted curve's knots with the shipped curve at the same FLOPs,
 (2) attention / grouped-GEMM scalars, and (3) per measured row: the reached fraction of the peak
 (raw FLOPs / (peak * t)), and the shipped and fitted profiles' predicted kernel time over the
 measured one, priced as cost::kernel_time prices one kernel (max of compute and HBM streaming
 for GEMMs, + kernel_launch; attention at attention_efficiency, else the GEMM curve; grouped GEMMs
 at grouped_gemm_efficiency x the dense curve). Markdown on stdout.
 """
-import csv, glob, math, os, re, sys
+import csv, glob, json, math, os, re, sys
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -33,6 +33,21 @@ def at(curve, x):
 
 def gpu(profile):
     return yaml.safe_load(open(profile))["gpu"]
+
+
+def fitted_gpu(shipped, report_path):
+    """The calibrated profile's gpu section: the base's with the report's fitted values."""
+    if not os.path.exists(report_path):
+        return None
+    fit = json.load(open(report_path))
+    g = dict(shipped)
+    g["gemm_efficiency"] = dict(shipped["gemm_efficiency"])
+    for dtype, t in (fit.get("gemm_efficiency") or {}).items():
+        g["gemm_efficiency"][dtype] = t["table"]
+    for key in ("attention_efficiency", "grouped_gemm_efficiency", "kernel_launch"):
+        if fit.get(key) is not None:
+            g[key] = fit[key]
+    return g
 
 
 def predict(g, row):
@@ -72,8 +87,7 @@ def main(fitted_dir):
         name = os.path.splitext(os.path.basename(path))[0]
         base = BASE[name.split("-")[0]]
         shipped = gpu(os.path.join(ROOT, "hardware", base + ".yaml"))
-        fitted_path = os.path.join(fitted_dir, name + ".yaml")
-        fitted = gpu(fitted_path) if os.path.exists(fitted_path) else None
+        fitted = fitted_gpu(shipped, os.path.join(fitted_dir, name + ".json"))
         rows = [r for r in csv.DictReader(l for l in open(path) if not l.startswith("#"))
                 if r["seconds"] != "NA"]
         print(f"\n### {name} (base {base})\n")

@@ -110,7 +110,7 @@ write("h100-vllm-pr23280.csv", [
     ("gpu", "NVIDIA H100 80GB HBM3"),
     ("source", "vllm-project/vllm pull request #23280 ('[Perf] Use upstream CUTLASS for SM90 Block FP8 kernel') description: benchmarks/kernels block-FP8 GEMM benchmark log"),
     ("url", "https://github.com/vllm-project/vllm/pull/23280"),
-    ("date", "2025-09-10 (the log's timestamp)"),
+    ("date", "2025-09-10"),
     ("measured", "N=2112 K=7168 (DeepSeek-V3 fused q_a/kv_a projection) for batch_size M = 64..8192: torch.mm BF16 (cuBLAS) and vLLM's CUTLASS W8A8 block-FP8 GEMM; the GPU is read from the log line naming the tuned config 'device_name=NVIDIA_H100_80GB_HBM3'"),
     ("conversion", "seconds = 2*M*N*K / (TFLOP/s*1e12); rows M < 64 (1 and 16: memory-bound GEMV-like, priced by the cost model's roofline) and M = 16384 (cut off in the stored log) left out"),
 ], rows)
