@@ -47,7 +47,22 @@ const Suite& suite() {
 // The NVIDIA NeMo and DGX Cloud recipe runs, bounded apart (NvidiaRecipesAsMeasuredToday).
 bool is_nvidia_recipe(const std::string& source) {
   return source == "dgxc-benchmarking" || source == "nemo" || source == "nemo-long-sequence" ||
-         source == "dgxc-benchmarking-moe";
+         source == "dgxc-benchmarking-moe" || source == "megatron-bridge";
+}
+
+// Set 3 (Megatron-Bridge's MoE runs at scale, validation/README.md): the frontier the model is
+// being built for, bounded apart (MegatronBridgeMoeAsMeasuredToday), outside the suite whose
+// targets were met before it.
+constexpr const char* kFrontierSource = "megatron-bridge";
+
+const ValidationSummary& existing_suite() {
+  static const ValidationSummary s = [] {
+    std::vector<PointResult> points;
+    for (const PointResult& p : suite().points)
+      if (p.source != kFrontierSource) points.push_back(p);
+    return summarize(points);
+  }();
+  return s;
 }
 
 // The summary of the papers' runs (every source but the NVIDIA recipes).
@@ -86,6 +101,9 @@ TEST(ValidationSuite, EveryPublishedPointIsTranscribedAndEveryExpressibleOnePred
   EXPECT_EQ(runs["dgxc-benchmarking"], 174u);
   EXPECT_EQ(runs["nemo"], 8u);
   EXPECT_EQ(runs["nemo-long-sequence"], 9u);
+  // Set 3: Megatron-Bridge's DeepSeek-V3 and Qwen3-30B-A3B rows (61, one a republication held
+  // once).
+  EXPECT_EQ(runs[kFrontierSource], 60u);
   EXPECT_EQ(s.summary.overall.failed, 0u);
   for (const PointResult& p : s.points)
     EXPECT_TRUE(p.expressible == Expressible::No || p.predicted) << p.id << ": " << p.status;
@@ -136,14 +154,15 @@ TEST(ValidationSuite, MedianErrorWithinTenPercentFittedOrNot) {
 // The memory median's 8% is asserted with the papers' sources (MedianErrorWithinTenPercent...):
 // every memory point is theirs.
 TEST(ValidationSuite, WholeSuiteWithinTargets) {
-  const SourceSummary& all = suite().summary.overall;
+  const SourceSummary& all = existing_suite().overall;
   for (const ErrorStats* speed : {&all.all, &all.held_out}) {
     EXPECT_LE(speed->median_abs, 0.07);
     EXPECT_LE(speed->max_abs, 0.25);
     EXPECT_LE(std::abs(speed->mean_signed), 0.03);
   }
   EXPECT_EQ(all.memory.points, first_sources().overall.memory.points);
-  const std::vector<std::string> open = {"dgxc-benchmarking-moe", "nemo", "nemo-long-sequence"};
+  const std::vector<std::string> open = {"dgxc-benchmarking-moe", "nemo", "nemo-long-sequence",
+                                         kFrontierSource};
   size_t checked = 0;
   for (const SourceSummary& s : suite().summary.sources) {
     if (std::find(open.begin(), open.end(), s.source) != open.end()) continue;
@@ -401,6 +420,45 @@ TEST(ValidationSuite, ChimeraFigureOnePeaksWithinTenPercentAndOutOfMemoryMarks) 
   EXPECT_EQ(fits, 3u);
   EXPECT_EQ(oom, 2u);
   EXPECT_TRUE(dapple);
+}
+
+// Set 3, Megatron-Bridge's MoE runs (validation/README.md, "Megatron-Bridge MoE runs (set 3)"),
+// nothing fitted on them: every run predicted, bounded where pipesim stands, which is short of
+// the targets (median |error| <= 15%, |mean signed| <= 5%). Open: every point but one is
+// optimistic; DeepSeek-V3 by a median 20% (GB200, its recipes' EP 64 inside a 64-GPU rack
+// slice, closest), Qwen3-30B-A3B (small experts: hidden 2048, expert FFN 768) by a median 64%
+// and up to 3.8x on the H100 and micro-batch-1 B200 rows, where per-kernel costs that the
+// kernel list prices too cheaply dominate (memory-bound kernels at 2.5-5.6x pipesim's price in
+// DeepSeek's own trace, calibrate/README.md).
+TEST(ValidationSuite, MegatronBridgeMoeAsMeasuredToday) {
+  std::map<std::string, std::vector<double>> errors;
+  for (const PointResult& p : suite().points) {
+    if (p.source != kFrontierSource) continue;
+    ASSERT_TRUE(p.error()) << p.id << ": " << p.status;
+    errors[p.id.find("QWEN3") != std::string::npos ? "qwen3" : "deepseek"].push_back(*p.error());
+  }
+  struct Bound {
+    const char* model;
+    size_t points;
+    double median, bias_low, bias_high;
+  };
+  for (const Bound& b :
+       {Bound{"deepseek", 29, 0.22, 0.15, 0.25}, Bound{"qwen3", 31, 0.70, 0.7, 1.0}}) {
+    std::vector<double>& e = errors[b.model];
+    ASSERT_EQ(e.size(), b.points) << b.model;
+    double sum = 0;
+    for (double x : e)
+      sum += x;
+    const double mean = sum / static_cast<double>(e.size());
+    std::vector<double> abs_errors;
+    for (double x : e)
+      abs_errors.push_back(std::abs(x));
+    std::sort(abs_errors.begin(), abs_errors.end());
+    EXPECT_LE(abs_errors[abs_errors.size() / 2], b.median) << b.model;
+    // The bias bounded from both sides: a change that moves it either way shows here.
+    EXPECT_GE(mean, b.bias_low) << b.model;
+    EXPECT_LE(mean, b.bias_high) << b.model;
+  }
 }
 
 }  // namespace
