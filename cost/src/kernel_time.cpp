@@ -10,10 +10,11 @@ namespace pipesim::cost {
 
 double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& gpu,
                    const std::string& dtype, double host_overhead) {
-  double t = 0.0, bytes = 0.0;
+  double t = 0.0;
   for (const models::LayerKernel& k : kernels) {
     if (!k.compute_bound()) {
-      bytes += static_cast<double>(k.bytes);
+      const double b = static_cast<double>(k.bytes);
+      if (b > 0) t += b / (gpu.hbm_bandwidth * gpu.hbm_efficiency.at(b));
       continue;
     }
     const double flops = k.flops();
@@ -48,7 +49,6 @@ double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& g
                   : 0.0;
     t += std::max(compute, streaming);
   }
-  if (bytes > 0) t += bytes / (gpu.hbm_bandwidth * gpu.hbm_efficiency.at(bytes));
   return t + static_cast<double>(kernels.size()) * (gpu.kernel_launch + host_overhead);
 }
 

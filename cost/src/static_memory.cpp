@@ -1,5 +1,7 @@
 #include "pipesim/cost/static_memory.hpp"
 
+#include <algorithm>
+
 #include "pipesim/models/transformer.hpp"
 
 namespace pipesim::cost {
@@ -8,9 +10,9 @@ double quantized_bytes(models::Precision p) {
   return models::quantized_element_bytes(p);
 }
 
-ParamBytes param_bytes(models::Precision p, double bytes_per_param) {
-  const double e = models::precision_bytes(p);
-  if (bytes_per_param > 0) return {e, e, bytes_per_param - 2 * e, e};
+namespace {
+
+ParamBytes precision_table(models::Precision p) {
   switch (p) {
     case models::Precision::FP32:
       return {4, 4, 8, 4};
@@ -24,6 +26,20 @@ ParamBytes param_bytes(models::Precision p, double bytes_per_param) {
       return {2 + 2 * quantized_bytes(p), 4, 12, 2};
   }
   return {};
+}
+
+}  // namespace
+
+ParamBytes param_bytes(models::Precision p, double bytes_per_param, ParamStorage storage) {
+  const double e = models::precision_bytes(p);
+  if (bytes_per_param > 0) return {e, e, bytes_per_param - 2 * e, e};
+  ParamBytes b = precision_table(p);
+  if (storage.quantized_params && quantized_bytes(p) > 0) {
+    b.weights = 2 * quantized_bytes(p);
+    b.gathered = quantized_bytes(p);
+  }
+  if (storage.bf16_gradients) b.gradients = std::min(b.gradients, 2.0);
+  return b;
 }
 
 double optimizer_step_bytes(models::Precision p, const ParamBytes& b) {

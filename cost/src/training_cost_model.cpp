@@ -42,7 +42,7 @@ ParamBytes checked_param_bytes(const models::ModelSpec& model, const hardware::H
         fmt::format("must be at least {} (weights + gradients in {}), got {}", 2 * elem,
                     models::precision_name(model.precision), setup.bytes_per_param));
   }
-  return param_bytes(model.precision, setup.bytes_per_param);
+  return setup_param_bytes(model.precision, setup);
 }
 
 // The model's virtual stages: the hand-written layout when one is given, else the partition

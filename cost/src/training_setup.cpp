@@ -103,6 +103,10 @@ models::ModelSpec rank_model(const models::ModelSpec& trained, const TrainingSet
   return out;
 }
 
+ParamBytes setup_param_bytes(models::Precision p, const TrainingSetup& s) {
+  return param_bytes(p, s.bytes_per_param, {s.fp8_param_gather, s.grad_reduce_in_bf16});
+}
+
 int gpu_count(const TrainingSetup& s, int workers) {
   return s.tensor_parallel * s.context_parallel * workers * s.data_parallel;
 }
@@ -204,6 +208,15 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
     fail("sequence", fmt::format("{} tokens exceed the {} rows of model {}'s learned position "
                                  "table",
                                  m.sequence, m.position_embeddings, m.name));
+  }
+  if (s.fp8_param_gather && quantized_bytes(m.precision) == 0) {
+    fail("fp8_param_gather",
+         fmt::format("keeps the parameters in a low-precision recipe's format; training in {} "
+                     "has none (use precision fp8, mxfp8 or nvfp4)",
+                     models::precision_name(m.precision)));
+  }
+  if (s.grad_reduce_in_bf16 && m.precision == models::Precision::FP32) {
+    fail("grad_reduce_in_bf16", "applies to mixed-precision training; this run trains in fp32");
   }
   if (!m.is_moe()) {
     const char* field = s.expert_parallel != 1                        ? "expert_parallel"

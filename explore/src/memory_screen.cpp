@@ -125,10 +125,9 @@ std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario&
   const std::vector<double> params = cost::stage_params(rank, partition, cost::layer_config(setup));
   // Unsharded: the distributed optimizer's state is left out below instead.
   const std::vector<double> shards(params.size(), 1.0);
-  std::vector<sim::StageMemory> memory =
-      cost::stage_memory(rank, setup, partition, params, shards,
-                         cost::param_bytes(trained.precision, setup.bytes_per_param),
-                         scenario::recompute_used(s, schedule));
+  std::vector<sim::StageMemory> memory = cost::stage_memory(
+      rank, setup, partition, params, shards, cost::setup_param_bytes(trained.precision, setup),
+      scenario::recompute_used(s, schedule));
   if (setup.distributed_optimizer) {
     for (sim::StageMemory& m : memory)
       m.optimizer = 0.0;

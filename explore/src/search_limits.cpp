@@ -45,7 +45,7 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
   // given or those of the precision trained (cost/static_memory.hpp).
   const double bytes_per_param = fixed.bytes_per_param > 0
                                      ? fixed.bytes_per_param
-                                     : cost::param_bytes(trained.precision).total();
+                                     : cost::setup_param_bytes(trained.precision, fixed).total();
   if (!fixed.distributed_optimizer) {
     limits.static_bytes = models::model_params(trained) * bytes_per_param;
     limits.static_bytes_per_gpu = [model, fixed, bytes_per_param](const Parallelism& x) {

@@ -70,6 +70,8 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["grad_bucket_bytes"] = static_cast<std::int64_t>(setup.grad_bucket_bytes);  // whole bytes
   j["overlap_grad_reduce"] = setup.overlap_grad_reduce;
   j["overlap_param_gather"] = setup.overlap_param_gather;
+  j["fp8_param_gather"] = setup.fp8_param_gather;
+  j["grad_reduce_in_bf16"] = setup.grad_reduce_in_bf16;
   j["offload"] = setup.offload;
   j["offload_selective"] = setup.offload_selective;
   j["precision"] = models::precision_name(p.model.precision);                        // as trained

@@ -415,6 +415,19 @@ std::vector<Option> make_options() {
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.overlap_grad_reduce; }),
       switch_field(
+          "fp8_param_gather", false,
+          "Real-cost mode, fp8/mxfp8/nvfp4: the parameters kept only in the low-precision "
+          "format (row- and column-wise copies, no 16-bit copy) and all-gathered in it "
+          "(Megatron's fp8-param-gather) on|off",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.fp8_param_gather; }),
+      switch_field(
+          "grad_reduce_in_bf16", false,
+          "Real-cost mode: the gradient buffer and its reduce in bf16 instead of fp32 (Megatron's "
+          "grad-reduce-in-bf16) on|off",
+          Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.grad_reduce_in_bf16; }),
+      switch_field(
           "overlap_param_gather", false,
           "Real-cost mode: the updated parameters' all-gather overlaps the first forward, "
           "bucket by bucket on|off (Megatron-Core's overlap-param-gather; needs "

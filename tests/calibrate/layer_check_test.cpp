@@ -68,10 +68,10 @@ TEST(LayerPrediction, IsTheCostModelFormulaPerKernel) {
   EXPECT_NEAR(predict_kernel_seconds(p, mem, "bf16"), 1e9 / (4e12 * 0.9) + 3e-6, 1e-15);
   EXPECT_THROW(predict_kernel_seconds(p, gemm, "fp8"), core::ConfigError);
 
-  // A layer: GEMMs each at their own efficiency or HBM time, memory-bound bytes summed and priced
-  // at the efficiency of the sum, one launch per kernel (the performance model's op formula).
+  // A layer: GEMMs each at their own efficiency or HBM time, each memory-bound kernel at the HBM
+  // efficiency of its own bytes, one launch per kernel (the performance model's op formula).
   const LayerShape shape{1, 1024, 2048, 16, 2};
-  double gemms = 0, bytes = 0;
+  double gemms = 0, memory = 0;
   int launches = 0;
   for (const auto& k : layer_kernels(shape, LayerDirection::backward)) {
     ++launches;
@@ -80,11 +80,12 @@ TEST(LayerPrediction, IsTheCostModelFormulaPerKernel) {
       const double b = static_cast<double>(k.bytes);
       gemms += std::max(k.flops() / (1e15 * p.gemm_efficiency.at("bf16").at(k.flops())),
                         b / (4e12 * p.hbm_efficiency.at(b)));
-    } else {
-      bytes += static_cast<double>(k.bytes);
+    } else if (k.bytes > 0) {
+      const double b = static_cast<double>(k.bytes);
+      memory += b / (4e12 * p.hbm_efficiency.at(b));
     }
   }
-  const double expected = gemms + bytes / (4e12 * p.hbm_efficiency.at(bytes)) + launches * 3e-6;
+  const double expected = gemms + memory + launches * 3e-6;
   EXPECT_NEAR(predict_layer_seconds(p, shape, LayerDirection::backward, "bf16") / expected, 1.0,
               1e-12);
   EXPECT_EQ(launches, 19);

@@ -332,7 +332,7 @@ TEST(ValidationSuite, MegatronCoreAsMeasuredToday) {
 // gradient reduce and parameter gather, the Llama 3 vocabulary, NeMo 1's unfused loss on the
 // older H100 rows). Bounds at what pipesim reaches: median |error| <= 13%. Open (not asserted
 // below the 5% per-source target): the older H100 runs are optimistic at every scale, BF16
-// +10…+14%, FP8 +13…+22%; the six GB200 runs (v25.05, full model, EP 8 x ETP 4) are 8-11%
+// +10…+14%, FP8 +12…+21%; the six GB200 runs (v25.05, full model, EP 8 x ETP 4) are 8-11%
 // pessimistic: their files run without TP comm overlap (which pipesim would extend to the expert
 // collectives) and so pay every MoE collective exposed.
 TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
@@ -367,7 +367,7 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
       continue;
     ++h100;
     ASSERT_TRUE(p.error()) << p.id;
-    EXPECT_GT(*p.error(), 0.10) << p.id << ": the open optimism moved";
+    EXPECT_GT(*p.error(), 0.09) << p.id << ": the open optimism moved";
     EXPECT_LT(*p.error(), 0.22) << p.id;
   }
   EXPECT_EQ(h100, 36u);

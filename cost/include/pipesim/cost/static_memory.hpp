@@ -42,8 +42,21 @@ struct ParamBytes {
 //! scales included (q above); 0 for a 16/32-bit precision.
 double quantized_bytes(models::Precision p);
 
-//! The table above; `bytes_per_param` > 0 overrides it (must be ≥ 2e; checked by the caller).
-ParamBytes param_bytes(models::Precision p, double bytes_per_param = 0.0);
+//! How Megatron-Core holds them beyond the precision's table (arguments.py):
+struct ParamStorage {
+  //! fp8-param-gather: a low-precision recipe's parameters are the quantized tensors
+  //! themselves (Transformer Engine's Float8Tensor / MXFP8Tensor, their row- and column-wise
+  //! copies, 2q), no 16-bit copy; the distributed optimizer all-gathers them in q bytes.
+  bool quantized_params = false;
+  //! grad-reduce-in-bf16: the gradient buffer, and so its reduce, in bf16 (2 bytes) instead
+  //! of fp32 main gradients.
+  bool bf16_gradients = false;
+};
+
+//! The table above; `bytes_per_param` > 0 overrides it (must be ≥ 2e; checked by the caller),
+//! `storage` then changes nothing.
+ParamBytes param_bytes(models::Precision p, double bytes_per_param = 0.0,
+                       ParamStorage storage = {});
 
 //! HBM bytes one optimizer step moves per parameter it updates (memory-bound passes over the
 //! parameters). Without a master copy (fp32): Adam reads and writes m and v, reads the gradient

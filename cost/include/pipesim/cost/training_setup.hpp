@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "pipesim/cost/static_memory.hpp"
 #include "pipesim/hardware/placement.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
@@ -53,6 +54,9 @@ struct TrainingSetup {
   //! runs beside the op instead of after it, max(kernels, collectives) when nothing contends.
   bool tp_comm_overlap = false;
   bool distributed_optimizer = false;  //!< ZeRO-1: optimizer state sharded over W
+  //! Megatron's fp8-param-gather and grad-reduce-in-bf16 (static_memory.hpp, ParamStorage).
+  bool fp8_param_gather = false;
+  bool grad_reduce_in_bf16 = false;
   //! Gradient buckets of this many bytes (PyTorch DDP's bucket_cap_mb; 0 = one flat buffer
   //! per stage): each bucket is its own collective call and pays the algorithm's latency, so a
   //! stage's sync costs ⌈G/bucket⌉ latencies and the same bandwidth term.
@@ -143,6 +147,10 @@ models::ModelSpec rank_model(const models::ModelSpec& trained, const TrainingSet
 //! TrainingCostModel::gpus, scenario::PerfResult::gpus, which the reports, MFU and the
 //! validation suite read.
 int gpu_count(const TrainingSetup& s, int workers);
+
+//! The bytes per parameter of the setup: the precision's table, the explicit bytes_per_param,
+//! and Megatron's storage options (static_memory.hpp).
+ParamBytes setup_param_bytes(models::Precision p, const TrainingSetup& s);
 
 //! The per-GPU layer configuration of the setup (attention unset: standard; resolved_setup
 //! fills it from the model).
