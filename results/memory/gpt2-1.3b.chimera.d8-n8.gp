@@ -6,7 +6,7 @@ set output outfile
 set title "memory per worker over time\nchimera, D=8 N=8 B=1 W=1, gpt2-1.3b on p100-daint"
 set xlabel "time (s)"
 set ylabel "memory held (GiB)"
-set xrange [0:2.6476780633731742]
+set xrange [0:2.6599793992913088]
 set grid
 set yrange [0:*]
 set key outside right top

@@ -428,7 +428,7 @@ TEST(ValidationSuite, ChimeraFigureOnePeaksWithinTenPercentAndOutOfMemoryMarks) 
 // optimistic; DeepSeek-V3 by a median 20% (GB200, its recipes' EP 64 inside a 64-GPU rack
 // slice, closest), Qwen3-30B-A3B (small experts: hidden 2048, expert FFN 768) by a median 64%
 // and up to 3.8x on the H100 and micro-batch-1 B200 rows, where per-kernel costs that the
-// kernel list prices too cheaply dominate (memory-bound kernels at 2.5-5.6x pipesim's price in
+// kernel list prices too cheaply dominate (memory-bound kernels at 2.4-5.5x pipesim's price in
 // DeepSeek's own trace, calibrate/README.md).
 TEST(ValidationSuite, MegatronBridgeMoeAsMeasuredToday) {
   std::map<std::string, std::vector<double>> errors;
