@@ -38,7 +38,7 @@ void BM_BuildAndSimulate1F1B(benchmark::State& state) {
   scenario::Scenario unit;
   unit.schedule = "1f1b";
   unit.params = params_1f1b();
-  unit.unit = {1, 2, 0, 0.1};
+  unit.unit = {.forward = 1, .backward = 2, .weight = std::nullopt, .comm = 0.1};  // no W
   for (auto _ : state) {
     const scenario::Result r = scenario::simulate(unit);
     benchmark::DoNotOptimize(r.metrics.iteration_time);
@@ -52,7 +52,8 @@ BENCHMARK(BM_BuildAndSimulate1F1B)->Unit(benchmark::kMillisecond);
 void BM_Simulate1F1B(benchmark::State& state) {
   const sim::Schedule s = schedules::make_schedule("1f1b", params_1f1b());
   const sim::TaskGraph g = sim::build_task_graph(s);
-  const sim::UnitCostModel costs({1, 2, 0, 0.1});
+  const sim::UnitCostModel costs(
+      {.forward = 1, .backward = 2, .weight = std::nullopt, .comm = 0.1});
   for (auto _ : state)
     benchmark::DoNotOptimize(sim::simulate(g, costs).completed);
   report_tasks(state, g.num_tasks());
