@@ -234,10 +234,9 @@ std::optional<double> metric_value(const SweepRow& row, const std::string& name)
 }
 
 std::string limiting_factor(const RowMetrics& m) {
-  // bubble_ratio counts every moment a worker does not compute, waits on communication
-  // included; the bubbles proper are what is left once the exposed communication is taken out.
+  // In real-cost mode bubble_ratio is the idle share alone, exposed communication apart.
   const double comm = m.exposed_comm_ratio.value_or(0.0);
-  const double bubbles = std::max(0.0, m.bubble_ratio.value_or(0.0) - comm);
+  const double bubbles = m.bubble_ratio.value_or(0.0);
   std::string out;
   if (std::max(bubbles, comm) < 0.05) {
     out = m.mfu ? fmt::format("compute (mfu {:.1f}%)", *m.mfu * 100.0) : "compute";

@@ -102,6 +102,16 @@ bool compute_ops_take_time(const sim::TaskGraph& graph, const cost::TrainingCost
   return true;
 }
 
+// The mean over workers of the idle part of each one's window (time_breakdown), [0, 1].
+double idle_share(const std::vector<sim::WorkerTime>& time) {
+  double idle = 0, window = 0;
+  for (const sim::WorkerTime& t : time) {
+    idle += t.idle;
+    window += t.compute + t.exposed_communication + t.idle;
+  }
+  return window > 0 ? idle / window : 0.0;
+}
+
 // Real-cost mode: model + hardware → durations and flows, the contention-aware engine, then
 // memory and the time breakdown on top of the usual metrics.
 void run_real(const Scenario& spec, Result& r, const std::string& source) {
@@ -157,6 +167,10 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   detail::set_memory(p, sim::track_memory(r.schedule, r.graph, r.trace, costs.stage_memory(),
                                           spec.record_memory_timeline || spec.memory_timeline));
   p.time = sim::time_breakdown(r.graph, r.trace);
+  // Real cost splits every worker's window into compute, exposed communication and idle: the
+  // bubbles are the idle part alone (exposed_comm_ratio is its own figure). Unit-cost mode keeps
+  // the papers' 1 − Σ busy / (workers × span), whose communication is a delay, not a flow.
+  r.metrics.bubble_ratio = idle_share(p.time);
   const double t = r.metrics.iteration_time;
   p.throughput = t > 0 ? p.samples_per_iteration / t : 0.0;
   p.tokens_per_second = p.throughput * p.model.sequence;

@@ -218,6 +218,26 @@ TEST(RealCost, PlacementDecidesTheTierAndNicSharing) {
   EXPECT_NEAR(first_transfer(simulate(s)), hw.inter_node.alpha + 2 * n / hw.inter_node.beta, 1e-12);
 }
 
+TEST(RealCost, BubbleRatioIsTheIdleShareExposedCommunicationApart) {
+  // GPT-2 on 8 P100 nodes, 4 replicas: transfers and all-reduces over the NICs, so every worker
+  // computes, waits on communication and idles.
+  Scenario s = spec("1f1b", 8, 16, "gpt2-32l", "p100-daint", 1, 4);
+  const Result r = simulate(s);
+  ASSERT_TRUE(r.perf);
+  double compute = 0, exposed = 0, idle = 0;
+  for (const sim::WorkerTime& t : r.perf->time) {
+    compute += t.compute;
+    exposed += t.exposed_communication;
+    idle += t.idle;
+  }
+  ASSERT_GT(exposed, 0.0);
+  ASSERT_GT(idle, 0.0);
+  EXPECT_NEAR(r.metrics.bubble_ratio, idle / (compute + exposed + idle), 1e-12);
+  // The GPipe/Chimera share of not computing holds both.
+  EXPECT_NEAR(1 - compute / (compute + exposed + idle),
+              r.metrics.bubble_ratio + exposed / (compute + exposed + idle), 1e-12);
+}
+
 TEST(RealCost, BlockingP2PIsNeverFaster) {
   Scenario s = spec("1f1b", 8, 16, "gpt2-32l", "p100-daint", 1, 1);
   const double on = simulate(s).metrics.iteration_time;

@@ -37,7 +37,9 @@ struct RowMetrics {
   std::optional<double> throughput;          //!< samples per second
   std::optional<double> tokens_per_second;   //!< throughput × sequence length
   std::optional<double> mfu;                 //!< model FLOPs utilisation, 0..1
-  std::optional<double> bubble_ratio;        //!< 1 − Σ busy / (workers × span)
+  //! Unit cost: 1 − Σ busy / (workers × span); real cost: the idle share of the workers'
+  //! windows, exposed communication apart (exposed_comm_ratio).
+  std::optional<double> bubble_ratio;
   std::optional<double> exposed_comm_ratio;  //!< communication not hidden by compute / iteration
   std::optional<double> peak_memory_max;     //!< bytes, the fullest worker
   std::optional<double> peak_memory_min;     //!< bytes, the emptiest worker
@@ -133,10 +135,9 @@ std::vector<std::string> metric_cells(const SweepRow& row);
 //! The value of metric `name` in `row`, when the row has it.
 std::optional<double> metric_value(const SweepRow& row, const std::string& name);
 
-//! What holds a configuration back, in words: the larger loss of bubbles (bubble_ratio less the
-//! exposed communication it contains: idle time) and exposed communication (or "compute" when
-//! both are under 5 %), and memory when the headroom is under 10 %, e.g. "bubbles 23.1%; memory
-//! headroom 4.2%".
+//! What holds a configuration back, in words: the larger loss of bubbles (bubble_ratio: idle time)
+//! and exposed communication (or "compute" when both are under 5 %), and memory when the headroom
+//! is under 10 %, e.g. "bubbles 23.1%; memory headroom 4.2%".
 std::string limiting_factor(const RowMetrics& metrics);
 
 }  // namespace pipesim::scenario
