@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "pipesim/cost/context_parallel.hpp"
 #include "pipesim/cost/kernel_time.hpp"
@@ -35,7 +36,6 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     // the TP and CP collectives join the op's kernels (with_own_collectives).
     : model_(model),
       hw_(hw),
-      overlap_(setup.tp_comm_overlap || setup.moe_overlap),
       tp_overlap_(setup.tp_comm_overlap),
       exchange_apart_(setup.moe_overlap),
       linear_slowdown_(setup.tp_comm_overlap && setup.tensor_parallel > 1
@@ -179,43 +179,33 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       k[kW] += heads * compute_time(models::head_backward_weight(model_, cfg));
       points[kI] += heads;
     }
-    // An op's collectives in the order tensor, expert, context parallelism's; its own (what no
-    // other micro-batch hides) are the tensor and context ones.
-    const auto append_rings = [&](std::vector<OpCollective>& list, double ring_f, double ring_b) {
+    // An op's collectives in the order tensor, expert, context parallelism's, each list built
+    // once: the op's own (what no other micro-batch hides) are the tensor and context ones.
+    struct OpComm {
+      std::vector<OpCollective> all;
+      hardware::CommTime own, exchange;
+    };
+    const auto op_comm = [&](double tp_points, double moe_count, double ring_f, double ring_b) {
+      const std::vector<OpCollective> tp = tp_collectives(model_, cfg, tp_points);
+      const std::vector<OpCollective> exchange =
+          experts.layer_collectives(hw_, model_, cfg, moe_count);
+      std::vector<OpCollective> rings;
       for (const auto& ring : {cp_ring(hw_, model_, cfg, false, attn_f, ring_f),
                                cp_ring(hw_, model_, cfg, true, attn_b, ring_b)}) {
-        list.insert(list.end(), ring.begin(), ring.end());
+        rings.insert(rings.end(), ring.begin(), ring.end());
       }
-    };
-    const auto exchange_collectives = [&](double moe_count) {
-      return experts.layer_collectives(hw_, model_, cfg, moe_count);
-    };
-    const auto op_collectives = [&](double tp_points, double moe_count, double ring_f,
-                                    double ring_b) {
-      std::vector<OpCollective> list = tp_collectives(model_, cfg, tp_points);
-      for (OpCollective& c : exchange_collectives(moe_count))
-        list.push_back(c);
-      append_rings(list, ring_f, ring_b);
-      return list;
-    };
-    const auto own_collectives = [&](double tp_points, double ring_f, double ring_b) {
-      std::vector<OpCollective> list = tp_collectives(model_, cfg, tp_points);
-      append_rings(list, ring_f, ring_b);
-      return list;
+      OpComm c{tp, {}, collectives_time(hw_, exchange)};
+      c.all.insert(c.all.end(), exchange.begin(), exchange.end());
+      c.all.insert(c.all.end(), rings.begin(), rings.end());
+      std::vector<OpCollective> own = tp;
+      own.insert(own.end(), rings.begin(), rings.end());
+      c.own = collectives_time(hw_, own);
+      return c;
     };
     const auto part_alone = [&](size_t p) {
-      if (exchange_apart_) {
-        const double own =
-            collectives_time(hw_, own_collectives(points[p], rings_f[p], rings_b[p])).total().value;
-        const double exchange =
-            collectives_time(hw_, exchange_collectives(expert_layers[p])).total().value;
-        return std::max(tp_overlap_ ? std::max(k[p], own) : k[p] + own, exchange);
-      }
-      const double comm =
-          collectives_time(hw_, op_collectives(points[p], expert_layers[p], rings_f[p], rings_b[p]))
-              .total()
-              .value;
-      return overlap_ ? std::max(k[p], comm) : k[p] + comm;
+      const OpComm c = op_comm(points[p], expert_layers[p], rings_f[p], rings_b[p]);
+      return alone_of(k[p], collectives_time(hw_, c.all).total().value, c.own.total().value,
+                      c.exchange.total().value);
     };
     times_[s] = {part_alone(kF), part_alone(kI), part_alone(kW), part_alone(kR)};
     // The ops: a backward of a schedule without R ops recomputes its forward first.
@@ -234,12 +224,11 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     ops[kB] = k[kI] + k[kW] + extra;
     ops[kI] = k[kI] + extra;
     for (size_t kind = 0; kind < sim::kNumComputeKinds; ++kind) {
-      collectives_[s][kind] =
-          op_collectives(op_points[kind], op_experts[kind], op_f[kind], op_b[kind]);
+      OpComm c = op_comm(op_points[kind], op_experts[kind], op_f[kind], op_b[kind]);
+      collectives_[s][kind] = std::move(c.all);
       collective_time_[s][kind] = collectives_time(hw_, collectives_[s][kind]);
-      exchange_time_[s][kind] = collectives_time(hw_, exchange_collectives(op_experts[kind]));
-      own_time_[s][kind] =
-          collectives_time(hw_, own_collectives(op_points[kind], op_f[kind], op_b[kind]));
+      exchange_time_[s][kind] = c.exchange;
+      own_time_[s][kind] = c.own;
     }
   }
 
@@ -275,24 +264,28 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     optimizer_[w] = compute_time(adam[w]);
 }
 
+double StageCompute::with_own(double kernels, double own) const {
+  return tp_overlap_ ? std::max(kernels, own) : kernels + own;
+}
+
+double StageCompute::alone_of(double kernels, double all, double own, double exchange) const {
+  if (exchange_apart_) return std::max(with_own(kernels, own), exchange);
+  return overlap() ? std::max(kernels, all) : kernels + all;
+}
+
 double StageCompute::with_own_collectives(int stage, sim::OpKind kind) const {
-  const double k = kernels(stage, kind);
-  const double own = at(own_time_, stage, kind).total().value;
-  return tp_overlap_ ? std::max(k, own) : k + own;
+  return with_own(kernels(stage, kind), at(own_time_, stage, kind).total().value);
 }
 
 double StageCompute::alone(int stage, sim::OpKind kind) const {
-  if (exchange_apart_) {
-    return std::max(with_own_collectives(stage, kind), exchange_time(stage, kind).total().value);
-  }
-  const double k = kernels(stage, kind);
-  const double comm = collective_time(stage, kind).total().value;
-  return overlap_ ? std::max(k, comm) : k + comm;
+  return alone_of(kernels(stage, kind), collective_time(stage, kind).total().value,
+                  at(own_time_, stage, kind).total().value,
+                  exchange_time(stage, kind).total().value);
 }
 
 sim::OpCollectives StageCompute::lowering() const {
   sim::OpCollectives out;
-  out.overlap = overlap_;
+  out.overlap = overlap();
   bool any = false;
   for (const auto& stage : collectives_) {
     for (const auto& list : stage) {

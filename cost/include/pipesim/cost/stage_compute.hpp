@@ -85,9 +85,14 @@ class StageCompute {
 
   models::ModelSpec model_;
   hardware::HardwareProfile hw_;
-  bool overlap_ = false;         // tp_comm_overlap or moe_overlap: the Collective task beside
   bool tp_overlap_ = false;      // tp_comm_overlap
   bool exchange_apart_ = false;  // moe_overlap
+  // The Collective task runs beside its op (either overlap), else after it.
+  bool overlap() const { return tp_overlap_ || exchange_apart_; }
+  // The kernels with the op's own collectives (after them, or beside them with the TP overlap).
+  double with_own(double kernels, double own) const;
+  // The op alone from its kernels and collective seconds: all of them, its own, its exchange.
+  double alone_of(double kernels, double all, double own, double exchange) const;
   // Time factor of the linear layers' GEMMs: 1 / (1 − the profile's tp_overlap_sm_fraction)
   // when their tensor-parallel collectives run beside them (t > 1 with tp_comm_overlap), else 1.
   double linear_slowdown_ = 1.0;
