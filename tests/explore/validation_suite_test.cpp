@@ -55,24 +55,25 @@ bool is_nvidia_recipe(const std::string& source) {
 // targets were met before it.
 constexpr const char* kFrontierSource = "megatron-bridge";
 
+// The summary of the suite's points whose source `keep` accepts.
+template <class Keep>
+ValidationSummary summary_of(Keep keep) {
+  std::vector<PointResult> points;
+  for (const PointResult& p : suite().points)
+    if (keep(p.source)) points.push_back(p);
+  return summarize(points);
+}
+
 const ValidationSummary& existing_suite() {
-  static const ValidationSummary s = [] {
-    std::vector<PointResult> points;
-    for (const PointResult& p : suite().points)
-      if (p.source != kFrontierSource) points.push_back(p);
-    return summarize(points);
-  }();
+  static const ValidationSummary s =
+      summary_of([](const std::string& source) { return source != kFrontierSource; });
   return s;
 }
 
 // The summary of the papers' runs (every source but the NVIDIA recipes).
 const ValidationSummary& first_sources() {
-  static const ValidationSummary s = [] {
-    std::vector<PointResult> points;
-    for (const PointResult& p : suite().points)
-      if (!is_nvidia_recipe(p.source)) points.push_back(p);
-    return summarize(points);
-  }();
+  static const ValidationSummary s =
+      summary_of([](const std::string& source) { return !is_nvidia_recipe(source); });
   return s;
 }
 
