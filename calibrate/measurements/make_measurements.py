@@ -40,6 +40,19 @@ def gemm_row(benchmark, dtype, groups, m, n, k, tflops, source, a_bytes=1, c_byt
                 seconds=flops / (tflops * 1e12), flops=flops, source=source)
 
 
+def bf16_and_fp8_rows(table, n, k, source, bf16_label, fp8_label, unit=""):
+    """GEMM rows of a benchmark table of (M, BF16 TFLOP/s, FP8 TFLOP/s) at one N, K: BF16 rows
+    (2-byte operands) first, then FP8, each citing its column (the value as the table prints
+    it, `unit` after it)."""
+    rows = [gemm_row("gemm", "bf16", 1, m, n, k, b,
+                     f"{source} batch_size={m} {bf16_label}: {b}{unit}", a_bytes=2)
+            for m, b, _ in table]
+    rows += [gemm_row("gemm", "fp8", 1, m, n, k, f,
+                      f"{source} batch_size={m} {fp8_label}: {f}{unit}")
+             for m, _, f in table]
+    return rows
+
+
 def attn_fwd_flops(seqlen, head_dim, heads, batch, causal):
     return 4.0 * batch * seqlen * seqlen * heads * head_dim / (2 if causal else 1)
 
@@ -100,12 +113,8 @@ vl_h100 = [  # M, torch-bf16, w8a8-block-fp8-cutlass (TFLOP/s)
     (2048, 648.192575, 426.640953), (4096, 715.781529, 456.931446),
     (8192, 666.385367, 489.655688),
 ]
-rows = [gemm_row("gemm", "bf16", 1, m, 2112, 7168, b,
-                 f"{VL_SRC} batch_size={m} torch-bf16: {b} TFLOP/s", a_bytes=2)
-        for m, b, _ in vl_h100]
-rows += [gemm_row("gemm", "fp8", 1, m, 2112, 7168, f,
-                  f"{VL_SRC} batch_size={m} w8a8-block-fp8-cutlass: {f} TFLOP/s")
-         for m, _, f in vl_h100]
+rows = bf16_and_fp8_rows(vl_h100, 2112, 7168, VL_SRC, "torch-bf16",
+                         "w8a8-block-fp8-cutlass", unit=" TFLOP/s")
 write("h100-vllm-pr23280.csv", [
     ("gpu", "NVIDIA H100 80GB HBM3"),
     ("source", "vllm-project/vllm pull request #23280 ('[Perf] Use upstream CUTLASS for SM90 Block FP8 kernel') description: benchmarks/kernels block-FP8 GEMM benchmark log"),
@@ -201,12 +210,8 @@ vl_b200 = [  # M, torch-bf16, fp8-tensor-w-tensor-a-noquant
     (256, 1111.895929, 1462.903418), (512, 1337.772701, 1759.884804),
     (1024, 1432.973854, 2207.502274),
 ]
-rows = [gemm_row("gemm", "bf16", 1, m, 6144, 4096, b,
-                 f"{VL2_SRC} batch_size={m} torch-bf16: {b}", a_bytes=2)
-        for m, b, _ in vl_b200]
-rows += [gemm_row("gemm", "fp8", 1, m, 6144, 4096, f,
-                  f"{VL2_SRC} batch_size={m} fp8-tensor-w-tensor-a-noquant: {f}")
-         for m, _, f in vl_b200]
+rows = bf16_and_fp8_rows(vl_b200, 6144, 4096, VL2_SRC, "torch-bf16",
+                         "fp8-tensor-w-tensor-a-noquant")
 write("b200-vllm-pr18778.csv", [
     ("gpu", "NVIDIA B200"),
     ("source", "vllm-project/vllm pull request #18778 ('[Perf] Tunings for SM100 FP8 CUTLASS kernel') description: bench_fp8_gemm.py log, 'For Llama 8B on B200'"),
