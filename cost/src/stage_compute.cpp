@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pipesim/cost/context_parallel.hpp"
+#include "pipesim/cost/host_issue.hpp"
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/tensor_parallel.hpp"
 #include "pipesim/hardware/collectives.hpp"
@@ -22,6 +23,32 @@ constexpr auto kB = static_cast<size_t>(OpKind::Backward);
 constexpr auto kI = static_cast<size_t>(OpKind::BackwardInput);
 constexpr auto kW = static_cast<size_t>(OpKind::BackwardWeight);
 constexpr auto kR = static_cast<size_t>(OpKind::Recompute);
+
+// The precision a kernel computes in: a Transformer Engine low-precision recipe runs only the
+// linear layers' GEMMs in it and everything else in bf16.
+std::string dtype_of(const models::LayerKernel& k, models::Precision p) {
+  return models::low_precision_gemms(p) && !k.linear ? "bf16" : models::precision_name(p);
+}
+
+// The kernels one op launches, in order, with each one's GPU seconds: the low-precision
+// recipe's cast right before the GEMM it feeds, the linear GEMMs slowed by `linear_slowdown`.
+std::vector<IssuedKernel> launched(const models::KernelList& kernels, const hardware::GpuSpec& gpu,
+                                   models::Precision precision, double linear_slowdown,
+                                   const CudaGraphScopes& graphs, bool dispatch_syncs) {
+  models::KernelList list;
+  std::vector<double> seconds;
+  const auto add = [&](const models::LayerKernel& k) {
+    list.push_back(k);
+    seconds.push_back((k.linear ? linear_slowdown : 1.0) *
+                      kernel_time(k, gpu, dtype_of(k, precision)));
+  };
+  for (const models::LayerKernel& k : kernels) {
+    for (const models::LayerKernel& cast : low_precision_casts({k}, precision))
+      add(cast);
+    add(k);
+  }
+  return issued_kernels(list, seconds, graphs, dispatch_syncs);
+}
 
 }  // namespace
 
@@ -47,15 +74,30 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   // forward's again in a full recomputation. A mixture-of-experts layer adds its
   // expert-parallel collectives (expert_parallel.hpp) in the same three places.
   const bool moe = model_.is_moe();
+  // The host's dispatch (host_issue.hpp): what the GPU waits for it in each part of a layer,
+  // with the CUDA graphs the run captures; every MoE dispatcher waits for its token counts.
+  const CudaGraphScopes graphs = parse_cuda_graph_scopes(setup.cuda_graphs, "cuda_graphs");
+  const double dispatch = hw.framework.op_overhead;
   struct Layer {
     PerKind<double> k{};
+    PerKind<std::vector<IssuedKernel>> issued;  // F, I, W, R, and B = I then W
   };
   const auto layer = [&](models::LayerKind kind) {
     Layer l;
-    l.k[kF] = compute_time(models::layer_forward(model_, cfg, kind));
-    l.k[kI] = compute_time(models::layer_backward_input(model_, cfg, kind));
-    l.k[kW] = compute_time(models::layer_backward_weight(model_, cfg, kind));
-    l.k[kR] = compute_time(models::layer_recompute(model_, cfg, recompute, kind));
+    const std::array<models::KernelList, 4> lists{
+        models::layer_forward(model_, cfg, kind), models::layer_backward_input(model_, cfg, kind),
+        models::layer_backward_weight(model_, cfg, kind),
+        models::layer_recompute(model_, cfg, recompute, kind)};
+    const std::array<size_t, 4> parts{kF, kI, kW, kR};
+    for (size_t i = 0; i < parts.size(); ++i) {
+      l.k[parts[i]] = compute_time(lists[i]);
+      if (dispatch > 0) {
+        l.issued[parts[i]] =
+            launched(lists[i], hw_.gpu, model_.precision, linear_slowdown_, graphs, moe);
+      }
+    }
+    l.issued[kB] = l.issued[kI];
+    l.issued[kB].insert(l.issued[kB].end(), l.issued[kW].begin(), l.issued[kW].end());
     return l;
   };
   const Layer dense = layer(models::LayerKind::Dense);
@@ -134,10 +176,14 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     const double dense_layers = L - moe_layers;
     // The four parts of a stage's work (F, I, W, R): kernels, collective points, MoE layers
     // whose expert collectives they run.
-    PerKind<double> k{}, points{}, expert_layers{};
+    PerKind<double> k{}, points{}, expert_layers{}, stall{};
+    for (size_t p = 0; p < sim::kNumComputeKinds; ++p) {
+      stall[p] = host_stall(dense.issued[p], static_cast<int>(dense_layers), dispatch) +
+                 host_stall(expert.issued[p], static_cast<int>(moe_layers), dispatch);
+    }
     for (size_t p : {kF, kI, kW, kR}) {
       k[p] = (dense_layers > 0 ? dense_layers * dense.k[p] : 0.0) +
-             (moe_layers > 0 ? moe_layers * expert.k[p] : 0.0);
+             (moe_layers > 0 ? moe_layers * expert.k[p] : 0.0) + stall[p];
     }
     k[kF] += amax_reduction(L, 3);
     k[kI] += amax_reduction(L, 2);
@@ -221,7 +267,8 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     const double extra = folds_recompute ? k[kR] : 0.0;
     PerKind<double>& ops = kernels_[s];
     ops = k;
-    ops[kB] = k[kI] + k[kW] + extra;
+    // A whole backward issues each layer's input- and weight-gradient kernels together.
+    ops[kB] = k[kI] + k[kW] + extra - stall[kI] - stall[kW] + stall[kB];
     ops[kI] = k[kI] + extra;
     for (size_t kind = 0; kind < sim::kNumComputeKinds; ++kind) {
       OpComm c = op_comm(op_points[kind], op_experts[kind], op_f[kind], op_b[kind]);
@@ -298,8 +345,7 @@ sim::OpCollectives StageCompute::lowering() const {
 }
 
 double StageCompute::compute_time(const models::KernelList& kernels) const {
-  return op_kernel_time(kernels, hw_.gpu, model_.precision, hw_.framework.op_overhead,
-                        linear_slowdown_);
+  return op_kernel_time(kernels, hw_.gpu, model_.precision, 0.0, linear_slowdown_);
 }
 
 double op_kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& gpu,

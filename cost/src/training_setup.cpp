@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/cost/host_issue.hpp"
 
 namespace pipesim::cost {
 namespace {
@@ -185,6 +186,7 @@ void validate_setup(const models::ModelSpec& m, const hardware::HardwareProfile&
   }
   validate_context_parallel(m, hw, s);
   validate_activation_storage(m, s);
+  parse_cuda_graph_scopes(s.cuda_graphs, "cuda_graphs");
   if (s.sequence_parallel) {
     if (t < 2) fail("sequence_parallel", "needs tensor parallelism (tensor_parallel > 1)");
     const int local = m.sequence / s.context_parallel;

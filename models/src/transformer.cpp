@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "pipesim/core/config_error.hpp"
+#include "pipesim/core/word_list.hpp"
 
 namespace pipesim::models {
 namespace {
@@ -500,9 +501,7 @@ RecomputeModules parse_recompute_modules(const std::string& text, const std::str
       {"shared_experts", &RecomputeModules::shared_experts}};
   RecomputeModules out{};
   out.core_attn = false;
-  std::string word;
-  const auto take = [&]() {
-    if (word.empty()) return;
+  for (const std::string& word : core::split_words(text, ", ")) {
     const auto* it = std::find_if(std::begin(kModules), std::end(kModules),
                                   [&](const auto& mod) { return word == mod.first; });
     if (it == std::end(kModules)) {
@@ -515,16 +514,7 @@ RecomputeModules parse_recompute_modules(const std::string& text, const std::str
       throw core::ConfigError::option(field, fmt::format("module '{}' given twice", word));
     }
     out.*(it->second) = true;
-    word.clear();
-  };
-  for (const char ch : text) {
-    if (ch == ',' || ch == ' ') {
-      take();
-    } else {
-      word += ch;
-    }
   }
-  take();
   return out;
 }
 

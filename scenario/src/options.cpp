@@ -474,6 +474,17 @@ std::vector<Option> make_options() {
           "(its backend is moe_dispatcher, deepep unless given); allgather is refused (not "
           "modelled)",
           [](Scenario & s) -> auto& { return s.perf.setup.moe_token_dispatcher_type; }),
+      field_option(
+          named(core::text_option(
+                    "cuda_graphs", "none",
+                    "Real-cost mode: what runs as CUDA graphs, replayed for one host dispatch "
+                    "each: none, partial (attn, mlp, moe_router, moe_preprocess: the parts of "
+                    "fixed shape), full (full_iteration), or Megatron-Core's cuda-graph-scope "
+                    "names comma-separated: attn, mlp, moe, moe_router, moe_preprocess, "
+                    "full_iteration; only matters with the profile's framework.op_overhead"),
+                "SCOPES"),
+          "", Scope::RealCost, kRealCost,
+          [](Scenario & s) -> auto& { return s.perf.setup.cuda_graphs; }),
       switch_field(
           "moe_grouped_gemm", true,
           "Real-cost mode, MoE models: the local experts' GEMMs as one grouped GEMM on|off "

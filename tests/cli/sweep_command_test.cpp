@@ -30,7 +30,7 @@ const char* const kHeader =
     "context_parallel,sequence_parallel,"
     "tp_comm_overlap,distributed_optimizer,grad_bucket_bytes,"
     "overlap_grad_reduce,fp8_param_gather,grad_reduce_in_bf16,overlap_param_gather,expert_parallel,"
-    "expert_tensor_parallel,moe_imbalance,moe_overlap,moe_dispatcher,moe_token_dispatcher_type,moe_"
+    "expert_tensor_parallel,moe_imbalance,moe_overlap,moe_dispatcher,moe_token_dispatcher_type,cuda_graphs,moe_"
     "grouped_gemm,offload,"
     "offload_selective,"
     "precision,"

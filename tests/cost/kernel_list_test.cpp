@@ -87,22 +87,6 @@ TEST(KernelList, LlamaLayerIsOneListForTheSimulatorAndTheLayerCheck) {
   }
 }
 
-TEST(KernelList, FrameworkOverheadIsPaidPerLaunchBySimulatorOnly) {
-  const models::ModelSpec m = models::load_model("gpt2-32l");
-  hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
-  schedules::ScheduleParams p;
-  p.stages = 4;
-  p.micro_batches = 4;
-  const sim::Schedule s = schedules::make_schedule("1f1b", p);
-  const TrainingCostModel bare(m, hw, s, TrainingSetup{});
-  hw.framework.op_overhead = 2e-5;
-  const TrainingCostModel eager(m, hw, s, TrainingSetup{});
-  const double L = bare.partition()[1].layers;
-  const double launches = static_cast<double>(models::layer_forward(m, {}).size());
-  EXPECT_NEAR(eager.stage_times()[1].forward - bare.stage_times()[1].forward, L * launches * 2e-5,
-              1e-12);
-}
-
 TEST(KernelList, Fp8RunsOnlyTheLinearLayersGemmsInFp8) {
   // Transformer Engine: QKV, projection and MLP GEMMs in fp8; attention, the LM head and the
   // memory-bound kernels in bf16, plus one cast per GEMM input (fp8_test.cpp checks its bytes).

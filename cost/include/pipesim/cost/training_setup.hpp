@@ -114,6 +114,9 @@ struct TrainingSetup {
   //! The local experts' GEMMs grouped in one kernel each (Megatron-Core's --moe-grouped-gemm,
   //! GroupedMLP) or run expert by expert (SequentialMLP, Megatron-Core's default).
   bool moe_grouped_gemm = true;
+  //! What runs as CUDA graphs (host_issue.hpp, parse_cuda_graph_scopes): none, partial, full
+  //! or Megatron-Core's cuda_graph_scope names.
+  std::string cuda_graphs = "none";
   //! Activation offload (PipeOffload, Wan et al. 2025, arXiv 2503.01328): the fraction of each
   //! micro-batch's stored activations copied to host memory after its forward and back before
   //! its backward, over the profile's links.host_link, [0, 1]; 0 = off.
