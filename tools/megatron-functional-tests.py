@@ -702,16 +702,6 @@ def main():
             continue
         d = yaml.safe_load(show(mirror, f"{CASES_DIR}/{family}/{name}/model_config.yaml"))
         configs[(family, name)] = d
-    # Duplicates: same configuration, the canonical case a regular test (then by name).
-    groups = {}
-    for key, d in configs.items():
-        if is_training(d):
-            groups.setdefault((key[0], config_key(d)), []).append(key)
-    duplicate_of = {}
-    for members in groups.values():
-        members.sort(key=lambda k: (configs[k].get("TEST_TYPE") != "regular", k[1]))
-        for k in members[1:]:
-            duplicate_of[k] = members[0][1]
     for (family, name), d in sorted(configs.items()):
         a = d.get("MODEL_ARGS") or {}
         c = config(d)
@@ -752,7 +742,7 @@ def main():
                 "iter_time_spikes_dropped": st.get("spikes", ""),
                 "iter_time_mad_rel": f"{st['spread']:.4f}" if "spread" in st else "",
                 "mem_max_allocated_gib": f"{mem:.3f}" if mem is not None else "",
-                "duplicate_of": duplicate_of.get((family, name), ""),
+                "duplicate_of": "",  # filled below
                 "training": "yes" if is_training(d) else "no",
             })
             rows.append({k: yv(row[k]) if isinstance(row[k], bool) else row[k] for k in CSV_FIELDS})
@@ -761,6 +751,22 @@ def main():
                             "nodes": nodes, "gpus": gpus, "nodes_source": src, "st": st,
                             "golden": g, "mem": mem,
                             "run_args_variants": any(k.startswith("MODEL_ARGS_") for k in d)})
+    # Duplicates: the same configuration (config_key) on the same platform and GPU count; the
+    # canonical case a regular test, then the first by name.
+    groups = {}
+    for rec in records:
+        if is_training(rec["d"]):
+            key = (rec["family"], config_key(rec["d"]), rec["platform"], rec["nodes"], rec["gpus"])
+            groups.setdefault(key, set()).add(rec["name"])
+    duplicate_of = {}
+    for key, members in groups.items():
+        order = sorted(members, key=lambda n: (configs[(key[0], n)].get("TEST_TYPE") != "regular", n))
+        for n in order[1:]:
+            duplicate_of[(key[0], n, key[2], key[3], key[4])] = order[0]
+    for row, rec in zip(rows, records):
+        rec["duplicate_of"] = duplicate_of.get(
+            (rec["family"], rec["name"], rec["platform"], rec["nodes"], rec["gpus"]), "")
+        row["duplicate_of"] = rec["duplicate_of"]
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "runs.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=CSV_FIELDS, lineterminator="\n")
@@ -768,12 +774,12 @@ def main():
         w.writerows(rows)
     print(f"{len(rows)} rows ({len(configs)} cases) -> {os.path.join(args.out, 'runs.csv')}")
     if args.validation_dir:
-        write_validation(args.validation_dir, records, duplicate_of, commit)
+        write_validation(args.validation_dir, records, commit)
         if args.pipesim:
             write_errors(args.pipesim, args.validation_dir, args.out)
 
 
-def write_validation(out, records, duplicate_of, commit):
+def write_validation(out, records, commit):
     models_dir = os.path.join(out, "models")
     os.makedirs(models_dir, exist_ok=True)
     for f in os.listdir(out):
@@ -798,8 +804,8 @@ def write_validation(out, records, duplicate_of, commit):
         reason = None
         if not is_training(d):
             reason = "not a training run (inference / RL)"
-        elif (family, name) in duplicate_of:
-            reason = "same configuration as another case (a resume test)"
+        elif r["duplicate_of"]:
+            reason = "same configuration and GPUs as another case (runs.csv duplicate_of)"
         elif "median" not in r["st"]:
             reason = "no iteration-time in the golden values"
         elif r["st"].get("spread", 0) > NOISY_SPREAD:
