@@ -502,6 +502,9 @@ def express(case, c, a, d, nodes, gpus, platform):
     model = model_of(c, a, assumptions)
     run["model"] = None  # filled by the caller (the shape file's path)
     run["hardware"] = HARDWARE[platform]
+    if platform == "dgx_gb200":
+        assumptions.append(f"hardware gb200-nvl72: the recipe's {nodes} node(s) x {gpus} GPUs are "
+                           "GB200 compute trays, taken as one NVLink domain (pipesim's default slice)")
     run["stages"] = pp
     run["micro_batches"] = n
     run["micro_batch_size"] = c["mbs"]
@@ -626,8 +629,6 @@ def express(case, c, a, d, nodes, gpus, platform):
         run["partition"] = "account-loss"
     elif pp > 1 and c["layers"] % (pp * (int(c["vpp"]) if c["vpp"] else 1)):
         raise NotExpressible(f"{c['layers']} layers do not split evenly over {pp} stages")
-    if c["mtp_layers"] and "partition" not in run and "layout" not in run:
-        run["partition"] = "account-ends" if pp > 1 else "uniform"
     run["placement"] = "pipeline-major" if flag(a, "--use-tp-pp-dp-mapping") else "data-major"
     run["unfused_cross_entropy"] = "off" if flag(a, "--cross-entropy-loss-fusion") else "on"
     run["unfused_grad_accumulation"] = "on" if flag(a, "--no-gradient-accumulation-fusion") else "off"
@@ -659,7 +660,8 @@ def express(case, c, a, d, nodes, gpus, platform):
     if flag(a, "--no-bias-gelu-fusion") or flag(a, "--no-masked-softmax-fusion") or flag(a, "--no-rope-fusion"):
         approx.append("disabled kernel fusions (bias-gelu / masked softmax / rope) not modelled")
     if c["mtp_layers"]:
-        assumptions.append(f"MTP: {c['mtp_layers']} layer(s) on the last stage")
+        assumptions.append(f"MTP: {c['mtp_layers']} layer(s) with the loss on the last stage "
+                           "(Megatron's place without a layout)")
     assumptions.append(f"precision {run['precision']}; recompute {run.get('recompute', 'none')}; "
                        f"sequence parallel {run.get('sequence_parallel', 'off')}; placement "
                        f"{run['placement']} (Megatron's rank order "
