@@ -883,6 +883,10 @@ def write_validation(out, records, commit):
 
 
 # ---------------------------------------------------------------- the error table
+def pipesim_version(pipesim):
+    return subprocess.run([pipesim, "--version"], capture_output=True, text=True).stdout.split()[-1]
+
+
 def least_squares(X, y):
     """Coefficients of y ~ X (rows of k regressors) by the normal equations; None if singular."""
     k = len(X[0])
@@ -928,9 +932,14 @@ def write_errors(pipesim, vdir, out):
         return (len(e), statistics.median(e), statistics.fmean(e), statistics.median(abs(x) for x in e))
 
     lines = ["# Megatron-LM functional tests: pipesim's error today", "",
-             "Written by `tools/megatron-functional-tests.py` (regenerate: see README.md here). "
+             "Written by `tools/megatron-functional-tests.py`; regenerate from the repository root "
+             "(the validation files already written; README.md here rewrites them too):", "",
+             "```sh",
+             "/usr/bin/python3 tools/megatron-functional-tests.py - calibrate/measurements/megatron-functional \\",
+             "    --validation-dir validation/megatron-functional --pipesim build/release/tools/pipesim --errors-only",
+             "```", "",
              f"{len(points)} validation files (validation/megatron-functional/), predicted by "
-             f"`{os.path.basename(pipesim)} validate`. Error = 1 − predicted / measured of the "
+             f"`{pipesim} validate` (pipesim {pipesim_version(pipesim)}). Error = 1 − predicted / measured of the "
              "iteration time, in %: + means pipesim is optimistic (too fast), pipesim's sign.", "",
              "## Signed error per platform × dense/MoE × CUDA graphs", "",
              "| platform | kind | CUDA graphs | files | median signed error | mean signed error | median abs error |",
