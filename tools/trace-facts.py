@@ -6,14 +6,18 @@
 Each GPU activity (cat kernel, gpu_memcpy, gpu_memset) is put in the innermost user annotation
 around its launch (the cuda_runtime/cuda_driver event with the same correlation id): on the
 launching thread, else in the launching process; innermost = the latest-starting range that
-contains the launch. The facts: the trace's GPU, event and kernel counts, total kernel time, and
-per phase its occurrences and its kernels aggregated by name (count, microseconds, streams).
+contains the launch. The facts: the trace's GPU, event and kernel counts, total kernel time, the
+host's pace (the median interval between consecutive kernel-launch calls on one host thread,
+over every thread: what the framework spends on the host per launched kernel while it runs
+ahead of the GPU), and per phase its occurrences and its kernels aggregated by name (count,
+microseconds, streams).
 calibrate/examples/make_trace.py rebuilds a synthetic trace from them; the calibrate tests check
 pipesim's reader against them.
 """
 import argparse
 import gzip
 import json
+import statistics
 import sys
 from collections import defaultdict
 
@@ -61,6 +65,14 @@ def facts(trace, source):
         entry["count"] += 1
         entry["us"] += k["dur"]
         entry["streams"].add(k.get("args", {}).get("stream", -1))
+    calls = defaultdict(list)
+    for e in events:
+        if e.get("cat") == "cuda_runtime" and e.get("name", "").startswith("cudaLaunchKernel"):
+            calls[(e["pid"], e["tid"])].append(e["ts"])
+    intervals = []
+    for times in calls.values():
+        times.sort()
+        intervals += [b - a for a, b in zip(times, times[1:])]
     devices = trace.get("deviceProperties", []) if isinstance(trace, dict) else []
     out = {
         "source": source,
@@ -69,6 +81,8 @@ def facts(trace, source):
         "events": len(events),
         "kernels": len(kernels),
         "kernel_time_us": sum(k["dur"] for k in kernels),
+        "host_launches": sum(len(t) for t in calls.values()),
+        "host_launch_interval_us": statistics.median(intervals) if intervals else 0.0,
         "phases": [],
     }
     for name in sorted(phases, key=lambda n: (n == "", first.get(n, 0.0), n)):

@@ -65,7 +65,7 @@ double host_stall(const std::vector<IssuedKernel>& layer, int layers, double dis
     const double start = gpu;
     for (const IssuedKernel& k : layer) {
       if (k.waits) host = std::max(host, gpu);
-      if (k.dispatched) host += dispatch;
+      host += k.dispatches * dispatch;
       gpu = std::max(gpu, host) + k.seconds;
     }
     const double step = std::max(0.0, gpu - start - work);
@@ -114,6 +114,7 @@ CudaGraphScopes parse_cuda_graph_scopes(const std::string& text, const std::stri
 
 std::vector<IssuedKernel> issued_kernels(const models::KernelList& kernels,
                                          const std::vector<double>& seconds,
+                                         const hardware::FrameworkOverhead& framework,
                                          const CudaGraphScopes& graphs, bool dispatch_syncs) {
   const bool moe_layer = std::any_of(kernels.begin(), kernels.end(),
                                      [](const auto& k) { return starts_with(k.name, "router"); });
@@ -127,8 +128,10 @@ std::vector<IssuedKernel> issued_kernels(const models::KernelList& kernels,
     IssuedKernel k;
     k.seconds = seconds[i];
     // One graph replay per captured run; nothing per layer inside a whole-iteration graph.
-    k.dispatched =
-        !in_graph || (!graphs.full_iteration && !(previous_captured && previous == part));
+    const double eager =
+        part == Part::Attention ? framework.attention_launches : framework.mlp_launches;
+    const bool replay = !graphs.full_iteration && !(previous_captured && previous == part);
+    k.dispatches = !in_graph ? eager : replay ? 1.0 : 0.0;
     k.waits = dispatch_syncs && kernels[i].name == "moe_permute" && !in_graph;
     out.push_back(k);
     previous_captured = in_graph;

@@ -34,6 +34,7 @@ std::string dtype_of(const models::LayerKernel& k, models::Precision p) {
 // recipe's cast right before the GEMM it feeds, the linear GEMMs slowed by `linear_slowdown`.
 std::vector<IssuedKernel> launched(const models::KernelList& kernels, const hardware::GpuSpec& gpu,
                                    models::Precision precision, double linear_slowdown,
+                                   const hardware::FrameworkOverhead& framework,
                                    const CudaGraphScopes& graphs, bool dispatch_syncs) {
   models::KernelList list;
   std::vector<double> seconds;
@@ -47,7 +48,7 @@ std::vector<IssuedKernel> launched(const models::KernelList& kernels, const hard
       add(cast);
     add(k);
   }
-  return issued_kernels(list, seconds, graphs, dispatch_syncs);
+  return issued_kernels(list, seconds, framework, graphs, dispatch_syncs);
 }
 
 }  // namespace
@@ -92,8 +93,8 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     for (size_t i = 0; i < parts.size(); ++i) {
       l.k[parts[i]] = compute_time(lists[i]);
       if (dispatch > 0) {
-        l.issued[parts[i]] =
-            launched(lists[i], hw_.gpu, model_.precision, linear_slowdown_, graphs, moe);
+        l.issued[parts[i]] = launched(lists[i], hw_.gpu, model_.precision, linear_slowdown_,
+                                      hw_.framework, graphs, moe);
       }
     }
     l.issued[kB] = l.issued[kI];
@@ -177,7 +178,9 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     // The four parts of a stage's work (F, I, W, R): kernels, collective points, MoE layers
     // whose expert collectives they run.
     PerKind<double> k{}, points{}, expert_layers{}, stall{};
-    for (size_t p = 0; p < sim::kNumComputeKinds; ++p) {
+    // A weight-gradient op follows other work on its worker with no transfer to synchronize
+    // on, so the host is already ahead of it: no stall.
+    for (size_t p : {kF, kB, kI, kR}) {
       stall[p] = host_stall(dense.issued[p], static_cast<int>(dense_layers), dispatch) +
                  host_stall(expert.issued[p], static_cast<int>(moe_layers), dispatch);
     }

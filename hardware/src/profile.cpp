@@ -261,6 +261,14 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
                 fmt::format("must be >= 0 seconds, got {}", p.framework.op_overhead));
       }
     }
+    for (const auto& [key, field] :
+         {std::pair{"attention_launches", &FrameworkOverhead::attention_launches},
+          std::pair{"mlp_launches", &FrameworkOverhead::mlp_launches}}) {
+      if (!fw.has(key)) continue;
+      const double v = fw.number(key);
+      if (!(v >= 1.0 && v <= 1000.0)) fw.fail(key, fmt::format("must be in [1, 1000], got {}", v));
+      p.framework.*field = v;
+    }
     if (fw.has("tp_overlap_sm_fraction")) {
       p.framework.tp_overlap_sm_fraction = fw.number("tp_overlap_sm_fraction");
       if (!(p.framework.tp_overlap_sm_fraction >= 0.0 &&
@@ -355,6 +363,10 @@ std::string to_yaml(const HardwareProfile& p) {
   o += fmt::format("interference: {}\n", num(p.interference));
   if (p.framework.op_overhead != 0.0 || p.framework.tp_overlap_sm_fraction != 0.0) {
     o += fmt::format("framework:\n  op_overhead: {}\n", num(p.framework.op_overhead));
+    if (p.framework.attention_launches != 1.0 || p.framework.mlp_launches != 1.0) {
+      o += fmt::format("  attention_launches: {}\n  mlp_launches: {}\n",
+                       num(p.framework.attention_launches), num(p.framework.mlp_launches));
+    }
     if (p.framework.tp_overlap_sm_fraction != 0.0) {
       o += fmt::format("  tp_overlap_sm_fraction: {}\n", num(p.framework.tp_overlap_sm_fraction));
     }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bare_profile.hpp"
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/stage_compute.hpp"
 #include "pipesim/cost/static_memory.hpp"
@@ -45,7 +46,7 @@ TEST(LowPrecision, CastsReadBf16AndWriteBothQuantizedCopiesOfEachGemmInput) {
 
 TEST(LowPrecision, BlackwellFormatsRunTheLinearGemmsAtTheirOwnPeak) {
   const models::ModelSpec m = models::load_model("llama3-8b");
-  const hardware::HardwareProfile hw = hardware::load_profile("gb200-nvl72");
+  const hardware::HardwareProfile hw = bare_profile("gb200-nvl72");
   const sim::Schedule sched = one_f_one_b(4, 4);
   for (const auto& [p, name, q] : {std::tuple{Precision::MXFP8, "mxfp8", 1.0 + 1.0 / 32},
                                    {Precision::NVFP4, "nvfp4", 0.5 + 1.0 / 16},
@@ -102,7 +103,7 @@ TEST(LowPrecision, TheOptimizerStepQuantizesTheWeightsOncePerIteration) {
 // (the tree's 2·(7 intra + 1 inter) and the rings are slower). Not for bf16; nothing for one rank.
 TEST(LowPrecision, DelayedScalingAllReducesTheAmaxesOncePerChunkForwardAndBackward) {
   const models::ModelSpec m = models::load_model("llama3-8b");
-  const hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
+  const hardware::HardwareProfile hw = bare_profile("h100-dgx");
   ASSERT_EQ(hw.gpus_per_node, 8);
   const sim::Schedule sched = one_f_one_b(4, 4);
   for (const Precision p : {Precision::FP8, Precision::BF16}) {

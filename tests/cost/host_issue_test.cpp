@@ -21,7 +21,7 @@ namespace {
 std::vector<IssuedKernel> run(std::initializer_list<double> seconds) {
   std::vector<IssuedKernel> out;
   for (double s : seconds)
-    out.push_back({s, true, false});
+    out.push_back({s, 1.0, false});
   return out;
 }
 
@@ -85,14 +85,18 @@ TEST(HostIssue, ScopesParseAsMegatronNamesThem) {
 
 // The dispatches and waits of one layer's kernel list under `scopes`.
 struct Issued {
-  int dispatched = 0, waits = 0;
+  double dispatches = 0;
+  int waits = 0;
 };
 Issued issue(const models::KernelList& ks, const std::string& scopes) {
   const std::vector<double> seconds(ks.size(), 1e-6);
   Issued out;
-  for (const IssuedKernel& k :
-       issued_kernels(ks, seconds, parse_cuda_graph_scopes(scopes, "cuda_graphs"), true)) {
-    out.dispatched += k.dispatched ? 1 : 0;
+  hardware::FrameworkOverhead framework;
+  framework.attention_launches = 3;
+  framework.mlp_launches = 2;
+  for (const IssuedKernel& k : issued_kernels(
+           ks, seconds, framework, parse_cuda_graph_scopes(scopes, "cuda_graphs"), true)) {
+    out.dispatches += k.dispatches;
     out.waits += k.waits ? 1 : 0;
   }
   return out;
@@ -101,10 +105,18 @@ Issued issue(const models::KernelList& ks, const std::string& scopes) {
 TEST(HostIssue, GraphsReplayEachCapturedPartForOneDispatch) {
   const models::ModelSpec dense = models::load_model("llama3-8b");
   const models::KernelList f = models::layer_forward(dense, {});
-  EXPECT_EQ(issue(f, "none").dispatched, static_cast<int>(f.size()));
+  // Eager, each listed kernel costs its part's launches: 3 in the attention, 2 in the MLP.
+  const auto mlp = static_cast<double>(std::count_if(f.begin(), f.end(), [](const auto& k) {
+    for (const char* p : {"ln2", "fc1", "fc2", "swiglu", "gelu", "mlp_"}) {
+      if (k.name.rfind(p, 0) == 0) return true;
+    }
+    return false;
+  }));
+  EXPECT_GT(mlp, 0);
+  EXPECT_EQ(issue(f, "none").dispatches, 3 * (static_cast<double>(f.size()) - mlp) + 2 * mlp);
   // The attention's graph and the MLP's graph: one replay each.
-  EXPECT_EQ(issue(f, "partial").dispatched, 2);
-  EXPECT_EQ(issue(f, "full").dispatched, 0);
+  EXPECT_EQ(issue(f, "partial").dispatches, 2);
+  EXPECT_EQ(issue(f, "full").dispatches, 0);
   EXPECT_EQ(issue(f, "none").waits, 0);  // a dense layer never waits
 
   const models::ModelSpec moe = models::load_model("qwen3-30b-a3b");
@@ -120,11 +132,11 @@ TEST(HostIssue, GraphsReplayEachCapturedPartForOneDispatch) {
   EXPECT_EQ(issue(mf, "full").waits, 0);
   // Partial graphs leave the routed experts eager: the expert kernels keep their dispatches,
   // the attention and the router are one replay each.
-  const auto experts = static_cast<int>(std::count_if(mf.begin(), mf.end(), [](const auto& k) {
+  const auto experts = static_cast<double>(std::count_if(mf.begin(), mf.end(), [](const auto& k) {
     return k.name.rfind("expert_", 0) == 0 || k.name.rfind("moe_", 0) == 0 ||
            k.name.rfind("shared_", 0) == 0 || k.name.rfind("mlp_", 0) == 0;
   }));
-  EXPECT_EQ(issue(mf, "partial").dispatched, experts + 2);
+  EXPECT_EQ(issue(mf, "partial").dispatches, 2 * experts + 2);
   EXPECT_EQ(issue(mf, "partial").waits, 1);
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bare_profile.hpp"
 #include "pipesim/calibrate/layer_check.hpp"
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/tensor_parallel.hpp"
@@ -45,7 +46,7 @@ TEST(KernelList, LayerCheckRowAndSimulatorSeeTheSameGpt2Layer) {
   EXPECT_EQ(bwd.size(), 19u);
 
   // And the same seconds: the cost model's stage of L layers = L × the layer check's forward.
-  const hardware::HardwareProfile hw = hardware::load_profile("p100-daint");
+  const hardware::HardwareProfile hw = bare_profile("p100-daint");
   schedules::ScheduleParams p;
   p.stages = 4;
   p.micro_batches = 4;
@@ -62,7 +63,7 @@ TEST(KernelList, LayerCheckRowAndSimulatorSeeTheSameGpt2Layer) {
 
 TEST(KernelList, LlamaLayerIsOneListForTheSimulatorAndTheLayerCheck) {
   const models::ModelSpec m = models::load_model("llama3-8b");
-  const hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
+  const hardware::HardwareProfile hw = bare_profile("h100-dgx");
   for (int t : {1, 4}) {
     TrainingSetup setup;
     setup.tensor_parallel = t;
@@ -91,7 +92,7 @@ TEST(KernelList, Fp8RunsOnlyTheLinearLayersGemmsInFp8) {
   // Transformer Engine: QKV, projection and MLP GEMMs in fp8; attention, the LM head and the
   // memory-bound kernels in bf16, plus one cast per GEMM input (fp8_test.cpp checks its bytes).
   const models::ModelSpec m = models::load_model("llama3-8b");
-  const hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");
+  const hardware::HardwareProfile hw = bare_profile("h100-dgx");
   TrainingSetup setup;
   setup.precision = models::Precision::FP8;
   schedules::ScheduleParams p;

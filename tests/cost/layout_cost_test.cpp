@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bare_profile.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
@@ -13,7 +14,7 @@ namespace {
 
 struct Fixture {
   models::ModelSpec m = models::load_model("gpt2-32l");
-  hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  hardware::HardwareProfile hw = bare_profile("a100-dgx");
   sim::Schedule schedule = [] {
     schedules::ScheduleParams p;
     p.stages = 4;

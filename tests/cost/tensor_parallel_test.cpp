@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "bare_profile.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/kernel_time.hpp"
 #include "pipesim/cost/training_cost_model.hpp"
@@ -44,7 +45,7 @@ TEST(TensorParallel, PerGpuWeightsDivideByT) {
     EXPECT_DOUBLE_EQ(models::embedding_params_per_gpu(gpt, t), V * h / t + 2048 * h);
   }
   // Through the cost model: a middle stage's weight bytes per GPU.
-  const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  const hardware::HardwareProfile hw = bare_profile("a100-dgx");
   const sim::Schedule s = one_f_one_b(4, 8);
   for (int t : {1, 2, 4, 8}) {
     TrainingSetup setup;
@@ -81,7 +82,7 @@ TEST(TensorParallel, LayerTrafficAndTimeMatchTheRingClosedForm) {
   // Per layer fwd + bwd: 4 all-reduces (or AG + RS pairs) of b·s·h 16-bit elements, each
   // 2(t−1)/t·n on the wire per GPU; time 2(t−1)α + 2(t−1)/t·n/β on NVLink (one node).
   const models::ModelSpec m = models::load_model("gpt3-175b");
-  const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  const hardware::HardwareProfile hw = bare_profile("a100-dgx");
   for (int t : {1, 2, 4, 8}) {
     for (bool sp : {false, true}) {
       if (sp && t == 1) continue;
@@ -102,7 +103,7 @@ TEST(TensorParallel, EachOpCarriesItsLayersCollectives) {
   // all-gather and a reduce-scatter of b·s·h elements over the t GPUs of one node (sequence
   // parallelism), none in the weight gradient. Alone, an op lasts kernels + collectives.
   const models::ModelSpec m = models::load_model("gpt3-175b");
-  const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  const hardware::HardwareProfile hw = bare_profile("a100-dgx");
   TrainingSetup setup;
   setup.tensor_parallel = 8;
   setup.sequence_parallel = true;
@@ -162,7 +163,7 @@ TEST(TensorParallel, EachOpCarriesItsLayersCollectives) {
 // tp_comm_overlap): the middle stage's forward = L·(linear / (1 − f) + the rest).
 TEST(TensorParallel, OverlapSmShareSlowsOnlyTheLinearGemmsItRunsBeside) {
   const models::ModelSpec m = models::load_model("gpt3-175b");
-  hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  hardware::HardwareProfile hw = bare_profile("a100-dgx");
   hw.framework.tp_overlap_sm_fraction = 0.2;
   const sim::Schedule s = one_f_one_b(8, 16);
   TrainingSetup setup;
@@ -192,7 +193,7 @@ TEST(TensorParallel, OverlapSmShareSlowsOnlyTheLinearGemmsItRunsBeside) {
 }
 
 TEST(TensorParallel, InvalidCombinationsAreClearErrors) {
-  const hardware::HardwareProfile hw = hardware::load_profile("a100-dgx");
+  const hardware::HardwareProfile hw = bare_profile("a100-dgx");
   const sim::Schedule s = one_f_one_b(4, 8);
   auto field_of = [&](const char* model, int t, bool sp) {
     TrainingSetup setup;

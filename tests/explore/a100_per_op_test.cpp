@@ -4,7 +4,7 @@
 // own simulation, or one layer as the difference between the model cut to two layers and to
 // one. The bounds are what validation/README.md ("Per-operation check on the A100") reports:
 // the linear GEMMs (the weight-gradient pass, GEMMs alone) priced 14-21% slower than measured,
-// the forward 3-15% faster, the sum of the three within 5%.
+// the forward 0-12% faster (the host's dispatch included), the sum of the three within 6%.
 
 #include <gtest/gtest.h>
 
@@ -137,8 +137,8 @@ TEST(A100PerOp, ErrorsAsReported) {
     const char* op;
     double lo, hi;
   };
-  for (const Bound& b : {Bound{"zero-bubble", "forward", 0.02, 0.16},
-                         Bound{"zero-bubble", "backward_input", -0.05, 0.02},
+  for (const Bound& b : {Bound{"zero-bubble", "forward", 0.00, 0.13},
+                         Bound{"zero-bubble", "backward_input", -0.06, 0.00},
                          Bound{"zero-bubble", "backward_weight", -0.22, -0.12},
                          Bound{"korthikanti", "forward", -0.02, 0.01},
                          Bound{"korthikanti", "backward", -0.09, 0.00}}) {
@@ -154,7 +154,7 @@ TEST(A100PerOp, ErrorsAsReported) {
 }
 
 // The compensation the suite's Zero Bubble and Korthikanti points rest on: a stage's three ops
-// together within 5% of Table 9, although the weight-gradient GEMMs alone are 14-21% slow.
+// together within 6% of Table 9, although the weight-gradient GEMMs alone are 14-21% slow.
 TEST(A100PerOp, StageSumWithinFivePercent) {
   std::map<std::string, std::pair<double, double>> sums;  // id → (measured, predicted)
   for (const OpRow& r : rows()) {
@@ -164,7 +164,7 @@ TEST(A100PerOp, StageSumWithinFivePercent) {
   }
   EXPECT_EQ(sums.size(), 12u);
   for (const auto& [id, s] : sums)
-    EXPECT_LE(std::abs(1 - s.second / s.first), 0.05) << id;
+    EXPECT_LE(std::abs(1 - s.second / s.first), 0.06) << id;
 }
 
 }  // namespace

@@ -276,7 +276,7 @@ TEST(ValidationSuite, NvidiaRecipesAsMeasuredToday) {
   ASSERT_FALSE(blackwell.empty());
   std::sort(blackwell.begin(), blackwell.end());
   EXPECT_LE(blackwell[blackwell.size() / 2], 0.05);
-  EXPECT_LE(blackwell.back(), 0.10);
+  EXPECT_LE(blackwell.back(), 0.12);
 }
 
 // The A100 sources as pipesim predicts them today (validation/README.md, "Why the A100 sources
@@ -293,7 +293,7 @@ TEST(ValidationSuite, A100SourcesAsMeasuredToday) {
   };
   for (const Bound& b :
        {Bound{"narayanan", 0.04, 0.14, 0.05}, Bound{"vocabulary-parallelism", 0.04, 0.15, 0.04},
-        Bound{"zero-bubble", 0.05, 0.18, 0.02}, Bound{"korthikanti", 0.03, 0.05, 0.02}}) {
+        Bound{"zero-bubble", 0.05, 0.18, 0.03}, Bound{"korthikanti", 0.03, 0.055, 0.025}}) {
     bool seen = false;
     for (const SourceSummary& s : suite().summary.sources) {
       if (s.source != b.source) continue;
@@ -351,7 +351,7 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
       const PointResult& p = find(id);
       ASSERT_TRUE(p.error()) << id;
       EXPECT_LT(*p.error(), -0.07) << id << ": the open pessimism moved";
-      EXPECT_GT(*p.error(), -0.12) << id;
+      EXPECT_GT(*p.error(), -0.13) << id;
     }
   }
   // The 25.07 H100 pair runs the GB200 rows' software (NeMo 25.04): BF16 within 5%, so the older
@@ -360,7 +360,7 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
   const PointResult& fp8 = find("DGXC-V25.07-H100-GROK1-314B-512GPU-FP8");
   ASSERT_TRUE(bf16.error() && fp8.error());
   EXPECT_LE(std::abs(*bf16.error()), 0.05);
-  EXPECT_GT(*fp8.error(), 0.10);
+  EXPECT_GT(*fp8.error(), 0.08);
   EXPECT_LT(*fp8.error(), 0.20);
   size_t h100 = 0;
   for (const PointResult& p : suite().points) {
@@ -368,7 +368,7 @@ TEST(ValidationSuite, MixtureOfExpertsRecipesAsMeasuredToday) {
       continue;
     ++h100;
     ASSERT_TRUE(p.error()) << p.id;
-    EXPECT_GT(*p.error(), 0.09) << p.id << ": the open optimism moved";
+    EXPECT_GT(*p.error(), 0.08) << p.id << ": the open optimism moved";
     EXPECT_LT(*p.error(), 0.22) << p.id;
   }
   EXPECT_EQ(h100, 36u);
@@ -444,7 +444,7 @@ TEST(ValidationSuite, MegatronBridgeMoeAsMeasuredToday) {
     double median, bias_low, bias_high;
   };
   for (const Bound& b :
-       {Bound{"deepseek", 29, 0.22, 0.15, 0.25}, Bound{"qwen3", 31, 0.70, 0.7, 1.0}}) {
+       {Bound{"deepseek", 29, 0.17, 0.12, 0.22}, Bound{"qwen3", 31, 0.62, 0.6, 0.8}}) {
     std::vector<double>& e = errors[b.model];
     ASSERT_EQ(e.size(), b.points) << b.model;
     double sum = 0;

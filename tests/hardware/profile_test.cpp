@@ -66,14 +66,18 @@ TEST(Profile, StringsWithControlCharactersRoundTripExactly) {
 }
 
 TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
-  const HardwareProfile plain = load_profile("a100-dgx");
-  EXPECT_EQ(plain.framework.op_overhead, 0.0);  // documented defaults
+  const HardwareProfile plain = load_profile("v100-dgx1");  // states none of them
+  EXPECT_EQ(plain.framework.op_overhead, 0.0);              // documented defaults
+  EXPECT_EQ(plain.framework.attention_launches, 1.0);
+  EXPECT_EQ(plain.framework.mlp_launches, 1.0);
   EXPECT_EQ(plain.framework.tp_overlap_sm_fraction, 0.0);
   EXPECT_EQ(plain.memory.reserved_bytes, 0.0);
   EXPECT_EQ(plain.memory.fragmentation, 0.0);
   EXPECT_EQ(plain.inter_node.efficiency, 1.0);
   HardwareProfile p = plain;
   p.framework.op_overhead = 2.5e-5;
+  p.framework.attention_launches = 4.5;
+  p.framework.mlp_launches = 1.25;
   p.framework.tp_overlap_sm_fraction = 0.125;
   p.memory.reserved_bytes = 1.5e9;
   p.memory.fragmentation = 0.1;
@@ -82,6 +86,8 @@ TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
   const HardwareProfile q = parse_profile(text, "copy.yaml");
   EXPECT_EQ(to_yaml(q), text);
   EXPECT_DOUBLE_EQ(q.framework.op_overhead, 2.5e-5);
+  EXPECT_DOUBLE_EQ(q.framework.attention_launches, 4.5);
+  EXPECT_DOUBLE_EQ(q.framework.mlp_launches, 1.25);
   EXPECT_DOUBLE_EQ(q.framework.tp_overlap_sm_fraction, 0.125);
   EXPECT_DOUBLE_EQ(q.memory.reserved_bytes, 1.5e9);
   EXPECT_DOUBLE_EQ(q.memory.fragmentation, 0.1);
@@ -146,10 +152,12 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   expect_error(replace(ok, "[1.0e9, 0.25], [1.0e11, 0.65]", "[1.0e11, 0.25], [1.0e9, 0.65]"),
                "gpu.gemm_efficiency.bf16[1]");
   expect_error(replace(ok, "peak_flops: {", "peak_flops: {fp4: 1.0e15, "), "gpu.peak_flops.fp4");
-  expect_error(replace(ok, "interference:", "framework: {op_overhead: -1}\ninterference:"),
-               "framework.op_overhead");
+  expect_error(replace(ok, "op_overhead: 29.0e-6", "op_overhead: -1"), "framework.op_overhead");
+  expect_error(replace(ok, "attention_launches: 5.15", "attention_launches: 0.5"),
+               "framework.attention_launches");
+  expect_error(replace(ok, "mlp_launches: 1.69", "mlp_launches: 1e4"), "framework.mlp_launches");
   expect_error(
-      replace(ok, "interference:", "framework: {tp_overlap_sm_fraction: 1.0}\ninterference:"),
+      replace(ok, "op_overhead: 29.0e-6", "op_overhead: 29.0e-6\n  tp_overlap_sm_fraction: 1.0"),
       "framework.tp_overlap_sm_fraction");
   expect_error(replace(ok, "interference:", "memory: {fragmentation: 1.5}\ninterference:"),
                "memory.fragmentation");

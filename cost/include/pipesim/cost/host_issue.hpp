@@ -15,15 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/layer_kernels.hpp"
 
 namespace pipesim::cost {
 
 //! One kernel as the host issues it.
 struct IssuedKernel {
-  double seconds = 0;      //!< its time on the GPU
-  bool dispatched = true;  //!< the host pays a dispatch for it (false: inside a replayed graph)
-  bool waits = false;      //!< the host waits for the GPU's queue to drain before issuing it
+  double seconds = 0;     //!< its time on the GPU
+  double dispatches = 1;  //!< host dispatches it costs (0 inside a replayed graph)
+  bool waits = false;     //!< the host waits for the GPU's queue to drain before issuing it
 };
 
 //! Seconds the GPU waits on the host over `layers` back-to-back repetitions of `layer`, issued
@@ -46,13 +47,15 @@ struct CudaGraphScopes {
 //! Throws core::ConfigError::option(`field`) naming an unknown scope and the allowed ones.
 CudaGraphScopes parse_cuda_graph_scopes(const std::string& text, const std::string& field);
 
-//! The kernels of one layer (in launch order, priced `seconds`) as the host issues them: a
-//! kernel in a captured part dispatched only at the head of its captured run; the host waiting
+//! The kernels of one layer (in launch order, priced `seconds`) as the host issues them: each
+//! eager kernel costs the framework's launches per listed kernel of its part (attention or MLP),
+//! a captured part one dispatch at the head of its run; the host waiting
 //! before the first kernel that moves routed tokens when `dispatch_syncs` (the MoE dispatchers
 //! size their buffers from token counts copied to the host) unless that part is captured whole
 //! (moe, full_iteration: fixed-shape buffers).
 std::vector<IssuedKernel> issued_kernels(const models::KernelList& kernels,
                                          const std::vector<double>& seconds,
+                                         const hardware::FrameworkOverhead& framework,
                                          const CudaGraphScopes& graphs, bool dispatch_syncs);
 
 }  // namespace pipesim::cost

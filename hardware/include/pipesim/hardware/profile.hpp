@@ -61,6 +61,12 @@ struct FrameworkOverhead {
   //! Seconds of host-side dispatch per kernel launch beyond the GPU's kernel_launch (PyTorch
   //! eager mode: operator dispatch, autograd bookkeeping), exposed when the GPU waits for it.
   double op_overhead = 0.0;
+  //! Kernels the framework launches per kernel of pipesim's layer list (models/layer_kernels.hpp),
+  //! in the attention part and in the MLP (router, experts, shared experts) part: each listed
+  //! kernel costs this many dispatches of op_overhead (a real framework launches casts, copies,
+  //! reshapes and bookkeeping kernels the list folds into its larger ones), >= 1.
+  double attention_launches = 1.0;
+  double mlp_launches = 1.0;
   //! Fraction of the GPU's SMs the tensor-parallel overlap kernels hold while a linear layer's
   //! GEMM runs beside its all-gather or reduce-scatter (Transformer Engine userbuffers: the
   //! GEMM is launched on the SMs left, so it runs at 1 − this of its speed), [0, 1).
