@@ -158,11 +158,11 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
           bar->update(done);
         },
         distribution.evaluator, detail, &tally);
-    const RankMetric metric = explore::default_rank_metric(rows);
-    const std::vector<size_t> winners =
-        explore::best_per_group(rows, report::input_column("schedule"), metric);
+    const explore::Winners won = explore::winners_per_group(rows, report::input_column("schedule"));
+    const RankMetric& metric = won.metric;
+    const std::vector<size_t>& winners = won.rows;
     const report::SearchHeading heading{request.model,      request.hardware,  request.gpus,
-                                        request.mini_batch, request.schedules, metric.name};
+                                        request.mini_batch, request.schedules, metric.label()};
     const std::string text = report::search_table(heading, tally, rows, winners);
     if (!o->output.empty()) {
       emit(o->output, o->all ? report::rows_to_csv(rows) : report::winners_csv(rows, winners));

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -103,6 +104,9 @@ struct SearchPlan {
   //! Per candidate: its row when known without simulating (pruned by enumeration, screened;
   //! without inputs for RowDetail::FittingOnly), a default row for a candidate with a position.
   std::vector<scenario::SweepRow> settled;
+  //! Per candidate: the memory screen's lower bound on its peak when it was found out of
+  //! memory without a replay (bytes per GPU; 0 otherwise), for a search where nothing fits.
+  std::shared_ptr<std::vector<double>> screen_bound;
 };
 
 //! Candidates whose simulated rows a schedule's part evaluates at once, between two updates of
@@ -117,8 +121,12 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
 
 //! search_candidates(), then every candidate's row on `jobs` threads (or with `evaluator`):
 //! plan_search's positions, a wave of kSearchWave at a time per schedule, the rest pruned by
-//! bound once they cannot win. With RowDetail::FittingOnly only the fitting (ok) rows keep
-//! their inputs; `tally` (optional) gets what every candidate came to, for the table.
+//! bound once they cannot win. Then, for a context-parallel degree search chose itself, C
+//! doubled while nothing fits; then refinement (search_refine.hpp) around each schedule's best,
+//! its rounds on this process's threads. The rows are those of every candidate of every pass,
+//! in that order. With RowDetail::FittingOnly only the fitting (ok) rows keep their inputs;
+//! `tally` (optional) gets what every candidate came to, the notes on what was varied and why,
+//! and the binding limit of each schedule without a fitting configuration.
 std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe = {},
     const std::function<void(size_t done, size_t total)>& on_progress = {},

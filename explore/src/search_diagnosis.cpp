@@ -1,0 +1,95 @@
+#include "pipesim/explore/search_diagnosis.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace pipesim::explore {
+namespace {
+
+double gib(double bytes) {
+  return bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+// The layout and shape of a candidate, as the table's columns name them.
+std::string describe(const Candidate& c) {
+  static const std::pair<const char*, const char*> kShown[] = {
+      {"tensor_parallel", "T"},          {"context_parallel", "C"}, {"expert_parallel", "E"},
+      {"expert_tensor_parallel", "e_t"}, {"stages", "D"},           {"data_parallel", "W"},
+      {"micro_batch_size", "B"},         {"micro_batches", "N"},    {"recompute", "recompute"}};
+  std::string out;
+  for (const auto& [option, symbol] : kShown) {
+    const auto it = c.options.find(option);
+    if (it == c.options.end()) continue;
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", symbol, it->second);
+  }
+  return out;
+}
+
+// The rule a candidate that did not run breaks, without its numbers.
+std::string rule_of(const Candidate& c, const scenario::SweepRow& row) {
+  if (!c.rule.empty()) return c.rule;
+  const std::string& reason = row.status.reason;
+  const auto colon = reason.find(':');
+  if (row.status.kind == scenario::Status::Kind::Invalid && colon != std::string::npos) {
+    return "the " + reason.substr(0, colon) + " rule";
+  }
+  return reason.empty() ? scenario::Status::kind_name(row.status.kind) : reason;
+}
+
+}  // namespace
+
+double memory_need(const Candidate& c, const scenario::SweepRow& row, double screen_bound) {
+  if (c.pruned_for_memory) return c.memory_bound;
+  if (row.status.kind != scenario::Status::Kind::Oom) return 0.0;
+  if (row.metrics.peak_memory_max) return *row.metrics.peak_memory_max;
+  return screen_bound;
+}
+
+std::string binding_limit(const std::vector<Candidate>& candidates,
+                          const std::vector<scenario::SweepRow>& rows,
+                          const std::vector<double>& needs, const std::vector<size_t>& subset,
+                          const SearchRequest& request) {
+  const double capacity = request.limits.capacity;
+  size_t closest = candidates.size();
+  size_t oom = 0;
+  for (const size_t i : subset) {
+    if (needs[i] <= 0.0) continue;
+    ++oom;
+    if (closest == candidates.size() || needs[i] < needs[closest]) closest = i;
+  }
+  if (closest < candidates.size()) {
+    std::string vary = "vary: more GPUs";
+    const auto sharded = request.fixed.find("distributed_optimizer");
+    if (sharded == request.fixed.end() || sharded->second != "on") {
+      vary += ", distributed_optimizer on (the optimizer state sharded over W)";
+    }
+    if (request.limits.experts > 0 && !request.expert_parallel.empty()) {
+      vary += fmt::format(", expert_parallel up to the {} experts", request.limits.experts);
+    }
+    vary += ", a shorter sequence or a model with fewer parameters";
+    return fmt::format(
+        "memory binds ({} configurations over the GPU's memory): the closest, {}, needs at "
+        "least {:.1f} GiB per GPU, {:.1f} GiB over the {:.1f} GiB; {}",
+        oom, describe(candidates[closest]), gib(needs[closest]), gib(needs[closest] - capacity),
+        gib(capacity), vary);
+  }
+  std::map<std::string, size_t> rules;
+  for (const size_t i : subset)
+    ++rules[rule_of(candidates[i], rows[i])];
+  std::string most;
+  size_t count = 0;
+  for (const auto& [rule, n] : rules) {
+    if (n > count) {
+      most = rule;
+      count = n;
+    }
+  }
+  if (count == 0) return "no configuration to try";
+  return fmt::format(
+      "divisibility binds: {} of {} configurations break \"{}\"; vary: a GPU count or "
+      "mini-batch with more divisors (P = T·C·D·W, mini-batch = B·N·W)",
+      count, subset.size(), most);
+}
+
+}  // namespace pipesim::explore
