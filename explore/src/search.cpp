@@ -188,11 +188,18 @@ void choose_degrees(SearchRequest& request) {
           "context_parallel {}: at C = 1 every layout needs at least {:.1f} GiB per GPU > {:.1f} "
           "GiB, one {}-token sequence's activations included; C = {} is the least that passes",
           c.context, gib(c.need_at_one), gib(l.capacity), l.sequence, c.context));
+    } else if (c.context == 1) {
+      request.notes.push_back(
+          fmt::format("context_parallel 1: the memory bound passes without splitting the {}-token "
+                      "sequence (C raised only when nothing fits)",
+                      l.sequence));
     } else {
+      // Splitting the sequence cannot help what binds without it.
+      request.context_chosen = false;
       request.notes.push_back(fmt::format(
-          "context_parallel 1: a {}-token sequence fits without splitting it (raised only when "
-          "nothing fits)",
-          l.sequence));
+          "context_parallel 1: no C brings any layout under the GPU's memory bound (at C = 1 at "
+          "least {:.1f} GiB per GPU > {:.1f} GiB)",
+          gib(c.need_at_one), gib(l.capacity)));
     }
   }
   request.knobs = refinement_knobs(request);
@@ -737,13 +744,14 @@ void refine(SearchState& state, SearchRequest& request, SpecCache& specs, int jo
       state.append(std::move(combined), std::move(more));
     }
   }
+  if (tried == 0) return;
   std::string names;
   for (const SearchKnob& knob : request.knobs)
     names += fmt::format("{}{}", names.empty() ? "" : ", ", knob.option);
   request.notes.push_back(fmt::format(
-      "refined around each schedule's best: {} ({} more configurations, {} rounds; each "
+      "refined around each schedule's best: {} ({} more configurations in {} round{}; each "
       "knob's values one at a time, then the improving ones together)",
-      names, tried, rounds));
+      names, tried, rounds, rounds == 1 ? "" : "s"));
 }
 
 report::SearchTally tally_candidates(const SearchRequest& request, const SearchState& state) {

@@ -32,7 +32,7 @@ std::string rule_of(const Candidate& c, const scenario::SweepRow& row) {
   const std::string& reason = row.status.reason;
   const auto colon = reason.find(':');
   if (row.status.kind == scenario::Status::Kind::Invalid && colon != std::string::npos) {
-    return "the " + reason.substr(0, colon) + " rule";
+    return "the rule of " + reason.substr(0, colon);
   }
   return reason.empty() ? scenario::Status::kind_name(row.status.kind) : reason;
 }
@@ -74,22 +74,23 @@ std::string binding_limit(const std::vector<Candidate>& candidates,
         oom, describe(candidates[closest]), gib(needs[closest]), gib(needs[closest] - capacity),
         gib(capacity), vary);
   }
-  std::map<std::string, size_t> rules;
-  for (const size_t i : subset)
-    ++rules[rule_of(candidates[i], rows[i])];
-  std::string most;
-  size_t count = 0;
-  for (const auto& [rule, n] : rules) {
-    if (n > count) {
-      most = rule;
-      count = n;
-    }
+  std::map<std::string, std::pair<size_t, size_t>> rules;  // rule → (count, first candidate)
+  for (const size_t i : subset) {
+    auto [it, added] = rules.try_emplace(rule_of(candidates[i], rows[i]), 0, i);
+    ++it->second.first;
   }
-  if (count == 0) return "no configuration to try";
+  const std::pair<const std::string, std::pair<size_t, size_t>>* most = nullptr;
+  for (const auto& entry : rules) {
+    if (most == nullptr || entry.second.first > most->second.first) most = &entry;
+  }
+  if (most == nullptr) return "no configuration to try";
+  const size_t example = most->second.second;
+  const std::string& why =
+      candidates[example].pruned.empty() ? rows[example].status.reason : candidates[example].pruned;
   return fmt::format(
-      "divisibility binds: {} of {} configurations break \"{}\"; vary: a GPU count or "
+      "divisibility binds: {} of {} configurations break {} (e.g. {}); vary: a GPU count or "
       "mini-batch with more divisors (P = T·C·D·W, mini-batch = B·N·W)",
-      count, subset.size(), most);
+      most->second.first, subset.size(), most->first, why);
 }
 
 }  // namespace pipesim::explore

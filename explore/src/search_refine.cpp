@@ -1,5 +1,7 @@
 #include "pipesim/explore/search_refine.hpp"
 
+#include <algorithm>
+
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
@@ -56,7 +58,13 @@ std::vector<Candidate> neighbours(const Candidate& start, const std::vector<Sear
                                   std::set<std::string>& seen) {
   std::vector<Candidate> out;
   seen.insert(candidate_key(start));
+  // With every other knob at its first-pass value, another recomputation mode is a first-pass
+  // candidate, simulated already.
+  const bool first_pass = std::all_of(knobs.begin(), knobs.end(), [&](const SearchKnob& k) {
+    return k.option == "recompute" || value_of(start, k.option) == k.values.front();
+  });
   for (const SearchKnob& knob : knobs) {
+    if (first_pass && knob.option == "recompute") continue;
     const std::string current = value_of(start, knob.option);
     for (const std::string& value : knob.values) {
       if (value == current || !knob_applies(start, knob.option)) continue;

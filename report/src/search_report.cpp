@@ -77,7 +77,7 @@ std::string search_table(const SearchHeading& heading, const SearchTally& tally,
   columns.metrics = present_metrics(rows, winners,
                                     {"throughput", "iteration_time", "mfu", "bubble_ratio",
                                      "exposed_comm_ratio", "peak_memory_max", "memory_headroom"});
-  text += render_ranked(rows, winners, columns);
+  if (!winners.empty()) text += render_ranked(rows, winners, columns);
   for (const std::string& schedule : heading.schedules) {
     const bool won = std::any_of(winners.begin(), winners.end(), [&](size_t i) {
       return rows[i].inputs[schedule_column] == schedule;
@@ -93,7 +93,9 @@ std::string search_table(const SearchHeading& heading, const SearchTally& tally,
       summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, kind);
     }
     text += fmt::format("no fitting configuration: {} ({})\n", schedule, summary);
-    if (const auto it = tally.binding.find(schedule); it != tally.binding.end()) {
+    // When nothing fits, a schedule's own limit only where it differs from the search's.
+    if (const auto it = tally.binding.find(schedule);
+        it != tally.binding.end() && it->second != tally.nothing_fits) {
       text += fmt::format("  {}\n", it->second);
     }
   }

@@ -29,7 +29,8 @@ Candidate with_option(Candidate c, const std::string& option, const std::string&
 bool knob_applies(const Candidate& c, const std::string& option);
 
 //! The neighbours of `start`: each knob at each value but its current one, that applies and
-//! whose key is not in `seen` (added to it), knob by knob in order.
+//! whose key is not in `seen` (added to it), knob by knob in order; not the recomputation modes
+//! of a start whose other knobs are all at values.front() (first-pass candidates).
 std::vector<Candidate> neighbours(const Candidate& start, const std::vector<SearchKnob>& knobs,
                                   std::set<std::string>& seen);
 
