@@ -53,12 +53,27 @@ std::string binding_limit(const std::vector<Candidate>& candidates,
   const double capacity = request.limits.capacity;
   size_t closest = candidates.size();
   size_t oom = 0;
+  // The rules the others break: rule → (count, first candidate).
+  std::map<std::string, std::pair<size_t, size_t>> rules;
   for (const size_t i : subset) {
-    if (needs[i] <= 0.0) continue;
+    if (needs[i] <= 0.0) {
+      auto [it, added] = rules.try_emplace(rule_of(candidates[i], rows[i]), 0, i);
+      ++it->second.first;
+      continue;
+    }
     ++oom;
     if (closest == candidates.size() || needs[i] < needs[closest]) closest = i;
   }
+  const std::pair<const std::string, std::pair<size_t, size_t>>* most = nullptr;
+  for (const auto& entry : rules) {
+    if (most == nullptr || entry.second.first > most->second.first) most = &entry;
+  }
+  const auto example = [&] {
+    const size_t i = most->second.second;
+    return candidates[i].pruned.empty() ? rows[i].status.reason : candidates[i].pruned;
+  };
   if (closest < candidates.size()) {
+    // Memory binds: the rules let these through (as far as they were checked) and memory not.
     std::string vary = "vary: more GPUs";
     const auto sharded = request.fixed.find("distributed_optimizer");
     if (sharded == request.fixed.end() || sharded->second != "on") {
@@ -68,29 +83,21 @@ std::string binding_limit(const std::vector<Candidate>& candidates,
       vary += fmt::format(", expert_parallel up to the {} experts", request.limits.experts);
     }
     vary += ", a shorter sequence or a model with fewer parameters";
+    const std::string others = most == nullptr
+                                   ? ""
+                                   : fmt::format(" (the other {} break a rule, most often {})",
+                                                 subset.size() - oom, most->first);
     return fmt::format(
-        "memory binds ({} configurations over the GPU's memory): the closest, {}, needs at "
+        "memory binds: {} configurations exceed the GPU's memory{}; the closest, {}, needs at "
         "least {:.1f} GiB per GPU, {:.1f} GiB over the {:.1f} GiB; {}",
-        oom, describe(candidates[closest]), gib(needs[closest]), gib(needs[closest] - capacity),
-        gib(capacity), vary);
-  }
-  std::map<std::string, std::pair<size_t, size_t>> rules;  // rule → (count, first candidate)
-  for (const size_t i : subset) {
-    auto [it, added] = rules.try_emplace(rule_of(candidates[i], rows[i]), 0, i);
-    ++it->second.first;
-  }
-  const std::pair<const std::string, std::pair<size_t, size_t>>* most = nullptr;
-  for (const auto& entry : rules) {
-    if (most == nullptr || entry.second.first > most->second.first) most = &entry;
+        oom, others, describe(candidates[closest]), gib(needs[closest]),
+        gib(needs[closest] - capacity), gib(capacity), vary);
   }
   if (most == nullptr) return "no configuration to try";
-  const size_t example = most->second.second;
-  const std::string& why =
-      candidates[example].pruned.empty() ? rows[example].status.reason : candidates[example].pruned;
   return fmt::format(
       "divisibility binds: {} of {} configurations break {} (e.g. {}); vary: a GPU count or "
       "mini-batch with more divisors (P = T·C·D·W, mini-batch = B·N·W)",
-      most->second.first, subset.size(), most->first, why);
+      most->second.first, subset.size(), most->first, example());
 }
 
 }  // namespace pipesim::explore

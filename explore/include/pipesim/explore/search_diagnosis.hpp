@@ -16,9 +16,9 @@ namespace pipesim::explore {
 double memory_need(const Candidate& c, const scenario::SweepRow& row, double screen_bound);
 
 //! The binding limit of the candidates `subset` (none of which fits): memory when any of them is
-//! known to need more than `capacity` bytes (the closest one named, with its need and the
-//! excess), else the rule most of them break; then what to vary. One sentence each, joined by
-//! "; ". `needs[i]`: memory_need of candidate i.
+//! known to need more than the GPU holds (how many; the closest one named, with its need and
+//! the excess; the rule the others break most), else the rule most of them break, with an
+//! example; then what to vary. `needs[i]`: memory_need of candidate i.
 std::string binding_limit(const std::vector<Candidate>& candidates,
                           const std::vector<scenario::SweepRow>& rows,
                           const std::vector<double>& needs, const std::vector<size_t>& subset,
