@@ -35,9 +35,12 @@ struct SearchArgs {
   //! List or range of T; "": every power of two the model and a node allow
   //! (default_tensor_parallel), T = 1 only when that is all.
   std::string tensor_parallel;
-  std::string context_parallel;        //!< list or range of C; "": C = 1 only, not varied
-  std::string expert_parallel;         //!< list or range of E; "": E = 1 only, not varied
-  std::string expert_tensor_parallel;  //!< list or range of e_t; "": e_t = 1, not varied
+  //! List or range of C; "": chosen by search (search_defaults.hpp, least_context_parallel).
+  std::string context_parallel;
+  //! List or range of E; "": an MoE model's default_expert_parallel, E = 1 for a dense one.
+  std::string expert_parallel;
+  //! List or range of e_t; "": tried around the best configurations (search_refine.hpp).
+  std::string expert_tensor_parallel;
   //! Any other option (name → text as given), the same for every candidate: `attention`,
   //! `sequence`, `precision`, ... Options search chooses itself (`stages`, `micro_batches`,
   //! `micro_batch_size`, `data_parallel`, `context_parallel`, the schedules' own options) are
