@@ -149,20 +149,20 @@ py::dict compare(const py::object& rank_by, const py::object& file, int jobs,
   return worded("compare()", [&] {
     const explore::RankMetric metric = rank_by.is_none() ? explore::default_rank_metric(rows)
                                                          : explore::rank_metric(py::str(rank_by));
-    std::vector<report::RankedGroup> groups;
+    const std::vector<report::RankedGroup> groups = explore::ranked_groups(rows, metric);
     std::vector<bool> ranked(rows.size(), false);
     py::list out_groups;
-    for (auto& part : explore::split_by_mini_batch(rows, explore::rank_rows(rows, metric))) {
+    for (const report::RankedGroup& g : groups) {
       py::list group_rows;
-      for (const size_t i : part) {
+      for (const size_t i : g.order) {
         group_rows.append(row_dict(rows[i]));
         ranked[i] = true;
       }
       py::dict group;
-      group["label"] = explore::mini_batch_of(rows[part.front()]);
+      group["label"] = g.label;
       group["rows"] = group_rows;
+      group["per_gpu"] = g.gpu_counts.size() > 1;
       out_groups.append(group);
-      groups.push_back({explore::mini_batch_of(rows[part.front()]), std::move(part)});
     }
     py::list not_ranked;
     for (size_t i = 0; i < rows.size(); ++i) {
@@ -221,10 +221,10 @@ py::dict search(const std::string& model, const std::string& hardware, long long
           request, specs, explore::job_count(jobs),
           [](const core::ConfigError& e) { return explore::python_wording(e, "search()"); });
     }
-    const explore::RankMetric metric = explore::default_rank_metric(rows);
+    const explore::Winners won = explore::winners_per_group(rows, report::input_column("schedule"));
     py::list winners;
     int rank = 0;
-    for (const size_t i : explore::best_per_group(rows, report::input_column("schedule"), metric)) {
+    for (const size_t i : won.rows) {
       py::dict w;
       w["rank"] = ++rank;
       for (const auto& [key, value] : row_dict(rows[i]))
@@ -233,7 +233,7 @@ py::dict search(const std::string& model, const std::string& hardware, long long
       winners.append(w);
     }
     py::dict out;
-    out["rank_by"] = metric.name;
+    out["rank_by"] = won.metric.label();
     out["winners"] = winners;
     out["rows"] = row_list(rows);
     return out;

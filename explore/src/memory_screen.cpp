@@ -160,17 +160,23 @@ scenario::SweepRow MemoryScreen::out_of_memory_row(const scenario::Scenario& s,
   return row;
 }
 
-bool MemoryScreen::exceeds(const scenario::Scenario& s, const GeneratedSchedule& generated) {
+double MemoryScreen::peak_bound(const scenario::Scenario& s, const GeneratedSchedule& generated) {
   const scenario::PerfSpec& ps = s.perf;
   try {
     const ActivationProfile* p = &generated.profile;
-    const double capacity = ps.hardware_profile->gpu.memory_bytes;
-    const double bound =
-        peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
-    return capacity > 0.0 && bound * (1.0 - kMargin) > capacity;
+    return peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
   } catch (const core::ConfigError&) {
-    return false;  // simulate() says why, in its own order
+    return 0.0;  // simulate() says why, in its own order
   }
+}
+
+bool MemoryScreen::exceeds(const scenario::Scenario& s, double bound) {
+  const double capacity = s.perf.hardware_profile->gpu.memory_bytes;
+  return capacity > 0.0 && bound * (1.0 - kMargin) > capacity;
+}
+
+bool MemoryScreen::exceeds(const scenario::Scenario& s, const GeneratedSchedule& generated) {
+  return exceeds(s, peak_bound(s, generated));
 }
 
 std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,

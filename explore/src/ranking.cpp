@@ -32,20 +32,61 @@ RankMetric default_rank_metric(const std::vector<SweepRow>& rows) {
   return rank_metric("iteration_time");
 }
 
-std::vector<size_t> rank_rows(const std::vector<SweepRow>& rows, const RankMetric& metric) {
-  std::vector<std::pair<double, size_t>> keyed;
-  for (size_t i = 0; i < rows.size(); ++i) {
+std::string RankMetric::label() const {
+  if (!per_gpu) return name;
+  return higher_is_better ? name + " per GPU" : name + " × GPUs";
+}
+
+std::optional<double> rank_value(const SweepRow& row, const RankMetric& metric) {
+  const auto v = scenario::metric_value(row, metric.name);
+  if (!v || !metric.per_gpu) return v;
+  const auto gpus = scenario::row_gpus(row);
+  if (!gpus) return std::nullopt;
+  return metric.higher_is_better ? *v / *gpus : *v * *gpus;
+}
+
+std::vector<int> gpu_counts(const std::vector<SweepRow>& rows, const std::vector<size_t>& subset) {
+  std::vector<int> counts;
+  for (const size_t i : subset) {
     if (!rows[i].ok()) continue;
-    if (const auto v = scenario::metric_value(rows[i], metric.name)) {
+    if (const auto g = scenario::row_gpus(rows[i])) counts.push_back(*g);
+  }
+  std::sort(counts.begin(), counts.end());
+  counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+  return counts;
+}
+
+RankMetric fair_metric(const std::vector<SweepRow>& rows, const std::vector<size_t>& subset,
+                       RankMetric metric) {
+  // Rates and the iteration time scale with the GPUs a run is given; ratios (mfu, bubbles)
+  // and per-worker figures are already per GPU.
+  const bool scales = metric.name == "throughput" || metric.name == "tokens_per_second" ||
+                      metric.name == "iteration_time";
+  metric.per_gpu = scales && gpu_counts(rows, subset).size() > 1;
+  return metric;
+}
+
+std::vector<size_t> rank_subset(const std::vector<SweepRow>& rows, std::vector<size_t> subset,
+                                const RankMetric& metric) {
+  std::vector<std::pair<double, size_t>> keyed;
+  for (const size_t i : subset) {
+    if (!rows[i].ok()) continue;
+    if (const auto v = rank_value(rows[i], metric)) {
       keyed.emplace_back(metric.higher_is_better ? -*v : *v, i);
     }
   }
   std::sort(keyed.begin(), keyed.end());  // by value, then by row index: deterministic
-  std::vector<size_t> order;
-  order.reserve(keyed.size());
+  subset.clear();
   for (const auto& [_, i] : keyed)
-    order.push_back(i);
-  return order;
+    subset.push_back(i);
+  return subset;
+}
+
+std::vector<size_t> rank_rows(const std::vector<SweepRow>& rows, const RankMetric& metric) {
+  std::vector<size_t> all(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i)
+    all[i] = i;
+  return rank_subset(rows, std::move(all), metric);
 }
 
 namespace {
@@ -86,6 +127,22 @@ std::vector<std::vector<size_t>> split_by_mini_batch(const std::vector<SweepRow>
   return parts;
 }
 
+std::vector<report::RankedGroup> ranked_groups(const std::vector<SweepRow>& rows,
+                                               const RankMetric& metric) {
+  std::vector<report::RankedGroup> groups;
+  for (auto& part : split_by_mini_batch(rows, rank_rows(rows, metric))) {
+    const RankMetric fair = fair_metric(rows, part, metric);
+    std::vector<int> counts;
+    if (fair.per_gpu) {
+      counts = gpu_counts(rows, part);
+      part = rank_subset(rows, std::move(part), fair);
+    }
+    std::string label = mini_batch_of(rows[part.front()]);
+    groups.push_back({std::move(label), std::move(part), std::move(counts)});
+  }
+  return groups;
+}
+
 std::vector<size_t> best_per_group(const std::vector<SweepRow>& rows, size_t group,
                                    const RankMetric& metric) {
   std::vector<size_t> best;
@@ -97,6 +154,14 @@ std::vector<size_t> best_per_group(const std::vector<SweepRow>& rows, size_t gro
     best.push_back(i);
   }
   return best;
+}
+
+Winners winners_per_group(const std::vector<SweepRow>& rows, size_t group) {
+  const RankMetric plain = default_rank_metric(rows);
+  Winners w;
+  w.metric = fair_metric(rows, rank_rows(rows, plain), plain);
+  w.rows = best_per_group(rows, group, w.metric);
+  return w;
 }
 
 }  // namespace pipesim::explore

@@ -1,6 +1,7 @@
 #include "pipesim/explore/search.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +17,10 @@
 #include "pipesim/cost/training_setup.hpp"
 #include "pipesim/explore/bound_values.hpp"
 #include "pipesim/explore/memory_screen.hpp"
+#include "pipesim/explore/search_defaults.hpp"
+#include "pipesim/explore/search_diagnosis.hpp"
 #include "pipesim/explore/search_limits.hpp"
+#include "pipesim/explore/search_refine.hpp"
 #include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/explore/value_range.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -143,6 +147,66 @@ scenario::Point to_point(const Candidate& c) {
   return p;
 }
 
+namespace {
+
+std::string joined(const std::vector<int>& values) {
+  return fmt::format("{}", fmt::join(values, ", "));
+}
+
+double gib(double bytes) {
+  return bytes / (1024.0 * 1024.0 * 1024.0);
+}
+
+// The candidates of the request's degrees, each with the fixed options.
+std::vector<Candidate> fixed_candidates(const SearchRequest& request, int jobs) {
+  std::vector<Candidate> candidates = enumerate_candidates(request, jobs);
+  for (Candidate& c : candidates) {
+    for (const auto& [name, text] : request.fixed)
+      c.options.try_emplace(name, text);
+  }
+  return candidates;
+}
+
+// E for an MoE model, C where the sequence needs it and the refinement's knobs, where the
+// request leaves them to search; each choice noted with its reason.
+void choose_degrees(SearchRequest& request) {
+  const SearchLimits& l = request.limits;
+  if (l.experts > 0 && request.expert_parallel.empty()) {
+    request.expert_parallel = default_expert_parallel(l.experts, request.gpus);
+    if (!request.expert_parallel.empty()) {
+      request.notes.push_back(
+          fmt::format("expert_parallel {}: the divisors of the {} experts that divide the {} GPUs",
+                      joined(request.expert_parallel), l.experts, request.gpus));
+    }
+  }
+  if (request.context_parallel.empty()) {
+    request.context_chosen = true;
+    const ContextChoice c = least_context_parallel(request);
+    if (c.context > 1) {
+      request.context_parallel = {c.context};
+      request.notes.push_back(fmt::format(
+          "context_parallel {}: at C = 1 every layout needs at least {:.1f} GiB per GPU > {:.1f} "
+          "GiB, one {}-token sequence's activations included; C = {} is the least that passes",
+          c.context, gib(c.need_at_one), gib(l.capacity), l.sequence, c.context));
+    } else if (c.context == 1) {
+      request.notes.push_back(
+          fmt::format("context_parallel 1: the memory bound passes without splitting the {}-token "
+                      "sequence (C raised only when nothing fits)",
+                      l.sequence));
+    } else {
+      // Splitting the sequence cannot help what binds without it.
+      request.context_chosen = false;
+      request.notes.push_back(fmt::format(
+          "context_parallel 1: no C brings any layout under the GPU's memory bound (at C = 1 at "
+          "least {:.1f} GiB per GPU > {:.1f} GiB)",
+          gib(c.need_at_one), gib(l.capacity)));
+    }
+  }
+  request.knobs = refinement_knobs(request);
+}
+
+}  // namespace
+
 std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs, int jobs) {
   const scenario::Scenario fixed = fixed_scenario(request.fixed);
   const cost::TrainingSetup& setup = fixed.perf.setup;
@@ -155,12 +219,8 @@ std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& spec
   if (request.tensor_parallel.empty()) {
     request.tensor_parallel = default_tensor_parallel(trained, *hardware, request.gpus);
   }
-  std::vector<Candidate> candidates = enumerate_candidates(request, jobs);
-  for (Candidate& c : candidates) {
-    for (const auto& [name, text] : request.fixed)
-      c.options.try_emplace(name, text);
-  }
-  return candidates;
+  choose_degrees(request);
+  return fixed_candidates(request, jobs);
 }
 
 namespace {
@@ -358,6 +418,8 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   plan.settled.resize(n);
   std::vector<double> lower(n, 0.0);
   std::vector<char> settled(n, 0);  // per candidate: its row is known without simulating
+  plan.screen_bound = std::make_shared<std::vector<double>>(n, 0.0);
+  std::vector<double>& screen_bound = *plan.screen_bound;
   // The table reads the inputs of fitting rows only: a settled row gets none (most candidates
   // are settled, and a point is ~70 strings).
   const auto settled_inputs = [&](size_t i) {
@@ -384,7 +446,9 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     }
     const auto generated = screen->generated(s);
     if (!generated) return;
-    if (MemoryScreen::exceeds(s, *generated)) {
+    if (const double bound = MemoryScreen::peak_bound(s, *generated);
+        MemoryScreen::exceeds(s, bound)) {
+      screen_bound[i] = bound;
       plan.settled[i] = inputless_oom_row();
       settled[i] = 1;
       return;
@@ -420,7 +484,8 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     plan.schedule_end.push_back(plan.order.size());
     first = end;
   }
-  plan.make_row = [&specs, describe, parsed, skip_oom, screen, order = plan.order](size_t k) {
+  plan.make_row = [&specs, describe, parsed, skip_oom, screen, order = plan.order,
+                   bounds = plan.screen_bound](size_t k) {
     const size_t i = order[k];
     scenario::Scenario s;
     const auto generated = screened_schedule(*parsed, i, skip_oom, screen.get(), specs, s);
@@ -430,6 +495,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
         if (scenario::run_bounds(s, generated->schedule, &generated->precedence,
                                  scenario::BoundDepth::Streams)
                 .out_of_memory) {
+          (*bounds)[i] = MemoryScreen::peak_bound(s, *generated);  // one position, one writer
           return MemoryScreen::out_of_memory_row(s, parsed->point(i), *generated);
         }
       } catch (const core::ConfigError&) {
@@ -471,41 +537,25 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
 
 namespace {
 
-report::SearchTally tally_candidates(const SearchRequest& request,
-                                     const std::vector<Candidate>& candidates,
-                                     const std::vector<scenario::SweepRow>& rows) {
-  report::SearchTally tally;
-  for (size_t i = 0; i < candidates.size(); ++i)
-    ++tally.statuses[candidates[i].options.at("schedule")][rows[i].status.kind];
-  // Every layout is a candidate of every schedule (pruned when refused), so a degree some
-  // candidate runs at above 1 is one the request lists.
-  const auto varies = [](const std::vector<int>& degrees) {
-    return std::any_of(degrees.begin(), degrees.end(), [](int d) { return d != 1; });
-  };
-  if (varies(request.tensor_parallel)) tally.varied_degrees.insert("tensor_parallel");
-  if (varies(request.context_parallel)) tally.varied_degrees.insert("context_parallel");
-  if (varies(request.expert_parallel)) tally.varied_degrees.insert("expert_parallel");
-  if (varies(request.expert_tensor_parallel)) {
-    tally.varied_degrees.insert("expert_tensor_parallel");
-  }
-  return tally;
-}
+// The rows of a pass's candidates (schedule by schedule), with what the memory screen bound for
+// those it found out of memory without a replay.
+struct Evaluated {
+  std::vector<scenario::SweepRow> rows;
+  std::vector<double> screen_bound;
+};
 
-}  // namespace
-
-std::vector<scenario::SweepRow> run_search(
-    SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe,
-    const std::function<void(size_t done, size_t total)>& on_progress, RowEvaluator* evaluator,
-    RowDetail detail, report::SearchTally* tally) {
-  const std::vector<Candidate> candidates = search_candidates(request, specs, jobs);
+// Every candidate's row: plan_search's positions, a wave of kSearchWave at a time per schedule,
+// the rest pruned by bound once they cannot win; `best` (by schedule): the fastest fitting
+// iteration an earlier pass found, which bounds this one's from the start.
+Evaluated evaluate_candidates(const std::vector<Candidate>& candidates, SpecCache& specs, int jobs,
+                              const DescribeError& describe, RowDetail detail,
+                              RowEvaluator* evaluator, int mini_batch,
+                              const std::map<std::string, double>& best_before,
+                              const std::function<void(size_t done)>& progress) {
   SearchPlan plan = plan_search(candidates, specs, describe, detail, jobs);
   std::vector<scenario::SweepRow> rows = std::move(plan.settled);
   size_t done = candidates.size() - plan.order.size();
-  auto progress = [&](size_t finished) {
-    if (on_progress) on_progress(finished, candidates.size());
-  };
   progress(done);
-  const double mini_batch = request.mini_batch;
   struct Cut {
     size_t position;
     double bound;  // what the run takes at least
@@ -520,6 +570,10 @@ std::vector<scenario::SweepRow> run_search(
     // The schedule's fastest fitting iteration so far. Rows are compared by time only while
     // every fitting one trains the same B̂ samples (then time orders them as throughput does).
     double best = std::numeric_limits<double>::infinity();
+    if (first < end) {
+      const auto it = best_before.find(candidates[plan.order[first]].options.at("schedule"));
+      if (it != best_before.end()) best = it->second;
+    }
     bool comparable = true;
     size_t k = first;
     while (k < end) {
@@ -584,14 +638,207 @@ std::vector<scenario::SweepRow> run_search(
                     "per iteration > {:.4g} s",
                     cut[c].bound, cut[c].best));
   });
-  progress(candidates.size());
-  if (tally != nullptr) *tally = tally_candidates(request, candidates, rows);
+  return {std::move(rows), std::move(*plan.screen_bound)};
+}
+
+// Every pass's candidates and rows, in pass order.
+struct SearchState {
+  std::vector<Candidate> candidates;
+  std::vector<scenario::SweepRow> rows;
+  std::vector<double> screen_bound;
+
+  void append(std::vector<Candidate> more, Evaluated evaluated) {
+    std::move(more.begin(), more.end(), std::back_inserter(candidates));
+    std::move(evaluated.rows.begin(), evaluated.rows.end(), std::back_inserter(rows));
+    std::move(evaluated.screen_bound.begin(), evaluated.screen_bound.end(),
+              std::back_inserter(screen_bound));
+  }
+
+  // Per schedule: the fitting candidate with the shortest iteration (the first on a tie).
+  std::map<std::string, size_t> best() const {
+    std::map<std::string, size_t> out;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i].ok() || !rows[i].metrics.iteration_time) continue;
+      const std::string& schedule = candidates[i].options.at("schedule");
+      const auto it = out.find(schedule);
+      if (it == out.end() || *rows[i].metrics.iteration_time < time(it->second)) {
+        out[schedule] = i;
+      }
+    }
+    return out;
+  }
+  double time(size_t i) const { return *rows[i].metrics.iteration_time; }
+};
+
+// Secondary knobs around each schedule's best, round after round (search_refine.hpp).
+void refine(SearchState& state, SearchRequest& request, SpecCache& specs, int jobs,
+            const DescribeError& describe, RowDetail detail) {
+  if (request.knobs.empty()) return;
+  std::set<std::string> seen;
+  std::set<size_t> expanded;
+  size_t tried = 0;
+  int rounds = 0;
+  for (; rounds < request.refine_rounds; ++rounds) {
+    std::map<std::string, double> best_time;
+    std::vector<Candidate> batch;
+    std::vector<size_t> starts;  // the start of each schedule's neighbours, schedule by schedule
+    for (const std::string& schedule : request.schedules) {
+      const auto best = state.best();
+      const auto it = best.find(schedule);
+      if (it == best.end() || expanded.contains(it->second)) continue;
+      expanded.insert(it->second);
+      best_time[schedule] = state.time(it->second);
+      starts.push_back(it->second);
+      for (Candidate& c : neighbours(state.candidates[it->second], request.knobs, seen))
+        batch.push_back(std::move(c));
+    }
+    if (batch.empty()) break;
+    tried += batch.size();
+    const size_t offset = state.candidates.size();
+    Evaluated evaluated = evaluate_candidates(batch, specs, jobs, describe, detail, nullptr,
+                                              request.mini_batch, best_time, [](size_t) {});
+    state.append(std::move(batch), std::move(evaluated));
+    // Each start's knob values that beat it, combined into one candidate.
+    std::vector<Candidate> combined;
+    std::map<std::string, double> after;
+    for (const size_t start : starts) {
+      const Candidate& from = state.candidates[start];
+      const std::string& schedule = from.options.at("schedule");
+      std::map<std::string, std::pair<double, std::string>> better;  // knob → (time, value)
+      for (size_t i = offset; i < state.candidates.size(); ++i) {
+        const Candidate& c = state.candidates[i];
+        if (c.options.at("schedule") != schedule || !state.rows[i].ok()) continue;
+        if (!state.rows[i].metrics.iteration_time || !(state.time(i) < state.time(start))) {
+          continue;
+        }
+        for (const SearchKnob& knob : request.knobs) {
+          const auto a = c.options.find(knob.option);
+          const auto b = from.options.find(knob.option);
+          const bool differs = (a == c.options.end()) != (b == from.options.end()) ||
+                               (a != c.options.end() && a->second != b->second);
+          if (!differs) continue;
+          const std::string value = a == c.options.end() ? knob.values.front() : a->second;
+          const auto known = better.find(knob.option);
+          if (known == better.end() || state.time(i) < known->second.first) {
+            better[knob.option] = {state.time(i), value};
+          }
+        }
+      }
+      if (better.size() < 2) continue;  // one knob alone: already tried
+      Candidate c = from;
+      for (const SearchKnob& knob : request.knobs) {
+        const auto it = better.find(knob.option);
+        if (it != better.end() && knob_applies(c, knob.option)) {
+          c = with_option(std::move(c), knob.option, it->second.second);
+        }
+      }
+      if (seen.insert(candidate_key(c)).second) {
+        after[schedule] = state.time(state.best().at(schedule));
+        combined.push_back(std::move(c));
+      }
+    }
+    if (!combined.empty()) {
+      tried += combined.size();
+      Evaluated more = evaluate_candidates(combined, specs, jobs, describe, detail, nullptr,
+                                           request.mini_batch, after, [](size_t) {});
+      state.append(std::move(combined), std::move(more));
+    }
+  }
+  if (tried == 0) return;
+  std::string names;
+  for (const SearchKnob& knob : request.knobs)
+    names += fmt::format("{}{}", names.empty() ? "" : ", ", knob.option);
+  request.notes.push_back(fmt::format(
+      "refined around each schedule's best: {} ({} more configurations in {} round{}; each "
+      "knob's values one at a time, then the improving ones together)",
+      names, tried, rounds, rounds == 1 ? "" : "s"));
+}
+
+report::SearchTally tally_candidates(const SearchRequest& request, const SearchState& state) {
+  const std::vector<Candidate>& candidates = state.candidates;
+  const std::vector<scenario::SweepRow>& rows = state.rows;
+  report::SearchTally tally;
+  for (size_t i = 0; i < candidates.size(); ++i)
+    ++tally.statuses[candidates[i].options.at("schedule")][rows[i].status.kind];
+  // Every layout is a candidate of every schedule (pruned when refused), so a degree some
+  // candidate runs at above 1 is one the request lists.
+  const auto varies = [](const std::vector<int>& degrees) {
+    return std::any_of(degrees.begin(), degrees.end(), [](int d) { return d != 1; });
+  };
+  if (varies(request.tensor_parallel)) tally.varied_degrees.insert("tensor_parallel");
+  if (varies(request.context_parallel)) tally.varied_degrees.insert("context_parallel");
+  if (varies(request.expert_parallel)) tally.varied_degrees.insert("expert_parallel");
+  if (varies(request.expert_tensor_parallel)) {
+    tally.varied_degrees.insert("expert_tensor_parallel");
+  }
+  for (const SearchKnob& knob : request.knobs)
+    tally.varied_degrees.insert(knob.option);
+  tally.notes = request.notes;
+  // Why a schedule (and the whole search) has nothing that fits.
+  std::vector<double> needs(candidates.size(), 0.0);
+  for (size_t i = 0; i < candidates.size(); ++i)
+    needs[i] = memory_need(candidates[i], rows[i], state.screen_bound[i]);
+  std::map<std::string, std::vector<size_t>> by_schedule;
+  bool any_fits = false;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    by_schedule[candidates[i].options.at("schedule")].push_back(i);
+    any_fits = any_fits || rows[i].ok();
+  }
+  std::vector<size_t> all;
+  for (const auto& [schedule, subset] : by_schedule) {
+    const bool fits =
+        std::any_of(subset.begin(), subset.end(), [&](size_t i) { return rows[i].ok(); });
+    if (fits) continue;
+    tally.binding[schedule] = binding_limit(candidates, rows, needs, subset, request);
+    all.insert(all.end(), subset.begin(), subset.end());
+  }
+  if (!any_fits) tally.nothing_fits = binding_limit(candidates, rows, needs, all, request);
+  return tally;
+}
+
+}  // namespace
+
+std::vector<scenario::SweepRow> run_search(
+    SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe,
+    const std::function<void(size_t done, size_t total)>& on_progress, RowEvaluator* evaluator,
+    RowDetail detail, report::SearchTally* tally) {
+  SearchState state;
+  {
+    std::vector<Candidate> candidates = search_candidates(request, specs, jobs);
+    const size_t total = candidates.size();
+    auto progress = [&](size_t done) {
+      if (on_progress) on_progress(done, total);
+    };
+    Evaluated evaluated = evaluate_candidates(candidates, specs, jobs, describe, detail, evaluator,
+                                              request.mini_batch, {}, progress);
+    progress(total);
+    state.append(std::move(candidates), std::move(evaluated));
+  }
+  // C raised while nothing fits (its rounds on this process's threads).
+  const auto fits = [&] {
+    return std::any_of(state.rows.begin(), state.rows.end(),
+                       [](const scenario::SweepRow& r) { return r.ok(); });
+  };
+  while (request.context_chosen && !fits()) {
+    const int now = request.context_parallel.empty() ? 1 : request.context_parallel.front();
+    const int next = next_context_parallel(request, now);
+    if (next == 0) break;
+    request.context_parallel = {next};
+    request.notes.push_back(
+        fmt::format("context_parallel raised to {}: nothing fit at C = {}", next, now));
+    std::vector<Candidate> more = fixed_candidates(request, jobs);
+    Evaluated evaluated = evaluate_candidates(more, specs, jobs, describe, detail, nullptr,
+                                              request.mini_batch, {}, [](size_t) {});
+    state.append(std::move(more), std::move(evaluated));
+  }
+  refine(state, request, specs, jobs, describe, detail);
+  if (tally != nullptr) *tally = tally_candidates(request, state);
   if (detail == RowDetail::FittingOnly) {
-    for (scenario::SweepRow& row : rows) {
+    for (scenario::SweepRow& row : state.rows) {
       if (!row.ok()) row.inputs.clear();
     }
   }
-  return rows;
+  return std::move(state.rows);
 }
 
 }  // namespace pipesim::explore

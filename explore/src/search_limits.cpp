@@ -1,5 +1,9 @@
 #include "pipesim/explore/search_limits.hpp"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/expert_parallel.hpp"
 #include "pipesim/cost/stage_memory.hpp"
@@ -28,6 +32,35 @@ cost::TrainingSetup setup_of(const cost::TrainingSetup& fixed, const models::Mod
   return cost::resolved_setup(s, model);
 }
 
+// The secondary knobs that apply to `m`: where its workers sit, how its layers split, and for
+// an MoE model how tokens reach the experts and whether that overlaps; which modules a
+// selective recomputation re-runs (growing sets, each one Megatron-Core accepts for `m`).
+std::vector<SearchKnob> knobs_of(const models::ModelSpec& m) {
+  std::vector<SearchKnob> knobs;
+  knobs.push_back({"placement", {"data-major", "pipeline-major"}});
+  SearchKnob partition{"partition",
+                       {"uniform", "account-ends", "account-embedding", "account-loss"}};
+  if (!m.is_moe()) partition.values.push_back("balanced");  // refused for MoE models
+  knobs.push_back(std::move(partition));
+  SearchKnob modules{"recompute_modules", {"core_attn"}};
+  if (m.is_moe()) {
+    knobs.push_back({"moe_dispatcher", {"alltoall", "deepep", "hybridep"}});
+    knobs.push_back({"moe_overlap", {"off", "on"}});
+    std::string most = "core_attn,moe_act,layernorm";
+    if (m.is_mla()) most += ",mla_up_proj";
+    if (m.moe.shared_experts > 0) most += ",shared_experts";
+    modules.values.insert(modules.values.end(),
+                          {"core_attn,moe_act", "core_attn,moe_act,layernorm", most});
+  } else {
+    modules.values.insert(modules.values.end(),
+                          {"core_attn,layernorm", "core_attn,mlp", "core_attn,layernorm,mlp"});
+  }
+  modules.values.erase(std::unique(modules.values.begin(), modules.values.end()),
+                       modules.values.end());
+  knobs.push_back(std::move(modules));
+  return knobs;
+}
+
 }  // namespace
 
 SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
@@ -36,6 +69,11 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
   SearchLimits limits;
   const models::ModelSpec trained = cost::trained_model(*model, fixed);
   limits.layers = trained.layers;
+  limits.experts = trained.is_moe() ? trained.moe.experts : 0;
+  limits.expert_ffn = trained.is_moe() ? trained.moe.ffn_hidden : 0;
+  limits.gpus_per_node = hardware->gpus_per_node;
+  limits.sequence = trained.sequence;
+  limits.knobs = knobs_of(trained);
   // A layout places the layers itself (and is checked when simulated).
   if (fixed.layout.empty()) {
     limits.virtual_stages = models::max_partition_stages(trained, fixed.partition);

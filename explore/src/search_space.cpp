@@ -22,6 +22,13 @@ double gib(double bytes) {
   return bytes / (1024.0 * 1024.0 * 1024.0);
 }
 
+// The rule of a cost-model refusal ("expert_parallel: ... must divide ..."): the option it
+// names, whatever numbers follow.
+std::string rule_of(const std::string& refusal) {
+  if (refusal.empty()) return {};
+  return "the cost model's " + refusal.substr(0, refusal.find(':')) + " rule";
+}
+
 // The registry's variants of the scheme's own options for one (D, N); one without options when
 // the scheme has none.
 std::vector<schedules::SearchVariant> schedule_variants(const std::string& schedule, int stages,
@@ -68,17 +75,20 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jo
   const std::vector<Parallelism> layouts = parallel_layouts(request);
   // The cost model's verdict on each layout for any D and W, asked once per search.
   std::vector<std::string> refused(layouts.size());
+  std::vector<std::string> refused_rule(layouts.size());
   std::vector<double> static_per_gpu(layouts.size());
   for (size_t i = 0; i < layouts.size(); ++i) {
     const Parallelism& x = layouts[i];
     const bool divides = x.tensor >= 1 && x.context >= 1 && request.gpus % x.gpus_per_worker() == 0;
     if (!divides) {
+      refused_rule[i] = "T·C divides P";
       refused[i] = request.context_parallel.empty()
                        ? fmt::format("T = {} does not divide P = {}", x.tensor, request.gpus)
                        : fmt::format("T·C = {}·{} does not divide P = {}", x.tensor, x.context,
                                      request.gpus);
     } else if (limits.refuse) {
       refused[i] = limits.refuse(x, 0, 0);
+      refused_rule[i] = rule_of(refused[i]);
     }
     static_per_gpu[i] = limits.static_bytes_per_gpu ? limits.static_bytes_per_gpu(x)
                                                     : limits.static_bytes / x.tensor;
@@ -120,6 +130,7 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jo
       if (!refused[li].empty()) {
         Candidate c;
         c.pruned = refused[li];
+        c.rule = refused_rule[li];
         out.push_back(with_layout(std::move(c)));
         continue;
       }
@@ -133,17 +144,21 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jo
           return with_layout(std::move(c));
         };
         // Rules that hold for every B: one pruned row for the (schedule, layout, D) triple.
-        std::string why;
+        std::string why, rule;
         if (limits.layers > 0 && stages > limits.layers) {
           why = fmt::format("D = {} > {} layers", stages, limits.layers);
+          rule = "D ≤ layers";
         } else if (request.mini_batch % width != 0) {
           why = fmt::format("W = {} does not divide the mini-batch {}", width, request.mini_batch);
+          rule = "W divides the mini-batch";
         } else if (limits.refuse) {
           why = limits.refuse(x, stages, width);
+          rule = rule_of(why);
         }
         if (!why.empty()) {
           Candidate c = base();
           c.pruned = why;
+          c.rule = rule;
           out.push_back(std::move(c));
           continue;
         }
@@ -160,6 +175,7 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jo
               for (const auto& [name, value] : variant.options.items())
                 c.options[name] = schedules::scheme_option(name)->format(value);
               c.pruned = variant.pruned;
+              if (!c.pruned.empty()) c.rule = "the schedule's own constraints";
               const schedules::Shape sh = shape(schedule, stages, n, variant.options);
               const int virtual_stages = stages * std::max(1, sh.chunks);
               if (c.pruned.empty() && limits.virtual_stages > 0 &&
@@ -168,6 +184,7 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jo
                     "{} virtual stages (D = {}, {} chunks) > {}, the most {} layers "
                     "split into",
                     virtual_stages, stages, sh.chunks, limits.virtual_stages, limits.layers);
+                c.rule = "D·chunks ≤ layers";
               }
               const double tensors = static_per_gpu[li] / stages * sh.pipelines +
                                      activation_bound(li, b) / virtual_stages;
@@ -179,6 +196,8 @@ std::vector<Candidate> enumerate_candidates(const SearchRequest& request, int jo
                     "need at least {:.1f} GiB per GPU > {:.1f} GiB",
                     gib(lower_bound), gib(limits.capacity));
                 c.pruned_for_memory = true;
+                c.memory_bound = lower_bound;
+                c.rule = "memory";
               }
               out.push_back(std::move(c));
             }

@@ -7,6 +7,21 @@
 #include "pipesim/report/ranked_table.hpp"
 
 namespace pipesim::report {
+namespace {
+
+// What a group on several GPU counts is ranked by, in words; "" when its rows share one count.
+std::string per_gpu_note(const RankedGroup& g, const RankedBy& ranked_by) {
+  if (g.gpu_counts.size() < 2) return "";
+  std::string counts;
+  for (size_t i = 0; i < g.gpu_counts.size(); ++i) {
+    const char* sep = i == 0 ? "" : i + 1 == g.gpu_counts.size() ? " and " : ", ";
+    counts += fmt::format("{}{}", sep, g.gpu_counts[i]);
+  }
+  return fmt::format("on {} GPUs, so ranked by {} {} (more GPUs raise throughput by themselves)",
+                     counts, ranked_by.metric, ranked_by.higher_is_better ? "per GPU" : "× GPUs");
+}
+
+}  // namespace
 
 std::string compare_table(const std::vector<SweepRow>& rows, const std::vector<RankedGroup>& groups,
                           const RankedBy& ranked_by) {
@@ -28,16 +43,30 @@ std::string compare_table(const std::vector<SweepRow>& rows, const std::vector<R
   std::string text =
       fmt::format("{} configurations, {} ranked by {} ({} is better)", rows.size(), order.size(),
                   metric, ranked_by.higher_is_better ? "higher" : "lower");
+  // A group on several GPU counts shows the metric per GPU it was ranked by.
+  const auto with_per_gpu = [&](const RankedGroup& g) {
+    RankedColumns c = columns;
+    if (g.gpu_counts.size() > 1) c.per_gpu = metric;
+    return c;
+  };
   if (groups.size() <= 1) {
-    if (!groups.empty()) text += fmt::format(", all with {}", groups.front().label);
+    if (!groups.empty()) {
+      text += fmt::format(", all with {}", groups.front().label);
+      if (const std::string note = per_gpu_note(groups.front(), ranked_by); !note.empty())
+        text += fmt::format(",\n{}", note);
+    }
     text += "\n\n";
-    text += render_ranked(rows, order, columns);
+    text += groups.empty() ? render_ranked(rows, order, columns)
+                           : render_ranked(rows, order, with_per_gpu(groups.front()));
   } else {
     text += fmt::format(
         ",\nonly against configurations of the same mini-batch (a bigger one amortises its "
         "bubbles)\n");
-    for (const RankedGroup& g : groups)
-      text += fmt::format("\n{}:\n{}", g.label, render_ranked(rows, g.order, columns));
+    for (const RankedGroup& g : groups) {
+      const std::string note = per_gpu_note(g, ranked_by);
+      text += fmt::format("\n{}{}{}:\n{}", g.label, note.empty() ? "" : ", ", note,
+                          render_ranked(rows, g.order, with_per_gpu(g)));
+    }
   }
   bool first_unranked = true;
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -97,6 +97,13 @@ std::string render_ranked(const std::vector<SweepRow>& rows, const std::vector<s
   }
   for (const auto& m : columns.metrics)
     header.push_back(metric_named(m).heading);
+  const scenario::Metric* per_gpu =
+      columns.per_gpu.empty() ? nullptr : &metric_named(columns.per_gpu);
+  if (per_gpu != nullptr) {
+    header.push_back("gpus");
+    header.push_back(
+        fmt::format("{}{}", per_gpu->heading, per_gpu->direction > 0 ? "/GPU" : "×GPUs"));
+  }
   if (columns.limited_by) header.push_back("limited by");
   std::vector<std::vector<std::string>> body;
   for (size_t r = 0; r < order.size(); ++r) {
@@ -107,6 +114,13 @@ std::string render_ranked(const std::vector<SweepRow>& rows, const std::vector<s
     }
     for (const auto& m : columns.metrics)
       line.push_back(cell(row, metric_named(m)));
+    if (per_gpu != nullptr) {
+      const auto gpus = scenario::row_gpus(row);
+      const auto v = per_gpu->value(row.metrics);
+      line.push_back(gpus ? fmt::format("{}", *gpus) : "");
+      line.push_back(
+          gpus && v ? fmt::format("{:.6g}", per_gpu->direction > 0 ? *v / *gpus : *v * *gpus) : "");
+    }
     if (columns.limited_by) line.push_back(scenario::limiting_factor(row.metrics));
     body.push_back(std::move(line));
   }

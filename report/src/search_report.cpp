@@ -47,15 +47,26 @@ std::string search_table(const SearchHeading& heading, const SearchTally& tally,
       heading.model, heading.gpus, heading.hardware, heading.mini_batch, tally.total(),
       tally.count(Status::Kind::Ok), tally.count(Status::Kind::Oom),
       tally.count(Status::Kind::Invalid), tally.count(Status::Kind::Pruned), heading.rank_metric);
+  for (const std::string& note : tally.notes)
+    text += fmt::format("  {}\n", note);
+  if (!tally.notes.empty()) text += "\n";
   RankedColumns columns;
   // The layout's degrees only when the search varied them (some candidate runs at a degree > 1).
   constexpr std::string_view kDegrees[] = {"tensor_parallel", "context_parallel", "expert_parallel",
                                            "expert_tensor_parallel"};
-  for (const char* name : {"schedule", "tensor_parallel", "context_parallel", "expert_parallel",
-                           "expert_tensor_parallel", "stages", "data_parallel", "micro_batch_size",
-                           "micro_batches", "recompute", "pipelines", "chunks", "strategy"}) {
+  // The secondary knobs: columns only when search tried them.
+  const auto is_knob = [](std::string_view name) {
+    return name == "recompute_modules" || name == "placement" || name == "partition" ||
+           name == "moe_dispatcher" || name == "moe_overlap";
+  };
+  for (const char* name :
+       {"schedule", "tensor_parallel", "context_parallel", "expert_parallel",
+        "expert_tensor_parallel", "stages", "data_parallel", "micro_batch_size", "micro_batches",
+        "recompute", "recompute_modules", "placement", "partition", "moe_dispatcher", "moe_overlap",
+        "pipelines", "chunks", "strategy"}) {
     const bool degree =
         std::find(std::begin(kDegrees), std::end(kDegrees), name) != std::end(kDegrees);
+    if (!degree && is_knob(name) && !tally.varied_degrees.contains(name)) continue;
     if (degree && !tally.varied_degrees.contains(name)) continue;
     if (input_column(name) < inputs) columns.inputs.push_back(input_column(name));
   }
@@ -66,7 +77,7 @@ std::string search_table(const SearchHeading& heading, const SearchTally& tally,
   columns.metrics = present_metrics(rows, winners,
                                     {"throughput", "iteration_time", "mfu", "bubble_ratio",
                                      "exposed_comm_ratio", "peak_memory_max", "memory_headroom"});
-  text += render_ranked(rows, winners, columns);
+  if (!winners.empty()) text += render_ranked(rows, winners, columns);
   for (const std::string& schedule : heading.schedules) {
     const bool won = std::any_of(winners.begin(), winners.end(), [&](size_t i) {
       return rows[i].inputs[schedule_column] == schedule;
@@ -82,6 +93,14 @@ std::string search_table(const SearchHeading& heading, const SearchTally& tally,
       summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", n, kind);
     }
     text += fmt::format("no fitting configuration: {} ({})\n", schedule, summary);
+    // When nothing fits, a schedule's own limit only where it differs from the search's.
+    if (const auto it = tally.binding.find(schedule);
+        it != tally.binding.end() && it->second != tally.nothing_fits) {
+      text += fmt::format("  {}\n", it->second);
+    }
+  }
+  if (!tally.nothing_fits.empty()) {
+    text += fmt::format("\nnothing fits: {}\n", tally.nothing_fits);
   }
   return text;
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "pipesim/scenario/options.hpp"
@@ -231,6 +233,28 @@ std::vector<std::string> metric_cells(const SweepRow& row) {
 std::optional<double> metric_value(const SweepRow& row, const std::string& name) {
   const Metric* m = find_metric(name);
   return m != nullptr ? m->value(row.metrics) : std::nullopt;
+}
+
+std::optional<int> row_gpus(const SweepRow& row) {
+  if (!row.metrics.throughput) return std::nullopt;
+  const auto& table = options();
+  long gpus = 1;
+  int found = 0;
+  for (size_t i = 0; i < table.size() && i < row.inputs.size(); ++i) {
+    const std::string& name = table[i].name();
+    if (name != "tensor_parallel" && name != "context_parallel" && name != "stages" &&
+        name != "data_parallel") {
+      continue;
+    }
+    try {
+      gpus *= std::stol(row.inputs[i]);
+    } catch (const std::exception&) {
+      return std::nullopt;  // not a number: no count
+    }
+    ++found;
+  }
+  if (found != 4 || gpus < 1) return std::nullopt;
+  return static_cast<int>(gpus);
 }
 
 std::string limiting_factor(const RowMetrics& m) {

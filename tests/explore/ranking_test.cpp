@@ -5,11 +5,17 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "../support/cli_invoke.hpp"
 #include "../support/xml_check.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/explore/sweep_grid.hpp"
 #include "pipesim/explore/sweep_runner.hpp"
+#include "pipesim/scenario/options.hpp"
 
 namespace pipesim::explore {
 namespace {
@@ -137,6 +143,114 @@ TEST(CompareCommand, PrintsARankedTableAndThePlot) {
             "# schedule = gpipe = 1f1b: micro_batches, iteration time (slots)\n4 21 \"4\"\n"
             "8 33 \"8\"\n16 57 \"16\"\n\n\n# not drawn (invalid): micro_batches, position at the "
             "bottom\n4 0.08 \"4\"\n8 0.08 \"8\"\n16 0.08 \"16\"\n\n\n");
+}
+
+// A real-cost row on T·C·D·W GPUs at a given throughput.
+SweepRow real_row(int tensor, int stages, int width, double throughput) {
+  SweepRow row;
+  const auto columns = scenario::input_columns();
+  for (const scenario::Option& o : scenario::options())
+    row.inputs.push_back(o.spec.default_text);
+  const auto set = [&](const std::string& name, int v) {
+    const auto at = std::find(columns.begin(), columns.end(), name) - columns.begin();
+    row.inputs[static_cast<size_t>(at)] = std::to_string(v);
+  };
+  set("tensor_parallel", tensor);
+  set("stages", stages);
+  set("data_parallel", width);
+  row.metrics.throughput = throughput;
+  row.metrics.iteration_time = 1.0 / throughput;
+  return row;
+}
+
+// More GPUs buy throughput by themselves: runs on different GPU counts are ranked per GPU, and
+// runs on one count as before.
+TEST(Ranking, DifferentGpuCountsRankPerGpu) {
+  // 2 GPUs at 10 samples/s (5 per GPU) against 8 GPUs at 30 (3.75 per GPU).
+  const std::vector<SweepRow> rows{real_row(1, 8, 1, 30.0), real_row(1, 2, 1, 10.0)};
+  EXPECT_EQ(scenario::row_gpus(rows[0]), 8);
+  EXPECT_EQ(scenario::row_gpus(rows[1]), 2);
+  const RankMetric plain = default_rank_metric(rows);
+  EXPECT_EQ(rank_rows(rows, plain), (std::vector<size_t>{0, 1})) << "absolute: 8 GPUs first";
+  const RankMetric fair = fair_metric(rows, {0, 1}, plain);
+  EXPECT_TRUE(fair.per_gpu);
+  EXPECT_EQ(fair.label(), "throughput per GPU");
+  EXPECT_EQ(rank_rows(rows, fair), (std::vector<size_t>{1, 0}));
+  EXPECT_DOUBLE_EQ(*rank_value(rows[1], fair), 5.0);
+  const auto groups = ranked_groups(rows, plain);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].order, (std::vector<size_t>{1, 0}));
+  EXPECT_EQ(groups[0].gpu_counts, (std::vector<int>{2, 8}));
+  // Time: GPU-seconds per iteration, lower is better.
+  const RankMetric time = fair_metric(rows, {0, 1}, rank_metric("iteration_time"));
+  EXPECT_TRUE(time.per_gpu);
+  EXPECT_EQ(rank_rows(rows, time), (std::vector<size_t>{1, 0}));
+  // One GPU count (T·D·W = 8 both): absolute throughput, unchanged.
+  const std::vector<SweepRow> same{real_row(2, 4, 1, 10.0), real_row(1, 8, 1, 20.0)};
+  EXPECT_FALSE(fair_metric(same, {0, 1}, plain).per_gpu);
+  EXPECT_EQ(ranked_groups(same, plain)[0].order, (std::vector<size_t>{1, 0}));
+  EXPECT_TRUE(ranked_groups(same, plain)[0].gpu_counts.empty());
+  // Unit-cost rows have no GPU count and keep their ranking.
+  EXPECT_FALSE(fair_metric(unit_rows(), {0, 1, 2, 3}, rank_metric("iteration_time")).per_gpu);
+}
+
+// compare on a real sweep over W at one mini-batch: the rows use 8 and 32 GPUs, the table
+// says it ranks per GPU and its order is that of throughput / GPUs, computed here from the CSV.
+TEST(CompareCommand, RanksRunsOnDifferentGpuCountsPerGpu) {
+  const testing::ScratchDir dir;
+  const auto r =
+      testing::invoke_cli({"compare", "--model", "gpt2-1.3b", "--hardware", "p100-daint",
+                           "--schedule", "1f1b", "--stages", "8", "--data-parallel", "1,4",
+                           "--micro-batches", "8,32", "--csv", dir.file("cmp.csv")});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("on 8 and 32 GPUs, so ranked by throughput per GPU"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("throughput/GPU"), std::string::npos) << r.out;
+  // mini-batch 32: W = 1, N = 32 (8 GPUs) and W = 4, N = 8 (32 GPUs).
+  const std::string csv = testing::ScratchDir::read(dir.file("cmp.csv"));
+  std::istringstream lines(csv);
+  std::string header, line;
+  std::getline(lines, header);
+  const auto column = [&](const std::string& name) {
+    std::istringstream h(header);
+    std::string cell;
+    for (size_t i = 0; std::getline(h, cell, ','); ++i) {
+      if (cell == name) return i;
+    }
+    return std::string::npos;
+  };
+  const size_t width = column("data_parallel"), n = column("micro_batches"),
+               rate = column("throughput");
+  double per_gpu_w1 = 0, per_gpu_w4 = 0;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> cells;
+    std::istringstream l(line);
+    for (std::string cell; std::getline(l, cell, ',');)
+      cells.push_back(cell);
+    if (cells[width] == "1" && cells[n] == "32") per_gpu_w1 = std::stod(cells[rate]) / 8;
+    if (cells[width] == "4" && cells[n] == "8") per_gpu_w4 = std::stod(cells[rate]) / 32;
+  }
+  ASSERT_GT(per_gpu_w1, 0);
+  ASSERT_GT(per_gpu_w4, 0);
+  // The group of mini-batch 32 lists the better per-GPU run first.
+  const size_t group = r.out.find("mini-batch 32 samples");
+  ASSERT_NE(group, std::string::npos) << r.out;
+  std::istringstream table(r.out.substr(r.out.find('\n', group) + 1));
+  std::string heading, first;
+  std::getline(table, heading);
+  std::getline(table, first);
+  const auto words = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string w; in >> w;)
+      out.push_back(w);
+    return out;
+  };
+  const auto names = words(heading);
+  const auto at = std::find(names.begin(), names.end(), "data_parallel") - names.begin();
+  ASSERT_LT(static_cast<size_t>(at), names.size()) << heading;
+  const bool w4_first = words(first).at(static_cast<size_t>(at)) == "4";
+  EXPECT_EQ(w4_first, per_gpu_w4 > per_gpu_w1) << r.out;
 }
 
 }  // namespace

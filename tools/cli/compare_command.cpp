@@ -62,12 +62,9 @@ Action add_compare_command(CLI::App& app) {
     const auto rows = cli::run_grid(make_grid(o->sweep), job_count(o->sweep));
     const RankMetric metric =
         o->rank_by.empty() ? explore::default_rank_metric(rows) : explore::rank_metric(o->rank_by);
-    const auto order = explore::rank_rows(rows, metric);
     const report::RankedBy ranked_by{metric.name, metric.higher_is_better};
-    std::vector<report::RankedGroup> groups;
-    for (auto& part : explore::split_by_mini_batch(rows, order)) {
-      groups.push_back({explore::mini_batch_of(rows[part.front()]), std::move(part)});
-    }
+    // Rows of one mini-batch each; on different GPU counts, per GPU (README, "compare").
+    const std::vector<report::RankedGroup> groups = explore::ranked_groups(rows, metric);
     const std::string text = report::compare_table(rows, groups, ranked_by);
     if (!o->csv.empty()) emit(o->csv, report::rows_to_csv(rows));
     if (!o->plot.empty()) {

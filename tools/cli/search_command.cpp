@@ -85,17 +85,19 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       ->group("Search");
   cmd->add_option("--context-parallel,-C", o->context_parallel,
                   "Comma list or range of context-parallel degrees C to try (P = T·C·D·W; every "
-                  "candidate then runs flash attention; default: C = 1 only)")
+                  "candidate then runs flash attention; default: 1, or the least C the sequence "
+                  "needs when nothing fits at C = 1)")
       ->type_name("LIST<INT>")
       ->group("Search");
   cmd->add_option("--expert-parallel,-E", o->expert_parallel,
                   "MoE models: comma list or range of expert-parallel degrees E to try, folded "
-                  "over a stage's T·W GPUs (default: E = 1 only)")
+                  "over a stage's T·W GPUs (default: every divisor of the experts dividing P)")
       ->type_name("LIST<INT>")
       ->group("Search");
   cmd->add_option("--expert-tensor-parallel", o->expert_tensor_parallel,
                   "MoE models: comma list or range of expert-tensor-parallel degrees e_t to try "
-                  "(default: e_t = 1 only)")
+                  "(default: tried around each schedule's best: powers of two dividing the expert "
+                  "FFN and a node)")
       ->type_name("LIST<INT>")
       ->group("Search");
   cmd->add_option("--jobs,-j", o->jobs,
@@ -158,11 +160,11 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
           bar->update(done);
         },
         distribution.evaluator, detail, &tally);
-    const RankMetric metric = explore::default_rank_metric(rows);
-    const std::vector<size_t> winners =
-        explore::best_per_group(rows, report::input_column("schedule"), metric);
+    const explore::Winners won = explore::winners_per_group(rows, report::input_column("schedule"));
+    const RankMetric& metric = won.metric;
+    const std::vector<size_t>& winners = won.rows;
     const report::SearchHeading heading{request.model,      request.hardware,  request.gpus,
-                                        request.mini_batch, request.schedules, metric.name};
+                                        request.mini_batch, request.schedules, metric.label()};
     const std::string text = report::search_table(heading, tally, rows, winners);
     if (!o->output.empty()) {
       emit(o->output, o->all ? report::rows_to_csv(rows) : report::winners_csv(rows, winners));

@@ -3,7 +3,7 @@ if (!exists("outfile")) outfile = "search.svg"
 datafile = "search.dat"
 set terminal svg size 900,560 dynamic noenhanced font 'Helvetica,12' background rgb 'white'
 set output outfile
-set title "golden\ngpt2-1.3b on p100-daint\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute per point\nnot drawn: 5 pruned (x at the bottom)"
+set title "golden\ngpt2-1.3b on p100-daint\nbest (max) of micro_batches, pipelines, chunks, strategy, micro_batch_size, data_parallel, recompute, partition, placement per point\nnot drawn: 5 pruned (x at the bottom)"
 set xlabel "pipeline depth D (stages)"
 set ylabel "throughput (samples/s)"
 set logscale x 2

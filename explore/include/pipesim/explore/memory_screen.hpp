@@ -89,6 +89,13 @@ class MemoryScreen {
   //! memory.
   static bool exceeds(const scenario::Scenario& s, const GeneratedSchedule& generated);
 
+  //! The peak's lower bound, bytes per GPU with the profile's overheads; 0 where the cost
+  //! model refuses the setup.
+  static double peak_bound(const scenario::Scenario& s, const GeneratedSchedule& generated);
+
+  //! Whether a peak bound of `bound` bytes is above `s`'s GPU memory (a rounding margin kept).
+  static bool exceeds(const scenario::Scenario& s, double bound);
+
   //! The row of a run known to be out of memory without simulating it: used_inputs, status
   //! oom, fits_memory false, no other metric.
   static scenario::SweepRow out_of_memory_row(const scenario::Scenario& s,

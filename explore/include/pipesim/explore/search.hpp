@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,9 +35,12 @@ struct SearchArgs {
   //! List or range of T; "": every power of two the model and a node allow
   //! (default_tensor_parallel), T = 1 only when that is all.
   std::string tensor_parallel;
-  std::string context_parallel;        //!< list or range of C; "": C = 1 only, not varied
-  std::string expert_parallel;         //!< list or range of E; "": E = 1 only, not varied
-  std::string expert_tensor_parallel;  //!< list or range of e_t; "": e_t = 1, not varied
+  //! List or range of C; "": chosen by search (search_defaults.hpp, least_context_parallel).
+  std::string context_parallel;
+  //! List or range of E; "": an MoE model's default_expert_parallel, E = 1 for a dense one.
+  std::string expert_parallel;
+  //! List or range of e_t; "": tried around the best configurations (search_refine.hpp).
+  std::string expert_tensor_parallel;
   //! Any other option (name → text as given), the same for every candidate: `attention`,
   //! `sequence`, `precision`, ... Options search chooses itself (`stages`, `micro_batches`,
   //! `micro_batch_size`, `data_parallel`, `context_parallel`, the schedules' own options) are
@@ -103,6 +107,9 @@ struct SearchPlan {
   //! Per candidate: its row when known without simulating (pruned by enumeration, screened;
   //! without inputs for RowDetail::FittingOnly), a default row for a candidate with a position.
   std::vector<scenario::SweepRow> settled;
+  //! Per candidate: the memory screen's lower bound on its peak when it was found out of
+  //! memory without a replay (bytes per GPU; 0 otherwise), for a search where nothing fits.
+  std::shared_ptr<std::vector<double>> screen_bound;
 };
 
 //! Candidates whose simulated rows a schedule's part evaluates at once, between two updates of
@@ -117,8 +124,12 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
 
 //! search_candidates(), then every candidate's row on `jobs` threads (or with `evaluator`):
 //! plan_search's positions, a wave of kSearchWave at a time per schedule, the rest pruned by
-//! bound once they cannot win. With RowDetail::FittingOnly only the fitting (ok) rows keep
-//! their inputs; `tally` (optional) gets what every candidate came to, for the table.
+//! bound once they cannot win. Then, for a context-parallel degree search chose itself, C
+//! doubled while nothing fits; then refinement (search_refine.hpp) around each schedule's best,
+//! its rounds on this process's threads. The rows are those of every candidate of every pass,
+//! in that order. With RowDetail::FittingOnly only the fitting (ok) rows keep their inputs;
+//! `tally` (optional) gets what every candidate came to, the notes on what was varied and why,
+//! and the binding limit of each schedule without a fitting configuration.
 std::vector<scenario::SweepRow> run_search(
     SearchRequest& request, SpecCache& specs, int jobs, const DescribeError& describe = {},
     const std::function<void(size_t done, size_t total)>& on_progress = {},

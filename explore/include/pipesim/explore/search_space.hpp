@@ -48,9 +48,23 @@ struct Parallelism {
   int gpus_per_worker() const { return tensor * context; }
 };
 
+//! An option search tries around its best configurations instead of in the whole product (a
+//! secondary knob: search.hpp, "Refinement"); values.front() is the one every first-pass
+//! candidate runs with, the option's default.
+struct SearchKnob {
+  std::string option;
+  std::vector<std::string> values;
+};
+
 //! What search knows about the model and hardware, from the performance model; a zero or an
 //! empty function means unknown and switches that pruning rule off.
 struct SearchLimits {
+  int experts = 0;        //!< routed experts per MoE layer (0: a dense model)
+  int expert_ffn = 0;     //!< FFN size of one routed expert
+  int gpus_per_node = 0;  //!< GPUs of one NVLink domain
+  int sequence = 0;       //!< tokens per sample, as trained
+  //! The secondary knobs that apply to the model and hardware, in the order they are tried.
+  std::vector<SearchKnob> knobs;
   int layers = 0;  //!< transformer layers L (D ≤ L)
   //! The most virtual stages (D · chunks) the partition mode splits the layers into.
   int virtual_stages = 0;
@@ -90,6 +104,18 @@ struct SearchRequest {
   //! Options given once for every candidate (name → text), on top of what search varies.
   std::map<std::string, std::string> fixed;
   SearchLimits limits;
+  //! C was not given: search picks it (search_defaults.hpp, least_context_parallel) and doubles
+  //! it while nothing fits.
+  bool context_chosen = false;
+  //! Secondary knobs tried around each schedule's best configurations (empty: none; the limits'
+  //! knobs but those fixed by the request, search_candidates fills it).
+  std::vector<SearchKnob> knobs;
+  //! At most this many refinement rounds, each from every schedule's best so far (one start
+  //! per schedule: the branch and bound does not simulate a schedule's runners-up, and the
+  //! table is the same with every row simulated).
+  int refine_rounds = 4;
+  //! What search chose itself and why (the degrees it varied, C, the refinement), for the table.
+  std::vector<std::string> notes;
 };
 
 struct Candidate {
@@ -98,6 +124,11 @@ struct Candidate {
   boost::container::flat_map<std::string, std::string> options;
   std::string pruned;              //!< why it is not simulated (the pruned reason); "" = simulate
   bool pruned_for_memory = false;  //!< pruned because weights alone do not fit
+  //! For a candidate pruned for memory: the bytes per GPU it needs at least.
+  double memory_bound = 0.0;
+  //! The rule a pruned candidate breaks, without its numbers ("W divides the mini-batch"), so
+  //! that a search where nothing fits can say which rule binds most often.
+  std::string rule;
 };
 
 //! The layouts of the request's degrees in enumeration order (T outermost, e_t innermost).

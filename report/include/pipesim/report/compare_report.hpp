@@ -21,9 +21,13 @@ struct RankedBy {
 struct RankedGroup {
   std::string label;          //!< e.g. "mini-batch 32 samples", "8 micro-batches"
   std::vector<size_t> order;  //!< best first
+  //! When the group's rows run on different GPU counts: those counts, ascending, and the
+  //! group is ranked by the metric per GPU (explore::fair_metric); empty otherwise.
+  std::vector<int> gpu_counts;
 };
 
-//! The text: a heading, one ranked table per group (rows in its order, best first; the groups
+//! The text: a heading, one ranked table per group (a group on several GPU counts says so and
+//! shows the metric per GPU) (rows in its order, best first; the groups
 //! are never ranked against each other), then "not ranked" lines for the other rows.
 std::string compare_table(const std::vector<scenario::SweepRow>& rows,
                           const std::vector<RankedGroup>& groups, const RankedBy& ranked_by);

@@ -17,6 +17,9 @@ struct RankedColumns {
   //! Input columns shown blank where the row keeps the option's default (a schedule's own
   //! options on rows of other schedules), and left out when blank in every row.
   std::vector<size_t> blank_if_default;
+  //! A metric the rows were ranked by per GPU: a `gpus` column and the metric per GPU (a rate
+  //! over the GPUs, a time times them) after the other metrics; "" for none.
+  std::string per_gpu;
 };
 
 //! Input columns whose value differs between rows.

@@ -29,8 +29,15 @@ struct SearchHeading {
 struct SearchTally {
   //! Per schedule, how many of its candidates ended in each status.
   std::map<std::string, std::map<scenario::Status::Kind, size_t>> statuses;
-  //! The layout degrees (tensor_parallel, ...) some candidate runs at above 1.
+  //! The options shown as columns: the layout degrees (tensor_parallel, ...) some candidate
+  //! runs at above 1, and the knobs search tried around its best configurations.
   std::set<std::string> varied_degrees;
+  //! What search chose itself and why, one line each, printed under the heading.
+  std::vector<std::string> notes;
+  //! Per schedule without a fitting configuration: the limit that binds and what to vary.
+  std::map<std::string, std::string> binding;
+  //! When no schedule has a fitting configuration: the binding limit over all of them.
+  std::string nothing_fits;
 
   size_t count(scenario::Status::Kind kind) const;
   size_t total() const;

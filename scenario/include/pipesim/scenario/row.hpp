@@ -34,9 +34,9 @@ struct RowMetrics {
   std::optional<double> iteration_time;  //!< in time_unit
   //! "s" in real-cost mode, "slot" in unit-cost mode (whose durations have no real length).
   std::optional<std::string> time_unit;
-  std::optional<double> throughput;          //!< samples per second
-  std::optional<double> tokens_per_second;   //!< throughput × sequence length
-  std::optional<double> mfu;                 //!< model FLOPs utilisation, 0..1
+  std::optional<double> throughput;         //!< samples per second
+  std::optional<double> tokens_per_second;  //!< throughput × sequence length
+  std::optional<double> mfu;                //!< model FLOPs utilisation, 0..1
   //! Unit cost: 1 − Σ busy / (workers × span); real cost: the idle share of the workers'
   //! windows, exposed communication apart (exposed_comm_ratio).
   std::optional<double> bubble_ratio;
@@ -134,6 +134,10 @@ std::vector<std::string> metric_cells(const SweepRow& row);
 
 //! The value of metric `name` in `row`, when the row has it.
 std::optional<double> metric_value(const SweepRow& row, const std::string& name);
+
+//! The GPUs a real-cost row's run uses, T·C·D·W from its inputs (the cost model's count); nullopt
+//! for a unit-cost row (no throughput) or inputs without those options.
+std::optional<int> row_gpus(const SweepRow& row);
 
 //! What holds a configuration back, in words: the larger loss of bubbles (bubble_ratio: idle time)
 //! and exposed communication (or "compute" when both are under 5 %), and memory when the headroom
