@@ -418,8 +418,6 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
   plan.settled.resize(n);
   std::vector<double> lower(n, 0.0);
   std::vector<char> settled(n, 0);  // per candidate: its row is known without simulating
-  plan.screen_bound = std::make_shared<std::vector<double>>(n, 0.0);
-  std::vector<double>& screen_bound = *plan.screen_bound;
   // The table reads the inputs of fitting rows only: a settled row gets none (most candidates
   // are settled, and a point is ~70 strings).
   const auto settled_inputs = [&](size_t i) {
@@ -446,9 +444,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     }
     const auto generated = screen->generated(s);
     if (!generated) return;
-    if (const double bound = MemoryScreen::peak_bound(s, *generated);
-        MemoryScreen::exceeds(s, bound)) {
-      screen_bound[i] = bound;
+    if (MemoryScreen::exceeds(s, *generated)) {
       plan.settled[i] = inputless_oom_row();
       settled[i] = 1;
       return;
@@ -484,8 +480,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     plan.schedule_end.push_back(plan.order.size());
     first = end;
   }
-  plan.make_row = [&specs, describe, parsed, skip_oom, screen, order = plan.order,
-                   bounds = plan.screen_bound](size_t k) {
+  plan.make_row = [&specs, describe, parsed, skip_oom, screen, order = plan.order](size_t k) {
     const size_t i = order[k];
     scenario::Scenario s;
     const auto generated = screened_schedule(*parsed, i, skip_oom, screen.get(), specs, s);
@@ -495,7 +490,6 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
         if (scenario::run_bounds(s, generated->schedule, &generated->precedence,
                                  scenario::BoundDepth::Streams)
                 .out_of_memory) {
-          (*bounds)[i] = MemoryScreen::peak_bound(s, *generated);  // one position, one writer
           return MemoryScreen::out_of_memory_row(s, parsed->point(i), *generated);
         }
       } catch (const core::ConfigError&) {
@@ -537,21 +531,14 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
 
 namespace {
 
-// The rows of a pass's candidates (schedule by schedule), with what the memory screen bound for
-// those it found out of memory without a replay.
-struct Evaluated {
-  std::vector<scenario::SweepRow> rows;
-  std::vector<double> screen_bound;
-};
-
 // Every candidate's row: plan_search's positions, a wave of kSearchWave at a time per schedule,
 // the rest pruned by bound once they cannot win; `best` (by schedule): the fastest fitting
 // iteration an earlier pass found, which bounds this one's from the start.
-Evaluated evaluate_candidates(const std::vector<Candidate>& candidates, SpecCache& specs, int jobs,
-                              const DescribeError& describe, RowDetail detail,
-                              RowEvaluator* evaluator, int mini_batch,
-                              const std::map<std::string, double>& best_before,
-                              const std::function<void(size_t done)>& progress) {
+std::vector<scenario::SweepRow> evaluate_candidates(
+    const std::vector<Candidate>& candidates, SpecCache& specs, int jobs,
+    const DescribeError& describe, RowDetail detail, RowEvaluator* evaluator, int mini_batch,
+    const std::map<std::string, double>& best_before,
+    const std::function<void(size_t done)>& progress) {
   SearchPlan plan = plan_search(candidates, specs, describe, detail, jobs);
   std::vector<scenario::SweepRow> rows = std::move(plan.settled);
   size_t done = candidates.size() - plan.order.size();
@@ -638,20 +625,17 @@ Evaluated evaluate_candidates(const std::vector<Candidate>& candidates, SpecCach
                     "per iteration > {:.4g} s",
                     cut[c].bound, cut[c].best));
   });
-  return {std::move(rows), std::move(*plan.screen_bound)};
+  return rows;
 }
 
 // Every pass's candidates and rows, in pass order.
 struct SearchState {
   std::vector<Candidate> candidates;
   std::vector<scenario::SweepRow> rows;
-  std::vector<double> screen_bound;
 
-  void append(std::vector<Candidate> more, Evaluated evaluated) {
+  void append(std::vector<Candidate> more, std::vector<scenario::SweepRow> evaluated) {
     std::move(more.begin(), more.end(), std::back_inserter(candidates));
-    std::move(evaluated.rows.begin(), evaluated.rows.end(), std::back_inserter(rows));
-    std::move(evaluated.screen_bound.begin(), evaluated.screen_bound.end(),
-              std::back_inserter(screen_bound));
+    std::move(evaluated.begin(), evaluated.end(), std::back_inserter(rows));
   }
 
   // Per schedule: the fitting candidate with the shortest iteration (the first on a tie).
@@ -695,8 +679,9 @@ void refine(SearchState& state, SearchRequest& request, SpecCache& specs, int jo
     if (batch.empty()) break;
     tried += batch.size();
     const size_t offset = state.candidates.size();
-    Evaluated evaluated = evaluate_candidates(batch, specs, jobs, describe, detail, nullptr,
-                                              request.mini_batch, best_time, [](size_t) {});
+    std::vector<scenario::SweepRow> evaluated =
+        evaluate_candidates(batch, specs, jobs, describe, detail, nullptr, request.mini_batch,
+                            best_time, [](size_t) {});
     state.append(std::move(batch), std::move(evaluated));
     // Each start's knob values that beat it, combined into one candidate.
     std::vector<Candidate> combined;
@@ -739,8 +724,9 @@ void refine(SearchState& state, SearchRequest& request, SpecCache& specs, int jo
     }
     if (!combined.empty()) {
       tried += combined.size();
-      Evaluated more = evaluate_candidates(combined, specs, jobs, describe, detail, nullptr,
-                                           request.mini_batch, after, [](size_t) {});
+      std::vector<scenario::SweepRow> more =
+          evaluate_candidates(combined, specs, jobs, describe, detail, nullptr, request.mini_batch,
+                              after, [](size_t) {});
       state.append(std::move(combined), std::move(more));
     }
   }
@@ -754,7 +740,30 @@ void refine(SearchState& state, SearchRequest& request, SpecCache& specs, int jo
       names, tried, rounds, rounds == 1 ? "" : "s"));
 }
 
-report::SearchTally tally_candidates(const SearchRequest& request, const SearchState& state) {
+// The memory screen's lower bound on the peak of each candidate `subset` names (an oom row
+// known without a replay has no peak of its own); 0 where the screen does not model it. Asked
+// only where nothing fits, and computed here rather than kept from the replays so that the
+// text does not depend on which process evaluated a row.
+std::vector<double> screen_bounds(const std::vector<Candidate>& candidates,
+                                  const std::vector<size_t>& subset, SpecCache& specs, int jobs) {
+  std::vector<Candidate> chosen;
+  chosen.reserve(subset.size());
+  for (const size_t i : subset)
+    chosen.push_back(candidates[i]);
+  const auto parsed = parse_candidates(chosen, jobs);
+  MemoryScreen screen;
+  std::vector<double> bounds(chosen.size(), 0.0);
+  parallel_for(chosen.size(), jobs, [&](size_t k) {
+    scenario::Scenario s;
+    if (const auto generated = screened_schedule(*parsed, k, true, &screen, specs, s)) {
+      bounds[k] = MemoryScreen::peak_bound(s, *generated);
+    }
+  });
+  return bounds;
+}
+
+report::SearchTally tally_candidates(const SearchRequest& request, const SearchState& state,
+                                     SpecCache& specs, int jobs) {
   const std::vector<Candidate>& candidates = state.candidates;
   const std::vector<scenario::SweepRow>& rows = state.rows;
   report::SearchTally tally;
@@ -775,15 +784,28 @@ report::SearchTally tally_candidates(const SearchRequest& request, const SearchS
     tally.varied_degrees.insert(knob.option);
   tally.notes = request.notes;
   // Why a schedule (and the whole search) has nothing that fits.
-  std::vector<double> needs(candidates.size(), 0.0);
-  for (size_t i = 0; i < candidates.size(); ++i)
-    needs[i] = memory_need(candidates[i], rows[i], state.screen_bound[i]);
   std::map<std::string, std::vector<size_t>> by_schedule;
   bool any_fits = false;
   for (size_t i = 0; i < candidates.size(); ++i) {
     by_schedule[candidates[i].options.at("schedule")].push_back(i);
     any_fits = any_fits || rows[i].ok();
   }
+  std::vector<double> needs(candidates.size(), 0.0);
+  std::vector<size_t> unknown;  // out of memory, by how much not known yet
+  for (const auto& [schedule, subset] : by_schedule) {
+    if (std::any_of(subset.begin(), subset.end(), [&](size_t i) { return rows[i].ok(); })) {
+      continue;
+    }
+    for (const size_t i : subset) {
+      needs[i] = memory_need(candidates[i], rows[i]);
+      if (needs[i] <= 0.0 && rows[i].status.kind == scenario::Status::Kind::Oom) {
+        unknown.push_back(i);
+      }
+    }
+  }
+  const std::vector<double> bounds = screen_bounds(candidates, unknown, specs, jobs);
+  for (size_t k = 0; k < unknown.size(); ++k)
+    needs[unknown[k]] = bounds[k];
   std::vector<size_t> all;
   for (const auto& [schedule, subset] : by_schedule) {
     const bool fits =
@@ -809,8 +831,8 @@ std::vector<scenario::SweepRow> run_search(
     auto progress = [&](size_t done) {
       if (on_progress) on_progress(done, total);
     };
-    Evaluated evaluated = evaluate_candidates(candidates, specs, jobs, describe, detail, evaluator,
-                                              request.mini_batch, {}, progress);
+    std::vector<scenario::SweepRow> evaluated = evaluate_candidates(
+        candidates, specs, jobs, describe, detail, evaluator, request.mini_batch, {}, progress);
     progress(total);
     state.append(std::move(candidates), std::move(evaluated));
   }
@@ -827,12 +849,12 @@ std::vector<scenario::SweepRow> run_search(
     request.notes.push_back(
         fmt::format("context_parallel raised to {}: nothing fit at C = {}", next, now));
     std::vector<Candidate> more = fixed_candidates(request, jobs);
-    Evaluated evaluated = evaluate_candidates(more, specs, jobs, describe, detail, nullptr,
-                                              request.mini_batch, {}, [](size_t) {});
+    std::vector<scenario::SweepRow> evaluated = evaluate_candidates(
+        more, specs, jobs, describe, detail, nullptr, request.mini_batch, {}, [](size_t) {});
     state.append(std::move(more), std::move(evaluated));
   }
   refine(state, request, specs, jobs, describe, detail);
-  if (tally != nullptr) *tally = tally_candidates(request, state);
+  if (tally != nullptr) *tally = tally_candidates(request, state, specs, jobs);
   if (detail == RowDetail::FittingOnly) {
     for (scenario::SweepRow& row : state.rows) {
       if (!row.ok()) row.inputs.clear();

@@ -39,11 +39,10 @@ std::string rule_of(const Candidate& c, const scenario::SweepRow& row) {
 
 }  // namespace
 
-double memory_need(const Candidate& c, const scenario::SweepRow& row, double screen_bound) {
+double memory_need(const Candidate& c, const scenario::SweepRow& row) {
   if (c.pruned_for_memory) return c.memory_bound;
   if (row.status.kind != scenario::Status::Kind::Oom) return 0.0;
-  if (row.metrics.peak_memory_max) return *row.metrics.peak_memory_max;
-  return screen_bound;
+  return row.metrics.peak_memory_max.value_or(0.0);
 }
 
 std::string binding_limit(const std::vector<Candidate>& candidates,

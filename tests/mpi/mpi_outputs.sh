@@ -40,6 +40,19 @@ cmp unit.csv unit-1.csv || fail "sweep on 1 rank differs"
 ranks 3 search "${search[@]}" --all -o all-3.csv >table-3.txt || fail "search on 3 ranks"
 cmp table.txt table-3.txt || fail "search table on 3 ranks differs"
 cmp all.csv all-3.csv || fail "search --all -o on 3 ranks differs"
+# The table alone (out-of-memory rows settled without a replay, the refinement's rounds on rank
+# 0) for an MoE model, and a search where nothing fits, whose memory line must not depend on
+# which rank evaluated a row.
+moe=(--model qwen3-30b-a3b --hardware h100-dgx --gpus 16 --mini-batch 32 --schedule 1f1b,zb-v)
+"$P" search "${moe[@]}" -o moe.csv >moe.txt || fail "single MoE search"
+ranks 3 search "${moe[@]}" -o moe-3.csv >moe-3.txt || fail "MoE search on 3 ranks"
+cmp moe.txt moe-3.txt || fail "MoE search table on 3 ranks differs"
+cmp moe.csv moe-3.csv || fail "MoE search winners on 3 ranks differ"
+none=(--model llama3.1-405b --hardware h100-dgx --gpus 8 --mini-batch 8 --schedule 1f1b,gpipe)
+"$P" search "${none[@]}" >none.txt || fail "single search where nothing fits"
+grep -q '^nothing fits: memory binds' none.txt || fail "no binding limit: $(cat none.txt)"
+ranks 2 search "${none[@]}" >none-2.txt || fail "search where nothing fits on 2 ranks"
+cmp none.txt none-2.txt || fail "the no-fit table on 2 ranks differs"
 
 # Rank 1 sees a data folder without models: the rows it evaluated are invalid, rank 0's are
 # not, so both ranks evaluated rows (rank 1 is handed the first block, before rank 0 can finish).

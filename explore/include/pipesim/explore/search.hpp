@@ -107,9 +107,6 @@ struct SearchPlan {
   //! Per candidate: its row when known without simulating (pruned by enumeration, screened;
   //! without inputs for RowDetail::FittingOnly), a default row for a candidate with a position.
   std::vector<scenario::SweepRow> settled;
-  //! Per candidate: the memory screen's lower bound on its peak when it was found out of
-  //! memory without a replay (bytes per GPU; 0 otherwise), for a search where nothing fits.
-  std::shared_ptr<std::vector<double>> screen_bound;
 };
 
 //! Candidates whose simulated rows a schedule's part evaluates at once, between two updates of

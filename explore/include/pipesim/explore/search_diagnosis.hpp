@@ -11,9 +11,10 @@
 
 namespace pipesim::explore {
 
-//! What one candidate is known to need in memory, bytes per GPU: an oom row's peak, or a lower
-//! bound (the enumeration's, the memory screen's); 0 when unknown or not about memory.
-double memory_need(const Candidate& c, const scenario::SweepRow& row, double screen_bound);
+//! What one candidate is known to need in memory, bytes per GPU: a simulated oom row's peak, or
+//! the enumeration's bound; 0 when unknown (an oom row found without a replay: search asks the
+//! memory screen) or not about memory.
+double memory_need(const Candidate& c, const scenario::SweepRow& row);
 
 //! The binding limit of the candidates `subset` (none of which fits): memory when any of them is
 //! known to need more than the GPU holds (how many; the closest one named, with its need and
