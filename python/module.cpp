@@ -409,9 +409,21 @@ PYBIND11_MODULE(pipesim, m) {
       "models", [] { return list_shipped(models::shipped_models(), models::load_model); },
       "The shipped models: a list of dicts with name and description (`pipesim list models`).");
   m.def(
-      "hardware", [] { return list_shipped(hardware::shipped_profiles(), hardware::load_profile); },
-      "The shipped hardware profiles: a list of dicts with name and description "
-      "(`pipesim list hardware`).");
+      "hardware",
+      [] {
+        py::list out = list_shipped(hardware::shipped_profiles(), hardware::load_profile);
+        for (py::handle entry : out) {
+          py::dict d = py::reinterpret_borrow<py::dict>(entry);
+          py::dict curves;
+          const hardware::HardwareProfile p = hardware::load_profile(d["name"].cast<std::string>());
+          for (const auto& [key, text] : p.provenance.curves)
+            curves[py::str(key)] = text;
+          d["curves"] = curves;
+        }
+        return out;
+      },
+      "The shipped hardware profiles: a list of dicts with name, description and curves (each "
+      "efficiency curve's provenance, \"<kind>: <source>\") (`pipesim list hardware`).");
   m.def("options", &list_options,
         "The options simulate() and sweep() take: a list of dicts with name, default and help.");
 }

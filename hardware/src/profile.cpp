@@ -172,6 +172,49 @@ const char* algorithm_name(AllReduceAlgorithm a) {
   return "?";
 }
 
+std::vector<std::string> curve_keys(const HardwareProfile& p) {
+  std::vector<std::string> keys;
+  for (const auto& [dtype, curve] : p.gpu.gemm_efficiency)
+    keys.push_back("gemm_efficiency." + dtype);
+  for (const char* k : {"hbm_efficiency", "attention_efficiency", "grouped_gemm_efficiency"})
+    keys.emplace_back(k);
+  return keys;
+}
+
+std::string curve_provenance_kind(const HardwareProfile& p, const std::string& key) {
+  const auto it = p.provenance.curves.find(key);
+  if (it == p.provenance.curves.end()) return "unstated";
+  return it->second.substr(0, it->second.find(':'));
+}
+
+namespace {
+
+// Each stated provenance names a curve the profile has and starts with a known kind.
+void check_curve_provenance(const HardwareProfile& p, const std::string& source) {
+  const std::vector<std::string> keys = curve_keys(p);
+  for (const auto& [key, text] : p.provenance.curves) {
+    const std::string field = "provenance.curves." + key;
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      throw core::ConfigError(
+          source, field,
+          fmt::format("names no curve of this profile; allowed: {}", fmt::join(keys, ", ")));
+    }
+    const std::string kind = curve_provenance_kind(p, key);
+    const bool known =
+        std::any_of(std::begin(kCurveProvenanceKinds), std::end(kCurveProvenanceKinds),
+                    [&](const char* k) { return kind == k; });
+    if (!known || text.size() <= kind.size() + 1) {
+      throw core::ConfigError(
+          source, field,
+          fmt::format("must read \"<kind>: <source>\" with kind measured, derived, fitted or "
+                      "assumed, got \"{}\"",
+                      text));
+    }
+  }
+}
+
+}  // namespace
+
 HardwareProfile parse_profile(const std::string& yaml_text, const std::string& source) {
   core::YamlMap y = core::YamlMap::parse(yaml_text, source);
   HardwareProfile p;
@@ -189,9 +232,16 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
     p.provenance.cuda = optional_string(pv, "cuda");
     p.provenance.date = optional_string(pv, "date");
     p.provenance.tool_version = optional_string(pv, "tool_version");
+    if (pv.has("curves")) {
+      core::YamlMap curves = pv.map("curves");
+      for (const std::string& key : curves.keys())
+        p.provenance.curves[key] = curves.string(key);
+      curves.finish();
+    }
     pv.finish();
   }
   p.gpu = parse_gpu(y.map("gpu"));
+  check_curve_provenance(p, source);
   {
     core::YamlMap node = y.map("node");
     p.gpus_per_node = static_cast<int>(node.integer("gpus_per_node", 1, 1024));
@@ -325,6 +375,11 @@ std::string to_yaml(const HardwareProfile& p) {
   o += fmt::format("  gpu: {}\n  driver: {}\n  cuda: {}\n  date: {}\n  tool_version: {}\n",
                    quote(p.provenance.gpu), quote(p.provenance.driver), quote(p.provenance.cuda),
                    quote(p.provenance.date), quote(p.provenance.tool_version));
+  if (!p.provenance.curves.empty()) {
+    o += "  curves:\n";
+    for (const auto& [key, text] : p.provenance.curves)
+      o += fmt::format("    {}: {}\n", key, quote(text));
+  }
   o += "gpu:\n";
   o += fmt::format("  memory_bytes: {}\n", num(p.gpu.memory_bytes));
   std::string peaks;

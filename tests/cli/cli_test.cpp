@@ -179,6 +179,22 @@ TEST(Cli, ListSchedulesNamesEachWithDescription) {
   EXPECT_NE(r.out.find("1f1b"), std::string::npos);
 }
 
+TEST(Cli, ListHardwareSaysWhereEachProfilesCurvesComeFrom) {
+  const CliResult r = invoke({"list", "hardware"});
+  ASSERT_EQ(r.code, 0);
+  // One description line and one curves line per profile.
+  size_t profiles = 0, curves = 0;
+  std::istringstream text(r.out);
+  for (std::string line; std::getline(text, line);)
+    (line.find(" curves ") != std::string::npos ? curves : profiles) += 1;
+  EXPECT_EQ(profiles, curves);
+  EXPECT_GT(profiles, 0u);
+  EXPECT_EQ(r.out.find("unstated"), std::string::npos) << r.out;
+  const size_t h800 = r.out.find("h800-dgx");
+  ASSERT_NE(h800, std::string::npos);
+  EXPECT_NE(r.out.find("derived: gemm_efficiency.bf16", h800), std::string::npos) << r.out;
+}
+
 // Regressions, each with the exact input of a bug report: exit 2 and one line.
 struct StrictCase {
   std::vector<std::string> args;

@@ -166,6 +166,32 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   expect_error(replace(ok, "interference:", "memory: {spare: 1}\ninterference:"), "memory.spare");
 }
 
+TEST(Profile, EveryShippedCurveStatesWhereItComesFrom) {
+  for (const auto& name : shipped_profiles()) {
+    const HardwareProfile p = load_profile(name);
+    for (const std::string& key : curve_keys(p)) {
+      const std::string kind = curve_provenance_kind(p, key);
+      EXPECT_NE(kind, "unstated") << name << " " << key;
+    }
+    EXPECT_EQ(p.provenance.curves.size(), curve_keys(p).size()) << name;
+  }
+  // What the profiles say they are: the H800's curves come from the H100's, the H100's bf16
+  // GEMMs were scaled to end-to-end runs.
+  EXPECT_EQ(curve_provenance_kind(load_profile("h800-dgx"), "gemm_efficiency.bf16"), "derived");
+  EXPECT_EQ(curve_provenance_kind(load_profile("h100-dgx"), "gemm_efficiency.bf16"), "fitted");
+}
+
+TEST(Profile, CurveProvenanceNamesACurveAndAKind) {
+  const std::string ok = shipped_text();
+  const std::string at = "    hbm_efficiency: \"assumed:";
+  ASSERT_NE(ok.find(at), std::string::npos);
+  expect_error(replace(ok, at, "    hbm_eficiency: \"assumed:"), "provenance.curves.hbm_eficiency");
+  expect_error(replace(ok, at, "    hbm_efficiency: \"guessed:"),
+               "provenance.curves.hbm_efficiency");
+  expect_error(replace(ok, "    gemm_efficiency.fp8:", "    gemm_efficiency.fp4:"),
+               "provenance.curves.gemm_efficiency.fp4");
+}
+
 TEST(Profile, UnknownNameIsAnError) {
   EXPECT_THROW(load_profile("tpu-v9"), core::ConfigError);
   EXPECT_THROW(load_profile("/no/such/profile.yaml"), core::ConfigError);

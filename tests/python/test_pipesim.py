@@ -356,7 +356,13 @@ class ListTest(unittest.TestCase):
         for what, listed in [("models", pipesim.models()), ("hardware", pipesim.hardware())]:
             with self.subTest(what=what):
                 lines = [f"{m['name']:<14} {m['description']}" for m in listed]
-                self.assertEqual(lines, cli_ok("list", what).splitlines())
+                # The CLI indents each profile's curve provenance under it.
+                cli = [l for l in cli_ok("list", what).splitlines() if not l.startswith(" ")]
+                self.assertEqual(lines, cli)
+        for h in pipesim.hardware():
+            kinds = {text.split(":")[0] for text in h["curves"].values()}
+            self.assertTrue(kinds <= {"measured", "derived", "fitted", "assumed"}, h["name"])
+            self.assertIn("hbm_efficiency", h["curves"], h["name"])
         self.assertIn("gpt2-1.3b", [m["name"] for m in pipesim.models()])
         self.assertIn("p100-daint", [h["name"] for h in pipesim.hardware()])
 

@@ -1,7 +1,11 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "flags.hpp"
@@ -22,9 +26,22 @@ void list_models() {
     std::cout << fmt::format("{:<14} {}\n", name, models::load_model(name).description);
 }
 
+// Each profile, and under it where its efficiency curves come from, kind by kind.
 void list_hardware() {
-  for (const auto& name : hardware::shipped_profiles())
-    std::cout << fmt::format("{:<14} {}\n", name, hardware::load_profile(name).description);
+  for (const auto& name : hardware::shipped_profiles()) {
+    const hardware::HardwareProfile p = hardware::load_profile(name);
+    std::cout << fmt::format("{:<14} {}\n", name, p.description);
+    std::map<std::string, std::vector<std::string>> by_kind;
+    for (const std::string& key : hardware::curve_keys(p))
+      by_kind[hardware::curve_provenance_kind(p, key)].push_back(key);
+    std::string line;
+    for (const char* kind : {"measured", "derived", "fitted", "assumed", "unstated"}) {
+      if (by_kind.count(kind) == 0) continue;
+      line +=
+          fmt::format("{}{}: {}", line.empty() ? "" : "; ", kind, fmt::join(by_kind[kind], ", "));
+    }
+    std::cout << fmt::format("{:<14} curves {}\n", "", line);
+  }
 }
 
 // Every option of simulate and sweep: its flag, value type, default and help.

@@ -34,7 +34,23 @@ struct Provenance {
   std::string source;  //!< datasheet | calibration
   std::vector<std::string> references;
   std::string gpu, driver, cuda, date, tool_version;
+  //! Where each efficiency curve comes from: its key (gemm_efficiency.<dtype>, hbm_efficiency,
+  //! attention_efficiency, grouped_gemm_efficiency) → "<kind>: <source>", kind one of
+  //! kCurveProvenanceKinds. A curve left out is unstated.
+  std::map<std::string, std::string> curves;
 };
+
+//! measured: published or own kernel measurements fitted by calibrate; derived: computed from
+//! another profile's curve or a published figure by a stated rule; fitted: scaled to end-to-end
+//! runs of the validation suite (named); assumed: a judgement, no data.
+inline constexpr const char* kCurveProvenanceKinds[] = {"measured", "derived", "fitted", "assumed"};
+
+struct HardwareProfile;
+//! The curve keys `p` has (gemm_efficiency.<dtype> for each of its dtypes, hbm_efficiency,
+//! attention_efficiency, grouped_gemm_efficiency), in that order.
+std::vector<std::string> curve_keys(const HardwareProfile& p);
+//! The kind of a stated provenance ("measured" of "measured: DeepGEMM ..."), "unstated" if none.
+std::string curve_provenance_kind(const HardwareProfile& p, const std::string& key);
 
 struct GpuSpec {
   double memory_bytes = 0.0;
