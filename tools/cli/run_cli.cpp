@@ -51,6 +51,21 @@ std::string unknown_option(const CLI::App& command, int argc, char** argv) {
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
             const Distribution& distribution) {
+  // `--megatron-args "--num-layers 32 ..."`: a value that starts with two dashes would be read
+  // as a flag of its own, so the pair is passed on as one `--megatron-args=...` word.
+  std::vector<std::string> joined;
+  std::vector<char*> words;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--megatron-args" && i + 1 < argc) {
+      joined.push_back(std::string("--megatron-args=") + argv[++i]);
+    } else {
+      joined.emplace_back(argv[i]);
+    }
+  }
+  for (std::string& w : joined)
+    words.push_back(w.data());
+  argc = static_cast<int>(words.size());
+  argv = words.data();
   CLI::App app{"pipesim: simulate pipeline-parallel training schedules", "pipesim"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");
