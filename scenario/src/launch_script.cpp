@@ -682,7 +682,7 @@ class Shell {
     }
     if (skip_depth_ > 0) {
       if (first == "for" || first == "while" || first == "until" || first == "case") ++skip_depth_;
-      if (first == "done" || first == "esac" || first == "}") --skip_depth_;
+      if (first == "done" || first == "esac" || first == "}") skip_depth_ -= 1;
       return;
     }
     if (first == "if" || first == "elif") {

@@ -180,6 +180,27 @@ TEST(MegatronCli, UnknownArgumentsAreWarnedOrRefused) {
   EXPECT_EQ(simulate({"--gpus", "8", "--model", "gpt2-1.3b"}).result.code, 2);
 }
 
+TEST(MegatronCli, PipesimsOwnFlagsTwiceAndMegatronWordsOnTheirOwn) {
+  // One option under two of its names, one value: fine; two values: refused naming both.
+  const std::vector<std::string> base = {"simulate", "--model", "gpt2-1.3b", "--hardware",
+                                         "a100-dgx", "-N", "16"};
+  auto same = base;
+  same.insert(same.end(), {"-D", "16", "--pipeline-model-parallel-size", "16"});
+  const auto ok = invoke_cli(same);
+  EXPECT_TRUE(ok.code == 0 || ok.code == 4) << ok.err;
+  auto other = base;
+  other.insert(other.end(), {"-D", "16", "--pipeline-model-parallel-size", "8"});
+  const auto refused = invoke_cli(other);
+  EXPECT_EQ(refused.code, 2);
+  EXPECT_NE(refused.err.find("'16' and '8'"), std::string::npos) << refused.err;
+  // A Megatron argument given as a flag of pipesim's is pointed to --megatron-args.
+  auto megatron = base;
+  megatron.insert(megatron.end(), {"--fp8-format", "hybrid"});
+  const auto pointed = invoke_cli(megatron);
+  EXPECT_EQ(pointed.code, 2);
+  EXPECT_NE(pointed.err.find("--megatron-args"), std::string::npos) << pointed.err;
+}
+
 TEST(MegatronCli, SweepAndSearchReadTheScript) {
   const std::string args =
       "--num-layers 4 --hidden-size 256 --num-attention-heads 8 --vocab-size 1000 "

@@ -33,9 +33,10 @@ void add_megatron_flags(CLI::App& cmd, MegatronFlags& flags, bool with_gpus) {
           ->type_name("FILE")
           ->group(group);
   flags.args_flag =
-      cmd.add_option("--megatron-args", flags.args,
-                     "Megatron-LM arguments as one text (\"--num-layers 32 --hidden-size 4096 "
-                     "...\"; after --megatron-script's when both are given)")
+      cmd.add_option(
+             "--megatron-args", flags.args,
+             "Megatron-LM's arguments as one quoted text, as on its command line (read after "
+             "--megatron-script's when both are given)")
           ->type_name("TEXT")
           ->group(group);
   cmd.add_flag("--strict", flags.strict,
@@ -46,7 +47,7 @@ void add_megatron_flags(CLI::App& cmd, MegatronFlags& flags, bool with_gpus) {
     flags.gpus_flag =
         cmd.add_option("--gpus", flags.gpus,
                        "With --megatron-*: the world size P, data-parallel W = P/(T·C·D) "
-                       "(default: the script's torchrun --nnodes x --nproc_per_node)")
+                       "(default: the script's launcher: nodes x processes per node)")
             ->type_name("INT")
             ->group(group);
   }
