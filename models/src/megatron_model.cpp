@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
-#include <regex>
+#include <string_view>
+#include <utility>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/models/transformer.hpp"
@@ -103,16 +104,33 @@ int read_vocabulary(ArgReader& f, const MegatronValues& args, int tensor_paralle
   return static_cast<int>((*size + multiple - 1) / multiple * multiple);
 }
 
+// "([0]*a+[1]*b)" (parentheses optional): a dense layers, then b MoE ones.
+std::optional<std::pair<int, int>> dense_then_sparse(std::string_view text) {
+  if (text.starts_with("(") && text.ends_with(")")) text = text.substr(1, text.size() - 2);
+  const auto count = [&](std::string_view prefix) -> std::optional<int> {
+    if (!text.starts_with(prefix)) return std::nullopt;
+    text.remove_prefix(prefix.size());
+    int v = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || v < 0) return std::nullopt;
+    text.remove_prefix(static_cast<size_t>(end - text.data()));
+    return v;
+  };
+  const auto dense = count("[0]*");
+  if (!dense || !text.starts_with("+")) return std::nullopt;
+  text.remove_prefix(1);
+  const auto sparse = count("[1]*");
+  if (!sparse || !text.empty()) return std::nullopt;
+  return std::pair{*dense, *sparse};
+}
+
 // moe_layer_freq: every k-th layer from layer 0, or a pattern "([0]*a+[1]*b)": a dense layers,
 // then b MoE ones.
 void read_layer_pattern(ArgReader& f, const MegatronValues& args, ModelSpec& m) {
   const auto it = args.find("moe_layer_freq");
   if (it == args.end()) return;
-  std::smatch match;
-  static const std::regex pattern(R"(^\(?\[0\]\*(\d+)\+\[1\]\*(\d+)\)?$)");
-  if (std::regex_match(it->second, match, pattern)) {
-    const int dense = std::stoi(match[1].str());
-    const int sparse = std::stoi(match[2].str());
+  if (const auto pattern = dense_then_sparse(it->second)) {
+    const auto [dense, sparse] = *pattern;
     if (dense + sparse != m.layers) {
       f.problem("moe_layer_freq", fmt::format("the pattern lists {} layers, but num_layers is {}",
                                               dense + sparse, m.layers));

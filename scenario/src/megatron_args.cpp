@@ -557,9 +557,13 @@ std::vector<std::string> merge_megatron(std::map<std::string, std::string>& text
       if (p % (t * c * d) != 0) {
         throw core::ConfigError::option(
             "data_parallel",
-            fmt::format("the world size P = {} is not a multiple of T·C·D = {}·{}·{} = {} (W = "
-                        "P/(T·C·D))",
-                        p, t, c, d, t * c * d),
+            fmt::format("the world size P = {} ({}) is not a multiple of T·C·D = {}·{}·{} = {} "
+                        "(W = P/(T·C·D))",
+                        p,
+                        gpus > 0 ? "gpus"
+                                 : "the launcher's nodes × processes per node; gpus "
+                                   "sets another",
+                        t, c, d, t * c * d),
             run.source);
       }
       derive(texts, "data_parallel", p / (t * c * d),
