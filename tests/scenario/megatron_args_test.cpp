@@ -218,6 +218,38 @@ TEST(MegatronArgs, MergeDerivesWidthAndMicroBatches) {
   EXPECT_THROW(merge_megatron(uneven, run, 10, true), core::ConfigError);  // 10 % 4
 }
 
+TEST(MegatronArgs, LayersPerVirtualStageSetsChunks) {
+  MegatronRun run = read(
+      "--num-layers 8 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+      "--seq-length 128 --pipeline-model-parallel-size 2 --num-layers-per-virtual-pipeline-stage "
+      "2");
+  std::map<std::string, std::string> texts;
+  merge_megatron(texts, run, 0, true);
+  EXPECT_EQ(texts.at("schedule"), "interleaved");
+  EXPECT_EQ(texts.at("chunks"), "2");  // L / (D · k) = 8 / (2 · 2)
+  // A schedule of the user's that takes chunks agrees with the virtual pipeline.
+  MegatronRun vpp = read(
+      "--num-layers 8 --hidden-size 64 --num-attention-heads 4 --vocab-size 100 "
+      "--seq-length 128 --virtual-pipeline-model-parallel-size 2");
+  std::map<std::string, std::string> mine{{"schedule", "interleaved"}};
+  EXPECT_NO_THROW(merge_megatron(mine, vpp, 0, true));
+  std::map<std::string, std::string> other{{"schedule", "1f1b"}};
+  EXPECT_THROW(merge_megatron(other, vpp, 0, true), core::ConfigError);
+}
+
+TEST(MegatronArgs, AModelOptionReplacesTheShapeArguments) {
+  MegatronRun run = read(
+      "--num-layers 8 --hidden-size 64 --num-attention-heads 4 "
+      "--seq-length 128 --bf16");
+  std::map<std::string, std::string> texts{{"model", "gpt2-1.3b"}};
+  merge_megatron(texts, run, 0, true);
+  EXPECT_EQ(texts.at("model"), "gpt2-1.3b");
+  EXPECT_EQ(texts.at("sequence"), "128");  // still the run's sequence
+  EXPECT_TRUE(has(run.ignored, "num_layers"));
+  EXPECT_FALSE(has(run.used, "num_layers"));
+  EXPECT_TRUE(has(run.used, "seq_length"));
+}
+
 TEST(MegatronArgs, SequenceParallelWithoutTensorParallelIsTurnedOff) {
   MegatronRun run = read(
       "--num-layers 2 --hidden-size 64 --num-attention-heads 4 "
@@ -267,6 +299,15 @@ TEST(MegatronModel, ShapeArgumentsAndMegatronDefaults) {
   EXPECT_EQ(llama.moe.ffn_hidden, llama.ffn_hidden);
   EXPECT_EQ(llama.moe.first_dense_layers, 1);
   EXPECT_EQ(llama.moe.shared_ffn_hidden, 1024);
+  const models::ModelSpec narrow = models::megatron_model({{"num_layers", "2"},
+                                                           {"hidden_size", "4096"},
+                                                           {"num_attention_heads", "32"},
+                                                           {"kv_channels", "64"},
+                                                           {"vocab_size", "100"},
+                                                           {"attention_backend", "unfused"}},
+                                                          "s", "m", 1);
+  EXPECT_EQ(narrow.head_dim(), 64);
+  EXPECT_EQ(narrow.attention, models::Attention::Standard);
   const models::ModelSpec mla = models::megatron_model({{"num_layers", "2"},
                                                         {"hidden_size", "1024"},
                                                         {"num_attention_heads", "16"},
