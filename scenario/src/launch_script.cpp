@@ -404,6 +404,10 @@ class Shell {
     if (rest.empty()) return values;
     // Defaults: ":-" "-" ":=" "=" ":+" "+".
     const bool colon = rest.starts_with(":");
+    if (rest.size() < (colon ? 2u : 1u)) {
+      warn(fmt::format("the expansion ${{{}}} is not followed: taken as ${{{}}}", inner, name));
+      return values;
+    }
     const std::string op = rest.substr(colon ? 1 : 0, 1);
     const std::string word = rest.substr(colon ? 2 : 1);
     const bool set = lookup(name) != nullptr;
@@ -438,6 +442,14 @@ class Shell {
   }
 
   std::optional<long> factor(const std::string& t, size_t& p) {
+    // Parentheses and variables that name variables nest: bash gives up past a depth, so does
+    // this (a variable that names itself would recurse for ever).
+    struct Depth {
+      int& d;
+      explicit Depth(int& depth) : d(++depth) {}
+      ~Depth() { --d; }
+    } depth(arithmetic_depth_);
+    if (arithmetic_depth_ > 64) return std::nullopt;
     while (p < t.size() && t[p] == ' ')
       ++p;
     if (p >= t.size()) return std::nullopt;
@@ -685,10 +697,13 @@ class Shell {
       if (first == "done" || first == "esac" || first == "}") skip_depth_ -= 1;
       return;
     }
+    if ((first == "elif" || first == "else" || first == "fi") && frames_.empty()) {
+      throw core::ConfigError(source_, "syntax", fmt::format("'{}' without 'if'", first));
+    }
     if (first == "if" || first == "elif") {
       if (first == "if") {
         frames_.push_back({active(), false, false});
-      } else if (!frames_.empty()) {
+      } else {
         frames_.back().active = false;
       }
       pending_condition_ = true;
@@ -699,17 +714,15 @@ class Shell {
       return;
     }
     if (first == "else") {
-      if (!frames_.empty()) {
-        Frame& fr = frames_.back();
-        fr.active = fr.outer && !fr.taken;
-        fr.taken = true;
-      }
+      Frame& fr = frames_.back();
+      fr.active = fr.outer && !fr.taken;
+      fr.taken = true;
       cmd.erase(cmd.begin());
       if (!cmd.empty()) command(cmd, ";");
       return;
     }
     if (first == "fi") {
-      if (!frames_.empty()) frames_.pop_back();
+      frames_.pop_back();
       return;
     }
     if (first == "for" || first == "while" || first == "until" || first == "case") {
@@ -822,6 +835,7 @@ class Shell {
   std::string if_kind_;
   std::vector<std::pair<std::string, std::vector<std::string>>> condition_;
   int skip_depth_ = 0;
+  int arithmetic_depth_ = 0;
   bool exited_ = false;
   bool found_ = false;
   std::string previous_ = ";";

@@ -92,6 +92,18 @@ TEST(LaunchScript, NoTrainingCommandIsAnError) {
   EXPECT_THROW(split_words("--a 'open", "list"), core::ConfigError);
 }
 
+TEST(LaunchScript, WhatBashRefusesIsAnErrorOrAWarningNeverACrash) {
+  // Found by the launch_script fuzzer: an operator-less expansion, a variable that names
+  // itself in arithmetic, elif/else/fi without if.
+  EXPECT_EQ(script("python t.py --a ${A:} --b").args, (Words{"--a", "--b"}));
+  const LaunchCommand self = script("X=X\nN=$((X+1))\npython t.py --n \"$N\"\n");
+  EXPECT_EQ(self.args, (Words{"--n", ""}));
+  EXPECT_FALSE(self.warnings.empty());
+  for (const char* stray : {"elif [ x ]; then :; fi", "else", "fi"}) {
+    EXPECT_THROW(script(std::string(stray) + "\npython t.py\n"), core::ConfigError) << stray;
+  }
+}
+
 TEST(LaunchScript, APastedListSplitsAtTheEntryPoint) {
   const LaunchCommand c = parse_argument_list(
       "torchrun --nproc_per_node 4 pretrain_gpt.py --num-layers 2 \\\n --bf16", "list");
