@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <mutex>
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/shipped_files.hpp"
 #include "pipesim/core/text_file.hpp"
 #include "pipesim/core/yaml_reader.hpp"
 #include "pipesim/models/hf_config.hpp"
+#include "pipesim/models/registered_model.hpp"
 #include "pipesim/models/transformer.hpp"
 
 namespace pipesim::models {
@@ -236,7 +239,32 @@ std::vector<std::string> shipped_models() {
   return core::shipped_names_in("models");
 }
 
+namespace {
+
+struct Registered {
+  std::mutex mutex;
+  std::map<std::string, ModelSpec> models;
+};
+
+Registered& registered() {
+  static Registered r;
+  return r;
+}
+
+}  // namespace
+
+void register_model(const std::string& name, ModelSpec spec) {
+  Registered& r = registered();
+  std::lock_guard lock(r.mutex);
+  r.models.insert_or_assign(name, std::move(spec));
+}
+
 ModelSpec load_model(const std::string& name_or_path) {
+  {
+    Registered& r = registered();
+    std::lock_guard lock(r.mutex);
+    if (const auto it = r.models.find(name_or_path); it != r.models.end()) return it->second;
+  }
   const std::string ext = std::filesystem::path(name_or_path).extension().string();
   if (ext == ".json") return load_hf_config(name_or_path);
   const bool yaml = ext == ".yaml" || ext == ".yml";

@@ -111,6 +111,12 @@ with tempfile.TemporaryDirectory() as tmp:
                                   "-W", "2", "--recompute", "selective", "--critical-path"],
         "simulate real blocking": ["simulate", "--schedule", "gpipe", "-D", "4", "-N", "8", *real,
                                    "--overlap-p2p", "off", "--critical-path"],
+        # megatron_args: used, ignored and unknown (--frobnicate: a warning on stderr).
+        "simulate megatron": ["simulate", "--hardware", "h100-dgx", "--gpus", "8",
+                              "--megatron-args=--num-layers 4 --hidden-size 256 "
+                              "--num-attention-heads 8 --vocab-size 1000 --seq-length 256 --bf16 "
+                              "--pipeline-model-parallel-size 2 --global-batch-size 16 --lr 1e-4 "
+                              "--frobnicate 1"],
     }
     for label, args in cases.items():
         out = run(args + ["--format", "json"])

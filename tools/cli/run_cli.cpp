@@ -18,10 +18,27 @@
 #include "pipesim/core/budget.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
+#include "pipesim/scenario/megatron_args.hpp"
 #include "suggest.hpp"
 
 namespace pipesim::cli {
 namespace {
+
+// Whether Megatron-LM's reader knows `flag` (uses or ignores it), as a switch or with a value.
+bool is_megatron_argument(const std::string& flag) {
+  for (const std::vector<std::string>& words :
+       {std::vector<std::string>{flag}, std::vector<std::string>{flag, "1"}}) {
+    scenario::LaunchCommand command;
+    command.args = words;
+    try {
+      const scenario::MegatronRun run = scenario::read_megatron(command, "", "");
+      if (run.unknown.empty()) return true;
+    } catch (const core::ConfigError& e) {
+      if (e.is_option()) return true;  // a value it refuses: the argument is known
+    }
+  }
+  return false;
+}
 
 // The first `--name` on the command line that `command` does not know, named with the nearest
 // spelling it does know: "command line: --tensor-paralel: unknown option of simulate; did you
@@ -38,6 +55,14 @@ std::string unknown_option(const CLI::App& command, int argc, char** argv) {
     if (!word.starts_with("--")) continue;
     const std::string flag(word.substr(0, word.find('=')));
     if (std::find(known.begin(), known.end(), flag) != known.end()) continue;
+    const bool takes_megatron =
+        std::find(known.begin(), known.end(), "--megatron-args") != known.end();
+    if (takes_megatron && is_megatron_argument(flag)) {
+      return fmt::format(
+          "command line: {}: unknown option of {}; it is a Megatron-LM argument: give it in "
+          "--megatron-args \"{} ...\" or in a script with --megatron-script",
+          flag, command.get_name(), flag);
+    }
     const std::string nearest = closest_spelling(flag, known);
     return fmt::format("command line: {}: unknown option of {}{}", flag, command.get_name(),
                        nearest.empty()
@@ -51,6 +76,21 @@ std::string unknown_option(const CLI::App& command, int argc, char** argv) {
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
             const Distribution& distribution) {
+  // `--megatron-args "--num-layers 32 ..."`: a value that starts with two dashes would be read
+  // as a flag of its own, so the pair is passed on as one `--megatron-args=...` word.
+  std::vector<std::string> joined;
+  std::vector<char*> words;
+  for (int i = 0; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--megatron-args" && i + 1 < argc) {
+      joined.push_back(std::string("--megatron-args=") + argv[++i]);
+    } else {
+      joined.emplace_back(argv[i]);
+    }
+  }
+  for (std::string& w : joined)
+    words.push_back(w.data());
+  argc = static_cast<int>(words.size());
+  argv = words.data();
   CLI::App app{"pipesim: simulate pipeline-parallel training schedules", "pipesim"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every subcommand");

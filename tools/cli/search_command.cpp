@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "flags.hpp"
+#include "megatron_input.hpp"
 #include "output.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/explore/ranking.hpp"
@@ -44,6 +45,10 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     bool all = false;
     std::map<std::string, std::string> values;        //!< other options: name → text
     std::map<std::string, const CLI::Option*> flags;  //!< their flags, to see which are given
+    MegatronFlags megatron;
+    const CLI::Option* model_flag = nullptr;
+    const CLI::Option* gpus_flag = nullptr;
+    const CLI::Option* mini_batch_flag = nullptr;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -52,22 +57,27 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       "every D | P/(T·C), W = P/(T·C·D), power-of-two B, N = B̂/(W·B), recomputation and schedule "
       "options, "
       "simulated in parallel; ranked, with what limits each winner");
-  cmd->add_option("--model", o->model, "Model name, YAML path or Hugging Face config.json")
-      ->required()
-      ->type_name("NAME|PATH")
-      ->group("Search");
+  o->model_flag = cmd->add_option("--model", o->model,
+                                  "Model name, YAML path or Hugging Face config.json (required "
+                                  "unless a Megatron-LM script or list gives the shape)")
+                      ->type_name("NAME|PATH")
+                      ->group("Search");
   cmd->add_option("--hardware", o->hardware, "Hardware profile name or YAML path")
       ->required()
       ->type_name("NAME|PATH")
       ->group("Search");
-  cmd->add_option("--gpus,-P", o->gpus, "GPUs P = T·C·D·W")
-      ->required()
-      ->type_name("INT 1..1048576")
-      ->group("Search");
-  cmd->add_option("--mini-batch", o->mini_batch, "Mini-batch B̂ = B·N·W samples")
-      ->required()
-      ->type_name("INT 1..16777216")
-      ->group("Search");
+  o->gpus_flag = cmd->add_option("--gpus,-P", o->gpus,
+                                 "GPUs P = T·C·D·W (required unless a Megatron-LM script's "
+                                 "launcher gives its world size)")
+                     ->type_name("INT 1..1048576")
+                     ->group("Search");
+  o->mini_batch_flag =
+      cmd->add_option("--mini-batch", o->mini_batch,
+                      "Mini-batch B̂ = B·N·W samples (required unless Megatron-LM's "
+                      "--global-batch-size gives it)")
+          ->type_name("INT 1..16777216")
+          ->group("Search");
+  add_megatron_flags(*cmd, o->megatron, false);
   o->schedule_flags[0] =
       cmd->add_option("--schedule", o->schedules, "Comma list of schedules (default: all)")
           ->type_name("LIST<NAME>")
@@ -121,6 +131,43 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     o->flags[option.name()] = flag;
   }
   return [o, distribution] {
+    std::map<std::string, std::string> fixed;
+    for (const auto& [name, flag] : o->flags) {
+      if (flag->count() > 0)
+        fixed[name] = given_text(*scenario::find_option(name), o->values.at(name));
+    }
+    if (std::optional<scenario::MegatronRun> run = read_megatron_flags(o->megatron)) {
+      // The script's model, world size and global batch; the layout it sets (T, D, VPP, B, E,
+      // recomputation, ...) is what search chooses itself, so only its other settings are fixed.
+      if (o->model_flag->count() > 0) fixed["model"] = o->model;
+      merge_megatron_texts(fixed, *run, 0, false);
+      o->model = fixed.at("model");
+      if (o->gpus_flag->count() == 0 && run->world_size > 0)
+        o->gpus = std::to_string(run->world_size);
+      if (o->mini_batch_flag->count() == 0 && run->global_batch_size)
+        o->mini_batch = std::to_string(*run->global_batch_size);
+      for (auto it = fixed.begin(); it != fixed.end();) {
+        const scenario::Option* option = scenario::find_option(it->first);
+        const bool chosen = option == nullptr || explore::search_chooses(*option);
+        if (chosen && o->flags.count(it->first) > 0 && o->flags.at(it->first)->count() > 0) {
+          ++it;  // given by the user: refused below with the reason
+        } else if (chosen) {
+          it = fixed.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      std::cerr << megatron_text(*run);
+    }
+    const auto require = [](const CLI::Option* flag, const std::string& text, const char* name) {
+      if (flag->count() == 0 && text.empty()) {
+        throw core::ConfigError("command line", name,
+                                "required (or a Megatron-LM script or list that gives it)");
+      }
+    };
+    require(o->model_flag, o->model, "--model");
+    require(o->gpus_flag, o->gpus, "--gpus");
+    require(o->mini_batch_flag, o->mini_batch, "--mini-batch");
     explore::SearchArgs args;
     args.model = o->model;
     args.hardware = o->hardware;
@@ -133,11 +180,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     args.context_parallel = o->context_parallel;
     args.expert_parallel = o->expert_parallel;
     args.expert_tensor_parallel = o->expert_tensor_parallel;
-    for (const auto& [name, flag] : o->flags) {
-      if (flag->count() > 0) {
-        args.fixed[name] = given_text(*scenario::find_option(name), o->values.at(name));
-      }
-    }
+    args.fixed = std::move(fixed);
     explore::SearchRequest request = explore::make_search_request(args);
     const int jobs = parse_jobs(o->jobs, distribution.default_jobs);
     // The table ranks fitting rows only: an oom row needs no replay unless --all writes it.

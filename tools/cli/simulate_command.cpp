@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "commands.hpp"
 #include "flags.hpp"
+#include "megatron_input.hpp"
 #include "output.hpp"
 #include "pipesim/core/atomic_write.hpp"
 #include "pipesim/core/budget.hpp"
@@ -41,6 +43,7 @@ Action add_simulate_command(CLI::App& app) {
     //! Megatron-LM's derived options (scenario/derived.hpp): name → text, and their flags.
     std::map<std::string, std::string> derived;
     std::map<std::string, const CLI::Option*> derived_flags;
+    MegatronFlags megatron;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("simulate", "Simulate one schedule and report its metrics");
@@ -55,6 +58,7 @@ Action add_simulate_command(CLI::App& app) {
             ->type_name(spec.type_name())
             ->group("Schedule");
   }
+  add_megatron_flags(*cmd, o->megatron, true);
   o->max_tasks_flag =
       cmd->add_option("--max-tasks", o->max_tasks,
                       "The task budget: a run whose estimated tasks are above it is refused before "
@@ -104,12 +108,20 @@ Action add_simulate_command(CLI::App& app) {
       "Exit codes: 0 ok; 2 bad input (one line on stderr); 4 the run completed but the "
       "configuration does not fit the GPUs' memory (real-cost mode; the report says so too).");
   return [o] {
-    // Given options take their text (an empty one is an error), the others their default.
+    // Given options take their text (an empty one is an error), the others their default; a
+    // Megatron-LM script or list adds its settings to the given ones (which must agree).
+    std::map<std::string, std::string> texts;
+    for (const scenario::Option& option : scenario::options()) {
+      if (o->flags.at(option.name())->count() > 0)
+        texts[option.name()] = given_text(option, o->values.at(option.name()));
+    }
+    std::optional<scenario::MegatronRun> megatron = read_megatron_flags(o->megatron);
+    if (megatron) merge_megatron_texts(texts, *megatron, megatron_gpus(o->megatron), true);
     std::vector<std::string> given;
     for (const scenario::Option& option : scenario::options()) {
-      if (o->flags.at(option.name())->count() > 0) {
+      if (const auto it = texts.find(option.name()); it != texts.end()) {
         given.push_back(option.name());
-        scenario::apply_given(option, o->spec, given_text(option, o->values.at(option.name())));
+        scenario::apply_given(option, o->spec, it->second);
       } else {
         option.apply(o->spec, option.spec.default_text);
       }
@@ -199,6 +211,7 @@ Action add_simulate_command(CLI::App& app) {
     std::string text;
     if (o->format == "json") {
       nlohmann::ordered_json j = report::to_json(o->spec, result, o->ops);
+      if (megatron) j["megatron_args"] = megatron_json(*megatron);
       if (o->critical_path) {
         j["critical_path"] =
             report::critical_path_json(result, report::critical_path_of(o->spec, result));
@@ -208,6 +221,7 @@ Action add_simulate_command(CLI::App& app) {
       text = report::to_csv(o->spec, result);
     } else {
       text = report::to_text(o->spec, result);
+      if (megatron) text += "\n" + megatron_text(*megatron);
       if (o->critical_path) {
         text +=
             "\n" + report::critical_path_text(result, report::critical_path_of(o->spec, result));

@@ -29,6 +29,7 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
                  "the command line wins over it")
       ->type_name("PATH")
       ->group("Sweep");
+  add_megatron_flags(cmd, args.megatron, true);
   cmd.add_option("--jobs,-j", args.jobs,
                  fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)",
                              explore::kMaxJobs))
@@ -43,6 +44,10 @@ explore::SweepGrid make_grid(const SweepArgs& args) {
   for (const scenario::Option& option : scenario::options()) {
     if (args.flags.at(option.name())->count() > 0)
       given[option.name()] = given_text(option, args.values.at(option.name()));
+  }
+  if (std::optional<scenario::MegatronRun> run = read_megatron_flags(args.megatron)) {
+    merge_megatron_texts(given, *run, megatron_gpus(args.megatron), true);
+    std::cerr << megatron_text(*run);
   }
   return explore::make_grid(given, args.file);
 }

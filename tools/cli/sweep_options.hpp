@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "megatron_input.hpp"
 #include "pipesim/explore/sweep_grid.hpp"
 #include "pipesim/explore/sweep_stream.hpp"
 #include "pipesim/explore/thread_pool.hpp"
@@ -20,12 +21,15 @@ struct SweepArgs {
   std::map<std::string, const CLI::Option*> flags;  //!< option name → its flag (none: given)
   std::string file;                                 //!< YAML sweep file, "" for none
   std::string jobs = "0";                           //!< 0 = one per hardware thread
+  MegatronFlags megatron;  //!< a Megatron-LM script or list: fixed values of the grid
 };
 
 //! Registers every option (taking lists and ranges), --file and --jobs on `cmd`.
 void add_sweep_options(CLI::App& cmd, SweepArgs& args);
 
-//! The grid the arguments describe (throws core::ConfigError for bad lists, ranges, values).
+//! The grid the arguments describe (throws core::ConfigError for bad lists, ranges, values);
+//! a Megatron-LM script's settings are single values of it, and its used, ignored and unknown
+//! arguments are listed on stderr (the CSV on stdout stays the sweep's).
 explore::SweepGrid make_grid(const SweepArgs& args);
 
 //! The job count to use: args.jobs, or `all` when 0.
