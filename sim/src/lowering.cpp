@@ -18,11 +18,13 @@ bool kind_allowed(const Schedule& s, OpKind kind);
 
 // Dense table over compute ops: a micro-batch determines its pipeline, so (stage, micro-batch,
 // kind) identifies an op. Only the kinds the schedule allows get a column (F and B for most:
-// two of five).
+// two of five). Micro-batch major: lowering's data edges and check_structure's final check
+// walk one micro-batch through every stage, and read a contiguous row that way (stage major,
+// every step was another cache line).
 template <class Slot>
 class OpTable {
  public:
-  OpTable(const Schedule& s, int micro_batches, Slot empty) : micro_batches_(micro_batches) {
+  OpTable(const Schedule& s, int micro_batches, Slot empty) : stages_(s.virtual_stages) {
     for (int k = 0; k < kNumComputeKinds; ++k) {
       column_[static_cast<size_t>(k)] =
           kind_allowed(s, static_cast<OpKind>(k)) ? static_cast<std::uint8_t>(kinds_++) : 0xff;
@@ -33,14 +35,14 @@ class OpTable {
 
   //! Requires a kind the schedule allows.
   Slot& at(int stage, int micro_batch, OpKind kind) {
-    return slots_[(static_cast<size_t>(stage) * static_cast<size_t>(micro_batches_) +
-                   static_cast<size_t>(micro_batch)) *
+    return slots_[(static_cast<size_t>(micro_batch) * static_cast<size_t>(stages_) +
+                   static_cast<size_t>(stage)) *
                       kinds_ +
                   column_[static_cast<size_t>(kind)]];
   }
 
  private:
-  int micro_batches_;
+  int stages_;
   size_t kinds_ = 0;
   std::array<std::uint8_t, kNumComputeKinds> column_{};
   std::vector<Slot> slots_;
@@ -281,28 +283,34 @@ void add_param_gather(const Schedule& s, const GradBuckets& buckets, OpIndex& in
 //        once the next batch's gradient is complete, so the all-reduce of k overlaps batch k+1
 //        and O(w,k) → the stage's last backward of k+1 (at most one update outstanding: the
 //        two buffered versions suffice).
-template <class Sink>
-void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& index, Sink& graph) {
-  PIPESIM_ASSERT(!buckets.overlap_gather || (buckets.gather_apart && !s.asynchronous),
-                 "parameter gather overlap needs a separate gather and a flushing schedule");
+//
+// Compute tasks are numbered first, worker by worker in program order (lower_into), so an op's
+// task is its position counted over the programs: the entries come from the schedule alone,
+// once for both lowering passes.
+int updates_of(const Schedule& s) {
+  return s.asynchronous ? std::max(1, s.iterations) : 1;
+}
+
+std::vector<StageGrads> stage_grads(const Schedule& s) {
   const OpKind grad = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
   const int per_update = s.asynchronous ? std::max(1, s.micro_batches) : 0;
-  const int updates = s.asynchronous ? std::max(1, s.iterations) : 1;
+  const int updates = updates_of(s);
   auto update_of = [&](int micro_batch) {
     return per_update == 0 ? 0 : std::min(micro_batch / per_update, updates - 1);
   };
   // One entry per (worker, stage, update), found in one pass over each program.
   std::vector<StageGrads> grads;
   std::vector<int> slot(static_cast<size_t>(s.virtual_stages) * static_cast<size_t>(updates), -1);
+  TaskId id = 0;
   for (int w = 0; w < s.workers; ++w) {
     const size_t begin = grads.size();
     int just_ended = -1;  // the entry whose `last` is the previous op
     TaskId previous = kNoTask;
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
-      const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
+      const TaskId task = id++;
       const TaskId before = previous;
-      previous = id;
-      if (just_ended >= 0) grads[static_cast<size_t>(just_ended)].after_last = id;
+      previous = task;
+      if (just_ended >= 0) grads[static_cast<size_t>(just_ended)].after_last = task;
       just_ended = -1;
       if (op.kind != grad) continue;
       const int k = update_of(op.micro_batch);
@@ -310,9 +318,9 @@ void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& i
                     static_cast<size_t>(op.stage)];
       if (e < 0) {
         e = static_cast<int>(grads.size());
-        grads.push_back({k, op.stage, w, id, id, kNoTask, kNoTask});
+        grads.push_back({k, op.stage, w, task, task, kNoTask, kNoTask});
       }
-      grads[static_cast<size_t>(e)].last = id;
+      grads[static_cast<size_t>(e)].last = task;
       grads[static_cast<size_t>(e)].after_last = kNoTask;
       grads[static_cast<size_t>(e)].before_last = before;
       just_ended = e;
@@ -326,6 +334,16 @@ void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& i
   std::stable_sort(grads.begin(), grads.end(), [](const StageGrads& a, const StageGrads& b) {
     return a.iteration != b.iteration ? a.iteration < b.iteration : a.stage < b.stage;
   });
+  return grads;
+}
+
+// The rounds themselves, from stage_grads()'s entries.
+template <class Sink>
+void add_gradient_sync(const Schedule& s, const GradBuckets& buckets,
+                       const std::vector<StageGrads>& grads, OpIndex& index, Sink& graph) {
+  PIPESIM_ASSERT(!buckets.overlap_gather || (buckets.gather_apart && !s.asynchronous),
+                 "parameter gather overlap needs a separate gather and a flushing schedule");
+  const int updates = updates_of(s);
   std::vector<TaskId> previous_step(static_cast<size_t>(s.workers), kNoTask);
   size_t i = 0;
   for (int k = 0; k < updates; ++k) {
@@ -648,7 +666,8 @@ void add_offload(const Schedule& s, const OffloadOps& offload, OpIndex& index, G
 // is the sink itself, or OpEdges in front of it when some ops carry collectives or form units.
 template <class Graph>
 void lower_into(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
-                const GradBuckets& buckets, OpIndex& index, Graph& graph) {
+                const GradBuckets& buckets, const std::vector<StageGrads>& grads, OpIndex& index,
+                Graph& graph) {
   constexpr bool kRewrite = requires(Graph g, TaskId t) {
     g.set_collective(t, t, false);
   };
@@ -762,7 +781,7 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
   }
 
   if (offload.enabled) add_offload(s, offload, index, graph);
-  add_gradient_sync(s, buckets, index, graph);
+  add_gradient_sync(s, buckets, grads, index, graph);
 }
 
 // With collectives or units: kept out of line, so that the inliner's budget goes to the common
@@ -770,12 +789,13 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
 template <class Sink>
 [[gnu::noinline]] void lower_with_rewrite(const Schedule& s, const OpCollectives& collectives,
                                           const OffloadOps& offload, const GradBuckets& buckets,
-                                          OpIndex& index, Sink& sink) {
+                                          const std::vector<StageGrads>& grads, OpIndex& index,
+                                          Sink& sink) {
   size_t ops = 0;
   for (const auto& program : s.program)
     ops += program.size();
   OpEdges<Sink> graph(sink, collectives.overlap, ops);
-  lower_into(s, collectives, offload, buckets, index, graph);
+  lower_into(s, collectives, offload, buckets, grads, index, graph);
 }
 
 bool has_units(const Schedule& s) {
@@ -786,11 +806,12 @@ bool has_units(const Schedule& s) {
 
 template <class Sink>
 void lower(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
-           const GradBuckets& buckets, OpIndex& index, Sink& sink) {
+           const GradBuckets& buckets, const std::vector<StageGrads>& grads, OpIndex& index,
+           Sink& sink) {
   if (collectives.carries.empty() && !has_units(s)) {
-    lower_into(s, collectives, offload, buckets, index, sink);
+    lower_into(s, collectives, offload, buckets, grads, index, sink);
   } else {
-    lower_with_rewrite(s, collectives, offload, buckets, index, sink);
+    lower_with_rewrite(s, collectives, offload, buckets, grads, index, sink);
   }
 }
 
@@ -813,13 +834,14 @@ TaskGraph build_task_graph(const Schedule& s, const OpCollectives& collectives,
   // second writes every edge straight into the graph (no edge list to sort: lowering's memory
   // is the graph's).
   OpIndex index(s, s.total_micro_batches(), kNoTask);
+  const std::vector<StageGrads> grads = stage_grads(s);
   DegreeCount count(tasks);
-  lower(s, collectives, offload, buckets, index, count);
+  lower(s, collectives, offload, buckets, grads, index, count);
   TaskGraphBuilder graph(s.workers);
   graph.reserve(count.tasks(), 0);
   graph.expect_out_degrees(count.take_degrees());
   GraphSink sink(graph);
-  lower(s, collectives, offload, buckets, index, sink);
+  lower(s, collectives, offload, buckets, grads, index, sink);
   return std::move(graph).build();
 }
 

@@ -80,6 +80,10 @@ class TaskGraph {
   size_t num_edges() const { return successors_.size(); }
   const Task& task(TaskId id) const { return tasks_[id]; }
   const std::vector<Task>& tasks() const { return tasks_; }
+  //! Each task's kind, by id: the same as task(id).kind, in one byte a task apart from the
+  //! 36-byte records, for the passes that read the kind of every task (a replay's durations,
+  //! metrics) and would otherwise pull each record through the cache for one byte.
+  std::span<const OpKind> kinds() const { return kinds_; }
   //! Number of edges into each task (the CSR graph stores out-edges only).
   std::vector<TaskId> in_degrees() const;
   const std::vector<std::vector<int>>& group_workers() const { return groups_; }
@@ -110,6 +114,7 @@ class TaskGraph {
   int workers_ = 0;
   Collectives collectives_ = Collectives::None;
   std::vector<Task> tasks_;
+  std::vector<OpKind> kinds_;
   std::vector<TaskId> offsets_, successors_;
   std::vector<Edge> edges_;
   std::vector<std::vector<int>> groups_;
@@ -127,6 +132,7 @@ class TaskGraphBuilder {
     PIPESIM_ASSERT(task.kind != OpKind::Collective || collectives_,
                    "a Collective task before declare_collectives()");
     tasks_.push_back(task);
+    op_kinds_.push_back(task.kind);
     return static_cast<TaskId>(tasks_.size() - 1);
   }
   [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
@@ -175,7 +181,8 @@ class TaskGraphBuilder {
   bool collectives_ = false;  // declare_collectives() was called
   bool collectives_overlap_ = false;
   std::vector<Task> tasks_;
-  std::vector<Added> edges_;  // in the order added
+  std::vector<OpKind> op_kinds_;  // TaskGraph::kinds()
+  std::vector<Added> edges_;      // in the order added
   std::vector<std::vector<int>> groups_;
   std::vector<StartRelease> releases_;
   // expect_out_degrees(): where each task's next edge goes, and the graph's CSR arrays.
