@@ -58,6 +58,8 @@ using OpIndex = OpTable<TaskId>;
 // expect_out_degrees takes), the same calls the second pass makes on the builder.
 class DegreeCount {
  public:
+  //! The first pass fills the op index; the second numbers the tasks alike and reads it.
+  static constexpr bool kFillsIndex = true;
   explicit DegreeCount(size_t tasks) { degrees_.reserve(tasks + 1); }  // + 1: see below
   // Lowering's loops call a sink once per task and per edge, through up to four instantiations
   // (two passes, with and without collectives): always inlined, as GCC's unit-growth limit
@@ -84,6 +86,7 @@ class DegreeCount {
 // The second pass: the builder itself.
 class GraphSink {
  public:
+  static constexpr bool kFillsIndex = false;
   explicit GraphSink(TaskGraphBuilder& graph) : graph_(graph) {}
   [[gnu::always_inline]] TaskId add_task(const Task& t) { return graph_.add_task(t); }
   [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
@@ -479,6 +482,16 @@ std::string structure_problem(const Schedule& s) {
       return why;
   }
   const std::vector<OpKind> kinds = required_kinds(s);
+  // Every op listed is distinct and of a required kind (the kinds allowed are the kinds
+  // required), so as many ops as required means none is missing; only otherwise is the first
+  // missing one looked for.
+  size_t listed = 0;
+  for (const auto& program : s.program)
+    listed += program.size();
+  if (listed ==
+      static_cast<size_t>(micro_batches) * static_cast<size_t>(s.virtual_stages) * kinds.size()) {
+    return {};
+  }
   for (int m = 0; m < micro_batches; ++m) {
     const int p = s.micro_batch_pipeline[static_cast<size_t>(m)];
     for (int st = 0; st < s.virtual_stages; ++st) {
@@ -517,6 +530,7 @@ namespace {
 template <class Sink>
 class OpEdges {
  public:
+  static constexpr bool kFillsIndex = Sink::kFillsIndex;
   //! `ops`: how many compute tasks there are (they come first).
   OpEdges(Sink& sink, bool overlap, size_t ops)
       : sink_(sink), overlap_(overlap), collective_of_(ops, kNoTask) {}
@@ -680,15 +694,16 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
     const std::vector<Op>& program = s.program[static_cast<size_t>(w)];
     for (size_t i = 0; i < program.size(); ++i) {
       const Op& op = program[i];
-      const TaskId id = graph.add_task(Task{.kind = op.kind,
-                                            .join = op.join,
-                                            .paired = in_overlapped_unit(program, i),
-                                            .worker = w,
-                                            .pipeline = op.pipeline,
-                                            .stage = op.stage,
-                                            .chunk = op.chunk,
-                                            .micro_batch = op.micro_batch});
-      index.at(op.stage, op.micro_batch, op.kind) = id;
+      [[maybe_unused]] const TaskId id =
+          graph.add_task(Task{.kind = op.kind,
+                              .join = op.join,
+                              .paired = in_overlapped_unit(program, i),
+                              .worker = w,
+                              .pipeline = op.pipeline,
+                              .stage = op.stage,
+                              .chunk = op.chunk,
+                              .micro_batch = op.micro_batch});
+      if constexpr (Graph::kFillsIndex) index.at(op.stage, op.micro_batch, op.kind) = id;
       if constexpr (!kRewrite) {
         if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
         previous = id;
