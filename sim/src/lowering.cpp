@@ -51,8 +51,27 @@ class OpTable {
 // check_structure: which ops were seen.
 using SeenOps = OpTable<std::uint8_t>;
 
-// Lowering: the task of each compute op.
-using OpIndex = OpTable<TaskId>;
+// Lowering: the task of each compute op, and its chunk (a transfer carries its producer's: read
+// here, beside the task, rather than from the producer's record far back in the task array).
+struct OpSlot {
+  TaskId task;
+  int chunk;
+};
+
+class OpIndex {
+ public:
+  explicit OpIndex(const Schedule& s) : table_(s, s.total_micro_batches(), OpSlot{kNoTask, 0}) {}
+  //! Requires a kind the schedule allows.
+  OpSlot& slot(int stage, int micro_batch, OpKind kind) {
+    return table_.at(stage, micro_batch, kind);
+  }
+  TaskId at(int stage, int micro_batch, OpKind kind) {
+    return table_.at(stage, micro_batch, kind).task;
+  }
+
+ private:
+  OpTable<OpSlot> table_;
+};
 
 // First pass of lowering: counts each task's out-edges (what TaskGraphBuilder::
 // expect_out_degrees takes), the same calls the second pass makes on the builder.
@@ -72,8 +91,6 @@ class DegreeCount {
   int add_group(const std::vector<int>&) { return groups_++; }
   void add_release(const StartRelease&) {}
   void declare_collectives(bool) {}
-  // Only the lowering of Transfers reads a task back, for its chunk, which no count needs.
-  int chunk_of(TaskId) const { return 0; }
   size_t tasks() const { return degrees_.size(); }
   //! Moved out, to become the graph's offsets (one element longer: reserved).
   std::vector<TaskId> take_degrees() { return std::move(degrees_); }
@@ -95,7 +112,6 @@ class GraphSink {
   int add_group(std::vector<int> workers) { return graph_.add_group(std::move(workers)); }
   void add_release(const StartRelease& r) { graph_.add_release(r); }
   void declare_collectives(bool overlap) { graph_.declare_collectives(overlap); }
-  int chunk_of(TaskId t) const { return graph_.task(t).chunk; }
 
  private:
   TaskGraphBuilder& graph_;
@@ -538,7 +554,6 @@ class OpEdges {
   [[gnu::always_inline]] TaskId add_task(const Task& t) { return sink_.add_task(t); }
   int add_group(std::vector<int> workers) { return sink_.add_group(std::move(workers)); }
   void add_release(const StartRelease& r) { sink_.add_release(r); }
-  int chunk_of(TaskId t) const { return sink_.chunk_of(t); }
   void declare_collectives() { sink_.declare_collectives(overlap_); }
   //! `collective` runs the collectives of op `op`; serialised, it is the op's only successor.
   //! The collective of an op in a unit is placed by add_unit instead.
@@ -703,7 +718,8 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
                               .stage = op.stage,
                               .chunk = op.chunk,
                               .micro_batch = op.micro_batch});
-      if constexpr (Graph::kFillsIndex) index.at(op.stage, op.micro_batch, op.kind) = id;
+      if constexpr (Graph::kFillsIndex)
+        index.slot(op.stage, op.micro_batch, op.kind) = {id, op.chunk};
       if constexpr (!kRewrite) {
         if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
         previous = id;
@@ -762,7 +778,8 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
     // Inlined like the sinks' calls (called per data edge).
     auto connect = [&](int from_stage, OpKind from_kind, int to_stage, OpKind to_kind)
         __attribute__((always_inline)) {
-      const TaskId from = index.at(from_stage, m, from_kind);
+      const OpSlot& producer = index.slot(from_stage, m, from_kind);
+      const TaskId from = producer.task;
       const TaskId to = index.at(to_stage, m, to_kind);
       const int src = on[static_cast<size_t>(from_stage)];
       const int dst = on[static_cast<size_t>(to_stage)];
@@ -775,7 +792,7 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
                                                   .peer = dst,
                                                   .pipeline = p,
                                                   .stage = from_stage,
-                                                  .chunk = graph.chunk_of(from),
+                                                  .chunk = producer.chunk,
                                                   .micro_batch = m});
       graph.add_edge(from, transfer, EdgeKind::Data);
       graph.add_edge(transfer, to, EdgeKind::Data);
@@ -848,7 +865,7 @@ TaskGraph build_task_graph(const Schedule& s, const OpCollectives& collectives,
   // Two passes over the same calls: the first counts each task's out-edges, so that the
   // second writes every edge straight into the graph (no edge list to sort: lowering's memory
   // is the graph's).
-  OpIndex index(s, s.total_micro_batches(), kNoTask);
+  OpIndex index(s);
   const std::vector<StageGrads> grads = stage_grads(s);
   DegreeCount count(tasks);
   lower(s, collectives, offload, buckets, grads, index, count);
