@@ -55,7 +55,7 @@ using SeenOps = OpTable<std::uint8_t>;
 // here, beside the task, rather than from the producer's record far back in the task array).
 struct OpSlot {
   TaskId task;
-  int chunk;
+  std::int16_t chunk;  // as Task::chunk holds it
 };
 
 class OpIndex {
@@ -201,7 +201,7 @@ std::vector<TaskId> add_bucketed_sync(const std::vector<StageGrads>& grads, size
   const int k = buckets.of(stage);
   Task bucket{.kind = OpKind::AllReduce,
               .part = SyncPart::Gradients,
-              .worker = grads[from].worker,
+              .worker = task_small(grads[from].worker),
               .stage = stage,
               .group = group};
   TaskId previous = kNoTask;
@@ -264,7 +264,7 @@ void add_param_gather(const Schedule& s, const GradBuckets& buckets, OpIndex& in
       workers.push_back(f.worker);
     Task gather{.kind = OpKind::AllReduce,
                 .part = SyncPart::Parameters,
-                .worker = workers.front(),
+                .worker = task_small(workers.front()),
                 .stage = st,
                 .group = graph.add_group(workers)};
     const int k = buckets.of(st);
@@ -385,7 +385,9 @@ void add_gradient_sync(const Schedule& s, const GradBuckets& buckets,
         i = j;
         continue;
       }
-      Task reduce{.kind = OpKind::AllReduce, .worker = holders.front(), .stage = grads[i].stage};
+      Task reduce{.kind = OpKind::AllReduce,
+                  .worker = task_small(holders.front()),
+                  .stage = grads[i].stage};
       reduce.group = group;
       const TaskId id = graph.add_task(reduce);
       round_reductions.push_back(id);
@@ -401,7 +403,8 @@ void add_gradient_sync(const Schedule& s, const GradBuckets& buckets,
       // that produced gradients in this update.
       const auto& reductions = worker_reductions[static_cast<size_t>(w)];
       if (s.asynchronous && reductions.empty()) continue;
-      step[static_cast<size_t>(w)] = graph.add_task(Task{.kind = OpKind::Optimizer, .worker = w});
+      step[static_cast<size_t>(w)] =
+          graph.add_task(Task{.kind = OpKind::Optimizer, .worker = task_small(w)});
       for (TaskId from : reductions)
         graph.add_edge(from, step[static_cast<size_t>(w)], EdgeKind::Sync);
     }
@@ -672,10 +675,10 @@ void add_offload(const Schedule& s, const OffloadOps& offload, OpIndex& index, G
       const auto forward_at = static_cast<std::ptrdiff_t>(forward - first);
       if (offload.selective && gate <= forward_at) continue;  // reused soon: stays resident
       Task copy{.kind = OpKind::Offload,
-                .worker = w,
-                .pipeline = op.pipeline,
+                .worker = task_small(w),
+                .pipeline = task_small(op.pipeline),
                 .stage = op.stage,
-                .chunk = op.chunk,
+                .chunk = task_small(op.chunk),
                 .micro_batch = op.micro_batch};
       const TaskId out = graph.add_task(copy);
       copy.kind = OpKind::Reload;
@@ -713,13 +716,13 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
           graph.add_task(Task{.kind = op.kind,
                               .join = op.join,
                               .paired = in_overlapped_unit(program, i),
-                              .worker = w,
-                              .pipeline = op.pipeline,
+                              .worker = task_small(w),
+                              .pipeline = task_small(op.pipeline),
                               .stage = op.stage,
-                              .chunk = op.chunk,
+                              .chunk = task_small(op.chunk),
                               .micro_batch = op.micro_batch});
       if constexpr (Graph::kFillsIndex)
-        index.slot(op.stage, op.micro_batch, op.kind) = {id, op.chunk};
+        index.slot(op.stage, op.micro_batch, op.kind) = {id, task_small(op.chunk)};
       if constexpr (!kRewrite) {
         if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
         previous = id;
@@ -738,10 +741,10 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
         const TaskId c = graph.add_task(Task{.kind = OpKind::Collective,
                                              .carrier = op.kind,
                                              .paired = paired,
-                                             .worker = w,
-                                             .pipeline = op.pipeline,
+                                             .worker = task_small(w),
+                                             .pipeline = task_small(op.pipeline),
                                              .stage = op.stage,
-                                             .chunk = op.chunk,
+                                             .chunk = task_small(op.chunk),
                                              .micro_batch = op.micro_batch});
         graph.set_collective(id, c, paired);
       }
@@ -788,9 +791,9 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
         return;
       }
       const TaskId transfer = graph.add_task(Task{.kind = OpKind::Transfer,
-                                                  .worker = src,
-                                                  .peer = dst,
-                                                  .pipeline = p,
+                                                  .worker = task_small(src),
+                                                  .peer = task_small(dst),
+                                                  .pipeline = task_small(p),
                                                   .stage = from_stage,
                                                   .chunk = producer.chunk,
                                                   .micro_batch = m});
