@@ -92,7 +92,7 @@ class TaskGraph {
   const Task& task(TaskId id) const { return tasks_[id]; }
   const std::vector<Task>& tasks() const { return tasks_; }
   //! Each task's kind, by id: the same as task(id).kind, in one byte a task apart from the
-  //! 36-byte records, for the passes that read the kind of every task (a replay's durations,
+  //! 28-byte records, for the passes that read the kind of every task (a replay's durations,
   //! metrics) and would otherwise pull each record through the cache for one byte.
   std::span<const OpKind> kinds() const { return kinds_; }
   //! Number of edges into each task (the CSR graph stores out-edges only).
