@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the speed and scale figures of results/bench/ (the MPI speed-up in
 # results/bench/mpi/ has its own script):
-#   ratios.csv       pipesim against the minimal 1F1B replay (bench/engine_bench.cpp,
-#                    BM_Ratios and the single benchmarks), median of repetitions, CPU time
+#   ratios.csv       pipesim against the minimal 1F1B replay and a minimal longest-path pass
+#                    (bench/engine_bench.cpp, BM_Ratios and the single benchmarks), median of
+#                    repetitions, CPU time
 #   scale-bench.csv  tasks per CPU second of both pipelines at D = 64, N = 16 ... 39062 (up to
 #                    10^7 tasks), in-process (BM_ScaleUnit, BM_ScaleRealCost)
 #   scale.csv        one `pipesim simulate` of 1f1b per size, unit and real cost: wall, user and
@@ -36,13 +37,13 @@ timed() {
 }
 
 # --- pipesim against the baseline ------------------------------------------------------------
-"$bench" --benchmark_filter='^BM_(Baseline|Sweep|Pipesim|Ratios)' --benchmark_repetitions=5 \
+"$bench" --benchmark_filter='^BM_(Baseline|Sweep|LongestPath|Pipesim|Ratios)' --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true --benchmark_format=json >"$scratch/bench.json" 2>/dev/null
 python3 - "$scratch/bench.json" "$(load)" >"$out/ratios.csv" <<'EOF'
 import json, sys
 runs = [r for r in json.load(open(sys.argv[1]))["benchmarks"] if r.get("aggregate_name") == "median"]
-keys = ["tasks_per_second", "baseline_tasks_per_s", "unit_tasks_per_s", "real_tasks_per_s",
-        "unit_x", "real_x"]
+keys = ["tasks_per_second", "baseline_tasks_per_s", "lp_tasks_per_s", "unit_tasks_per_s",
+        "real_tasks_per_s", "unit_x", "real_x", "unit_of_lp", "real_of_unit"]
 print("benchmark,cpu_ms," + ",".join(keys) + ",load")
 for r in runs:
     cells = [f"{r[k]:.4g}" if k in r else "" for k in keys]

@@ -45,7 +45,7 @@ UnitCostModel::UnitCostModel(UnitCosts costs) : costs_(costs) {
 }
 
 double UnitCostModel::duration(const TaskGraph& graph, TaskId id) const {
-  return by_kind_[static_cast<size_t>(graph.task(id).kind)];
+  return by_kind_[static_cast<size_t>(graph.kinds()[id])];
 }
 
 }  // namespace pipesim::sim

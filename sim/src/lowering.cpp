@@ -18,11 +18,13 @@ bool kind_allowed(const Schedule& s, OpKind kind);
 
 // Dense table over compute ops: a micro-batch determines its pipeline, so (stage, micro-batch,
 // kind) identifies an op. Only the kinds the schedule allows get a column (F and B for most:
-// two of five).
+// two of five). Micro-batch major: lowering's data edges and check_structure's final check
+// walk one micro-batch through every stage, and read a contiguous row that way (stage major,
+// every step was another cache line).
 template <class Slot>
 class OpTable {
  public:
-  OpTable(const Schedule& s, int micro_batches, Slot empty) : micro_batches_(micro_batches) {
+  OpTable(const Schedule& s, int micro_batches, Slot empty) : stages_(s.virtual_stages) {
     for (int k = 0; k < kNumComputeKinds; ++k) {
       column_[static_cast<size_t>(k)] =
           kind_allowed(s, static_cast<OpKind>(k)) ? static_cast<std::uint8_t>(kinds_++) : 0xff;
@@ -33,14 +35,14 @@ class OpTable {
 
   //! Requires a kind the schedule allows.
   Slot& at(int stage, int micro_batch, OpKind kind) {
-    return slots_[(static_cast<size_t>(stage) * static_cast<size_t>(micro_batches_) +
-                   static_cast<size_t>(micro_batch)) *
+    return slots_[(static_cast<size_t>(micro_batch) * static_cast<size_t>(stages_) +
+                   static_cast<size_t>(stage)) *
                       kinds_ +
                   column_[static_cast<size_t>(kind)]];
   }
 
  private:
-  int micro_batches_;
+  int stages_;
   size_t kinds_ = 0;
   std::array<std::uint8_t, kNumComputeKinds> column_{};
   std::vector<Slot> slots_;
@@ -49,13 +51,34 @@ class OpTable {
 // check_structure: which ops were seen.
 using SeenOps = OpTable<std::uint8_t>;
 
-// Lowering: the task of each compute op.
-using OpIndex = OpTable<TaskId>;
+// Lowering: the task of each compute op, and its chunk (a transfer carries its producer's: read
+// here, beside the task, rather than from the producer's record far back in the task array).
+struct OpSlot {
+  TaskId task;
+  std::int16_t chunk;  // as Task::chunk holds it
+};
+
+class OpIndex {
+ public:
+  explicit OpIndex(const Schedule& s) : table_(s, s.total_micro_batches(), OpSlot{kNoTask, 0}) {}
+  //! Requires a kind the schedule allows.
+  OpSlot& slot(int stage, int micro_batch, OpKind kind) {
+    return table_.at(stage, micro_batch, kind);
+  }
+  TaskId at(int stage, int micro_batch, OpKind kind) {
+    return table_.at(stage, micro_batch, kind).task;
+  }
+
+ private:
+  OpTable<OpSlot> table_;
+};
 
 // First pass of lowering: counts each task's out-edges (what TaskGraphBuilder::
 // expect_out_degrees takes), the same calls the second pass makes on the builder.
 class DegreeCount {
  public:
+  //! The first pass fills the op index; the second numbers the tasks alike and reads it.
+  static constexpr bool kFillsIndex = true;
   explicit DegreeCount(size_t tasks) { degrees_.reserve(tasks + 1); }  // + 1: see below
   // Lowering's loops call a sink once per task and per edge, through up to four instantiations
   // (two passes, with and without collectives): always inlined, as GCC's unit-growth limit
@@ -68,8 +91,6 @@ class DegreeCount {
   int add_group(const std::vector<int>&) { return groups_++; }
   void add_release(const StartRelease&) {}
   void declare_collectives(bool) {}
-  // Only the lowering of Transfers reads a task back, for its chunk, which no count needs.
-  int chunk_of(TaskId) const { return 0; }
   size_t tasks() const { return degrees_.size(); }
   //! Moved out, to become the graph's offsets (one element longer: reserved).
   std::vector<TaskId> take_degrees() { return std::move(degrees_); }
@@ -82,6 +103,7 @@ class DegreeCount {
 // The second pass: the builder itself.
 class GraphSink {
  public:
+  static constexpr bool kFillsIndex = false;
   explicit GraphSink(TaskGraphBuilder& graph) : graph_(graph) {}
   [[gnu::always_inline]] TaskId add_task(const Task& t) { return graph_.add_task(t); }
   [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
@@ -90,7 +112,6 @@ class GraphSink {
   int add_group(std::vector<int> workers) { return graph_.add_group(std::move(workers)); }
   void add_release(const StartRelease& r) { graph_.add_release(r); }
   void declare_collectives(bool overlap) { graph_.declare_collectives(overlap); }
-  int chunk_of(TaskId t) const { return graph_.task(t).chunk; }
 
  private:
   TaskGraphBuilder& graph_;
@@ -180,7 +201,7 @@ std::vector<TaskId> add_bucketed_sync(const std::vector<StageGrads>& grads, size
   const int k = buckets.of(stage);
   Task bucket{.kind = OpKind::AllReduce,
               .part = SyncPart::Gradients,
-              .worker = grads[from].worker,
+              .worker = task_small(grads[from].worker),
               .stage = stage,
               .group = group};
   TaskId previous = kNoTask;
@@ -243,7 +264,7 @@ void add_param_gather(const Schedule& s, const GradBuckets& buckets, OpIndex& in
       workers.push_back(f.worker);
     Task gather{.kind = OpKind::AllReduce,
                 .part = SyncPart::Parameters,
-                .worker = workers.front(),
+                .worker = task_small(workers.front()),
                 .stage = st,
                 .group = graph.add_group(workers)};
     const int k = buckets.of(st);
@@ -281,28 +302,34 @@ void add_param_gather(const Schedule& s, const GradBuckets& buckets, OpIndex& in
 //        once the next batch's gradient is complete, so the all-reduce of k overlaps batch k+1
 //        and O(w,k) → the stage's last backward of k+1 (at most one update outstanding: the
 //        two buffered versions suffice).
-template <class Sink>
-void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& index, Sink& graph) {
-  PIPESIM_ASSERT(!buckets.overlap_gather || (buckets.gather_apart && !s.asynchronous),
-                 "parameter gather overlap needs a separate gather and a flushing schedule");
+//
+// Compute tasks are numbered first, worker by worker in program order (lower_into), so an op's
+// task is its position counted over the programs: the entries come from the schedule alone,
+// once for both lowering passes.
+int updates_of(const Schedule& s) {
+  return s.asynchronous ? std::max(1, s.iterations) : 1;
+}
+
+std::vector<StageGrads> stage_grads(const Schedule& s) {
   const OpKind grad = s.split_backward ? OpKind::BackwardWeight : OpKind::Backward;
   const int per_update = s.asynchronous ? std::max(1, s.micro_batches) : 0;
-  const int updates = s.asynchronous ? std::max(1, s.iterations) : 1;
+  const int updates = updates_of(s);
   auto update_of = [&](int micro_batch) {
     return per_update == 0 ? 0 : std::min(micro_batch / per_update, updates - 1);
   };
   // One entry per (worker, stage, update), found in one pass over each program.
   std::vector<StageGrads> grads;
   std::vector<int> slot(static_cast<size_t>(s.virtual_stages) * static_cast<size_t>(updates), -1);
+  TaskId id = 0;
   for (int w = 0; w < s.workers; ++w) {
     const size_t begin = grads.size();
     int just_ended = -1;  // the entry whose `last` is the previous op
     TaskId previous = kNoTask;
     for (const Op& op : s.program[static_cast<size_t>(w)]) {
-      const TaskId id = index.at(op.stage, op.micro_batch, op.kind);
+      const TaskId task = id++;
       const TaskId before = previous;
-      previous = id;
-      if (just_ended >= 0) grads[static_cast<size_t>(just_ended)].after_last = id;
+      previous = task;
+      if (just_ended >= 0) grads[static_cast<size_t>(just_ended)].after_last = task;
       just_ended = -1;
       if (op.kind != grad) continue;
       const int k = update_of(op.micro_batch);
@@ -310,9 +337,9 @@ void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& i
                     static_cast<size_t>(op.stage)];
       if (e < 0) {
         e = static_cast<int>(grads.size());
-        grads.push_back({k, op.stage, w, id, id, kNoTask, kNoTask});
+        grads.push_back({k, op.stage, w, task, task, kNoTask, kNoTask});
       }
-      grads[static_cast<size_t>(e)].last = id;
+      grads[static_cast<size_t>(e)].last = task;
       grads[static_cast<size_t>(e)].after_last = kNoTask;
       grads[static_cast<size_t>(e)].before_last = before;
       just_ended = e;
@@ -326,6 +353,16 @@ void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& i
   std::stable_sort(grads.begin(), grads.end(), [](const StageGrads& a, const StageGrads& b) {
     return a.iteration != b.iteration ? a.iteration < b.iteration : a.stage < b.stage;
   });
+  return grads;
+}
+
+// The rounds themselves, from stage_grads()'s entries.
+template <class Sink>
+void add_gradient_sync(const Schedule& s, const GradBuckets& buckets,
+                       const std::vector<StageGrads>& grads, OpIndex& index, Sink& graph) {
+  PIPESIM_ASSERT(!buckets.overlap_gather || (buckets.gather_apart && !s.asynchronous),
+                 "parameter gather overlap needs a separate gather and a flushing schedule");
+  const int updates = updates_of(s);
   std::vector<TaskId> previous_step(static_cast<size_t>(s.workers), kNoTask);
   size_t i = 0;
   for (int k = 0; k < updates; ++k) {
@@ -348,7 +385,9 @@ void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& i
         i = j;
         continue;
       }
-      Task reduce{.kind = OpKind::AllReduce, .worker = holders.front(), .stage = grads[i].stage};
+      Task reduce{.kind = OpKind::AllReduce,
+                  .worker = task_small(holders.front()),
+                  .stage = grads[i].stage};
       reduce.group = group;
       const TaskId id = graph.add_task(reduce);
       round_reductions.push_back(id);
@@ -364,7 +403,8 @@ void add_gradient_sync(const Schedule& s, const GradBuckets& buckets, OpIndex& i
       // that produced gradients in this update.
       const auto& reductions = worker_reductions[static_cast<size_t>(w)];
       if (s.asynchronous && reductions.empty()) continue;
-      step[static_cast<size_t>(w)] = graph.add_task(Task{.kind = OpKind::Optimizer, .worker = w});
+      step[static_cast<size_t>(w)] =
+          graph.add_task(Task{.kind = OpKind::Optimizer, .worker = task_small(w)});
       for (TaskId from : reductions)
         graph.add_edge(from, step[static_cast<size_t>(w)], EdgeKind::Sync);
     }
@@ -461,6 +501,16 @@ std::string structure_problem(const Schedule& s) {
       return why;
   }
   const std::vector<OpKind> kinds = required_kinds(s);
+  // Every op listed is distinct and of a required kind (the kinds allowed are the kinds
+  // required), so as many ops as required means none is missing; only otherwise is the first
+  // missing one looked for.
+  size_t listed = 0;
+  for (const auto& program : s.program)
+    listed += program.size();
+  if (listed ==
+      static_cast<size_t>(micro_batches) * static_cast<size_t>(s.virtual_stages) * kinds.size()) {
+    return {};
+  }
   for (int m = 0; m < micro_batches; ++m) {
     const int p = s.micro_batch_pipeline[static_cast<size_t>(m)];
     for (int st = 0; st < s.virtual_stages; ++st) {
@@ -499,6 +549,7 @@ namespace {
 template <class Sink>
 class OpEdges {
  public:
+  static constexpr bool kFillsIndex = Sink::kFillsIndex;
   //! `ops`: how many compute tasks there are (they come first).
   OpEdges(Sink& sink, bool overlap, size_t ops)
       : sink_(sink), overlap_(overlap), collective_of_(ops, kNoTask) {}
@@ -506,7 +557,6 @@ class OpEdges {
   [[gnu::always_inline]] TaskId add_task(const Task& t) { return sink_.add_task(t); }
   int add_group(std::vector<int> workers) { return sink_.add_group(std::move(workers)); }
   void add_release(const StartRelease& r) { sink_.add_release(r); }
-  int chunk_of(TaskId t) const { return sink_.chunk_of(t); }
   void declare_collectives() { sink_.declare_collectives(overlap_); }
   //! `collective` runs the collectives of op `op`; serialised, it is the op's only successor.
   //! The collective of an op in a unit is placed by add_unit instead.
@@ -625,10 +675,10 @@ void add_offload(const Schedule& s, const OffloadOps& offload, OpIndex& index, G
       const auto forward_at = static_cast<std::ptrdiff_t>(forward - first);
       if (offload.selective && gate <= forward_at) continue;  // reused soon: stays resident
       Task copy{.kind = OpKind::Offload,
-                .worker = w,
-                .pipeline = op.pipeline,
+                .worker = task_small(w),
+                .pipeline = task_small(op.pipeline),
                 .stage = op.stage,
-                .chunk = op.chunk,
+                .chunk = task_small(op.chunk),
                 .micro_batch = op.micro_batch};
       const TaskId out = graph.add_task(copy);
       copy.kind = OpKind::Reload;
@@ -648,7 +698,8 @@ void add_offload(const Schedule& s, const OffloadOps& offload, OpIndex& index, G
 // is the sink itself, or OpEdges in front of it when some ops carry collectives or form units.
 template <class Graph>
 void lower_into(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
-                const GradBuckets& buckets, OpIndex& index, Graph& graph) {
+                const GradBuckets& buckets, const std::vector<StageGrads>& grads, OpIndex& index,
+                Graph& graph) {
   constexpr bool kRewrite = requires(Graph g, TaskId t) {
     g.set_collective(t, t, false);
   };
@@ -661,15 +712,17 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
     const std::vector<Op>& program = s.program[static_cast<size_t>(w)];
     for (size_t i = 0; i < program.size(); ++i) {
       const Op& op = program[i];
-      const TaskId id = graph.add_task(Task{.kind = op.kind,
-                                            .join = op.join,
-                                            .paired = in_overlapped_unit(program, i),
-                                            .worker = w,
-                                            .pipeline = op.pipeline,
-                                            .stage = op.stage,
-                                            .chunk = op.chunk,
-                                            .micro_batch = op.micro_batch});
-      index.at(op.stage, op.micro_batch, op.kind) = id;
+      [[maybe_unused]] const TaskId id =
+          graph.add_task(Task{.kind = op.kind,
+                              .join = op.join,
+                              .paired = in_overlapped_unit(program, i),
+                              .worker = task_small(w),
+                              .pipeline = task_small(op.pipeline),
+                              .stage = op.stage,
+                              .chunk = task_small(op.chunk),
+                              .micro_batch = op.micro_batch});
+      if constexpr (Graph::kFillsIndex)
+        index.slot(op.stage, op.micro_batch, op.kind) = {id, task_small(op.chunk)};
       if constexpr (!kRewrite) {
         if (previous != kNoTask) graph.add_edge(previous, id, EdgeKind::ProgramOrder);
         previous = id;
@@ -688,10 +741,10 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
         const TaskId c = graph.add_task(Task{.kind = OpKind::Collective,
                                              .carrier = op.kind,
                                              .paired = paired,
-                                             .worker = w,
-                                             .pipeline = op.pipeline,
+                                             .worker = task_small(w),
+                                             .pipeline = task_small(op.pipeline),
                                              .stage = op.stage,
-                                             .chunk = op.chunk,
+                                             .chunk = task_small(op.chunk),
                                              .micro_batch = op.micro_batch});
         graph.set_collective(id, c, paired);
       }
@@ -728,7 +781,8 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
     // Inlined like the sinks' calls (called per data edge).
     auto connect = [&](int from_stage, OpKind from_kind, int to_stage, OpKind to_kind)
         __attribute__((always_inline)) {
-      const TaskId from = index.at(from_stage, m, from_kind);
+      const OpSlot& producer = index.slot(from_stage, m, from_kind);
+      const TaskId from = producer.task;
       const TaskId to = index.at(to_stage, m, to_kind);
       const int src = on[static_cast<size_t>(from_stage)];
       const int dst = on[static_cast<size_t>(to_stage)];
@@ -737,11 +791,11 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
         return;
       }
       const TaskId transfer = graph.add_task(Task{.kind = OpKind::Transfer,
-                                                  .worker = src,
-                                                  .peer = dst,
-                                                  .pipeline = p,
+                                                  .worker = task_small(src),
+                                                  .peer = task_small(dst),
+                                                  .pipeline = task_small(p),
                                                   .stage = from_stage,
-                                                  .chunk = graph.chunk_of(from),
+                                                  .chunk = producer.chunk,
                                                   .micro_batch = m});
       graph.add_edge(from, transfer, EdgeKind::Data);
       graph.add_edge(transfer, to, EdgeKind::Data);
@@ -762,7 +816,7 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
   }
 
   if (offload.enabled) add_offload(s, offload, index, graph);
-  add_gradient_sync(s, buckets, index, graph);
+  add_gradient_sync(s, buckets, grads, index, graph);
 }
 
 // With collectives or units: kept out of line, so that the inliner's budget goes to the common
@@ -770,12 +824,13 @@ void lower_into(const Schedule& s, const OpCollectives& collectives, const Offlo
 template <class Sink>
 [[gnu::noinline]] void lower_with_rewrite(const Schedule& s, const OpCollectives& collectives,
                                           const OffloadOps& offload, const GradBuckets& buckets,
-                                          OpIndex& index, Sink& sink) {
+                                          const std::vector<StageGrads>& grads, OpIndex& index,
+                                          Sink& sink) {
   size_t ops = 0;
   for (const auto& program : s.program)
     ops += program.size();
   OpEdges<Sink> graph(sink, collectives.overlap, ops);
-  lower_into(s, collectives, offload, buckets, index, graph);
+  lower_into(s, collectives, offload, buckets, grads, index, graph);
 }
 
 bool has_units(const Schedule& s) {
@@ -786,11 +841,12 @@ bool has_units(const Schedule& s) {
 
 template <class Sink>
 void lower(const Schedule& s, const OpCollectives& collectives, const OffloadOps& offload,
-           const GradBuckets& buckets, OpIndex& index, Sink& sink) {
+           const GradBuckets& buckets, const std::vector<StageGrads>& grads, OpIndex& index,
+           Sink& sink) {
   if (collectives.carries.empty() && !has_units(s)) {
-    lower_into(s, collectives, offload, buckets, index, sink);
+    lower_into(s, collectives, offload, buckets, grads, index, sink);
   } else {
-    lower_with_rewrite(s, collectives, offload, buckets, index, sink);
+    lower_with_rewrite(s, collectives, offload, buckets, grads, index, sink);
   }
 }
 
@@ -812,14 +868,15 @@ TaskGraph build_task_graph(const Schedule& s, const OpCollectives& collectives,
   // Two passes over the same calls: the first counts each task's out-edges, so that the
   // second writes every edge straight into the graph (no edge list to sort: lowering's memory
   // is the graph's).
-  OpIndex index(s, s.total_micro_batches(), kNoTask);
+  OpIndex index(s);
+  const std::vector<StageGrads> grads = stage_grads(s);
   DegreeCount count(tasks);
-  lower(s, collectives, offload, buckets, index, count);
+  lower(s, collectives, offload, buckets, grads, index, count);
   TaskGraphBuilder graph(s.workers);
   graph.reserve(count.tasks(), 0);
   graph.expect_out_degrees(count.take_degrees());
   GraphSink sink(graph);
-  lower(s, collectives, offload, buckets, index, sink);
+  lower(s, collectives, offload, buckets, grads, index, sink);
   return std::move(graph).build();
 }
 

@@ -39,12 +39,14 @@ Metrics compute_metrics(const Schedule& schedule, const TaskGraph& graph, const 
   const int per_iteration = schedule.micro_batches;
   m.iteration_completion.assign(static_cast<size_t>(iterations), 0.0);
   double first = kInf, last = -kInf;
+  // The kinds first: the records of the other tasks (half of them transfers) are not read.
+  const auto kinds = graph.kinds();
   for (TaskId t = 0; t < graph.num_tasks(); ++t) {
-    const Task& task = graph.task(t);
     const TaskTiming& tt = trace.timing[t];
     first = std::min(first, tt.start);
     last = std::max(last, tt.end);
-    if (!is_compute(task.kind)) continue;
+    if (!is_compute(kinds[t])) continue;
+    const Task& task = graph.task(t);
     WorkerMetrics& wm = m.workers[static_cast<size_t>(task.worker)];
     // Lowering numbers each worker's compute ops in program order, and its stream runs them in
     // that order: ActivationCounter relies on it.

@@ -19,6 +19,7 @@ int TaskGraphBuilder::add_group(std::vector<int> workers) {
 
 void TaskGraphBuilder::reserve(size_t tasks, size_t edges) {
   core::reserve_huge(tasks_, tasks);
+  op_kinds_.reserve(tasks);
   edges_.reserve(edges);
 }
 
@@ -59,6 +60,7 @@ TaskGraph TaskGraphBuilder::build() && {
     g.successors_ = std::move(successors_);
     g.edges_ = std::move(kinds_);
     g.tasks_ = std::move(tasks_);
+    g.kinds_ = std::move(op_kinds_);
     g.groups_ = std::move(groups_);
     g.releases_ = std::move(releases_);
     *this = TaskGraphBuilder(workers_);
@@ -84,6 +86,7 @@ TaskGraph TaskGraphBuilder::build() && {
     g.offsets_[v] = g.offsets_[v - 1];
   g.offsets_[0] = 0;
   g.tasks_ = std::move(tasks_);
+  g.kinds_ = std::move(op_kinds_);
   g.groups_ = std::move(groups_);
   g.releases_ = std::move(releases_);
   *this = TaskGraphBuilder(workers_);

@@ -15,29 +15,57 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// timing[v].end = the duration of every task (0 for communication when `network`, whose time
-// comes from its flow). False when an optimizer step gates a compute op: it runs between
-// compute ops (an asynchronous schedule's), so its stream is contended. (A serialised
-// collective gates the op after its own, on a stream its op hands to it.)
-bool load_durations(const TaskGraph& graph, const CostModel& costs, bool network,
-                    std::vector<TaskTiming>& timing) {
+// One pass over the tasks' kinds: which kinds occur (bit k for OpKind k), and whether an
+// optimizer step gates a compute op: then it runs between compute ops (an asynchronous
+// schedule's), so its stream is contended. (A serialised collective gates the op after its
+// own, on a stream its op hands to it.)
+struct KindScan {
+  unsigned present = 0;
+  bool optimizer_gates_compute = false;
+};
+
+KindScan scan_kinds(const TaskGraph& graph) {
   const auto offset = graph.successor_offsets();
   const auto succ = graph.successors();
-  for (TaskId v = 0; v < graph.num_tasks(); ++v) {
-    const OpKind kind = graph.task(v).kind;
+  const auto kinds = graph.kinds();
+  KindScan scan;
+  for (TaskId v = 0; v < kinds.size(); ++v) {
+    scan.present |= 1u << static_cast<unsigned>(kinds[v]);
+    if (kinds[v] != OpKind::Optimizer) continue;
+    for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
+      if (is_compute(kinds[succ[i]])) scan.optimizer_gates_compute = true;
+    }
+  }
+  return scan;
+}
+
+// A trace of every task with start 0 and end its duration (0 for communication when `network`,
+// whose time comes from its flow), written in one pass (not zeroed first). A model whose
+// durations go by kind alone (unit cost) is read from its table, not asked task by task.
+// (Looking the table up as each task runs instead was measured slower: this pass streams, the
+// longest-path pass waits on every load it adds.)
+void load_durations(const TaskGraph& graph, const CostModel& costs, bool network,
+                    const KindScan& scan, std::vector<TaskTiming>& timing) {
+  const auto kinds = graph.kinds();
+  timing.clear();
+  core::reserve_huge(timing, kinds.size());
+  if (const auto* by_kind = costs.durations_by_kind(); by_kind && !network) {
+    for (size_t k = 0; k < by_kind->size(); ++k) {
+      PIPESIM_ASSERT(!(scan.present >> k & 1u) || (*by_kind)[k] >= 0.0,
+                     "cost model returned a negative duration");
+    }
+    for (const OpKind kind : kinds)
+      timing.push_back({0.0, (*by_kind)[static_cast<size_t>(kind)]});
+    return;
+  }
+  for (TaskId v = 0; v < kinds.size(); ++v) {
     double d = 0.0;
-    if (!network || !is_comm(kind)) {
+    if (!network || !is_comm(kinds[v])) {
       d = costs.duration(graph, v);
       PIPESIM_ASSERT(d >= 0.0, "cost model returned a negative duration");
     }
-    timing[v].end = d;
-    if (kind == OpKind::Optimizer) {
-      for (TaskId i = offset[v]; i < offset[v + 1]; ++i) {
-        if (is_compute(graph.task(succ[i]).kind)) return false;
-      }
-    }
+    timing.push_back({0.0, d});
   }
-  return true;
 }
 
 // The longest-path recurrence in topological order. Until v runs, timing[v].start is the latest
@@ -91,13 +119,13 @@ bool streams_in_order(const TaskGraph& graph, const std::vector<TaskTiming>& tim
   std::vector<double> free_at(static_cast<size_t>(graph.workers()), -kInf);
   if (per_worker) per_worker->assign(free_at.size(), {});
   const std::span<const Task> tasks = graph.tasks();  // not reloaded after each store below
+  const auto kinds = graph.kinds();                   // read first: most tasks are skipped
   for (TaskId v = 0; v < tasks.size(); ++v) {
-    const Task& t = tasks[v];
-    if (!is_compute(t.kind) && t.kind != OpKind::Optimizer) continue;
-    double& free = free_at[static_cast<size_t>(t.worker)];
+    if (!is_compute(kinds[v]) && kinds[v] != OpKind::Optimizer) continue;
+    double& free = free_at[static_cast<size_t>(tasks[v].worker)];
     if (timing[v].start < free) return false;
     free = timing[v].end;
-    if (per_worker) (*per_worker)[static_cast<size_t>(t.worker)].push_back(v);
+    if (per_worker) (*per_worker)[static_cast<size_t>(tasks[v].worker)].push_back(v);
     if (kSerialCollectives && graph.hands_stream_over(v)) {
       const TaskId c = graph.successors()[graph.successor_offsets()[v]];
       if (timing[c].start < free) return false;
@@ -253,11 +281,11 @@ bool collectives_alone(const TaskGraph& graph, const std::vector<TaskTiming>& ti
 }  // namespace
 
 std::optional<Trace> replay_uncontended(const TaskGraph& graph, const CostModel& costs) {
+  const KindScan scan = scan_kinds(graph);
+  if (scan.optimizer_gates_compute) return std::nullopt;
   Trace trace;
-  core::reserve_huge(trace.timing, graph.num_tasks());
-  trace.timing.resize(graph.num_tasks());
   std::vector<TaskTiming>& timing = trace.timing;
-  if (!load_durations(graph, costs, false, timing)) return std::nullopt;
+  load_durations(graph, costs, false, scan, timing);
   const auto end_of = [&](TaskId v, double start) { return start + timing[v].end; };
   if (!longest_paths(graph, timing, end_of)) return std::nullopt;  // the event loop names it
   if (!streams_in_order(graph, timing, nullptr)) return std::nullopt;
@@ -273,12 +301,12 @@ std::optional<NetworkPrefix> replay_network_prefix(const TaskGraph& graph, const
   // Start releases (bucketed gradient sync) too.
   if (!options.overlap_p2p || options.grad_sync != GradSync::Eager || !graph.releases().empty())
     return std::nullopt;
+  const KindScan scan = scan_kinds(graph);
+  if (scan.optimizer_gates_compute) return std::nullopt;
   NetworkPrefix prefix;
   Trace& trace = prefix.trace;
-  core::reserve_huge(trace.timing, graph.num_tasks());
-  trace.timing.resize(graph.num_tasks());
   std::vector<TaskTiming>& timing = trace.timing;
-  if (!load_durations(graph, compute, true, timing)) return std::nullopt;
+  load_durations(graph, compute, true, scan, timing);
   // The event loop's arithmetic at full speed: compute ends at start + d / 1; a flow's data
   // starts moving after its latency and ends work / 1 later.
   const auto end_of = [&](TaskId v, double start) {

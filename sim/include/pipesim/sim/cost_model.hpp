@@ -13,6 +13,9 @@ class CostModel {
   virtual ~CostModel() = default;
   //! Seconds the task occupies its stream (a stream-less task: its pure delay). Never negative.
   virtual double duration(const TaskGraph& graph, TaskId id) const = 0;
+  //! When a task's duration depends on its kind alone (unit cost): the duration of each kind,
+  //! which a replay then looks up itself instead of asking task by task. Otherwise null.
+  virtual const std::array<double, kNumOpKinds>* durations_by_kind() const { return nullptr; }
 };
 
 //! Unit-cost mode (docs/architecture.md §4): durations in the papers' slot units, of the ops of
@@ -23,7 +26,7 @@ struct UnitCosts {
   //! The W part of a split backward, I = backward − W; unset: half of it (the Zero Bubble
   //! paper's figures take t_I = t_W).
   std::optional<double> weight;
-  double comm = 0.0;      //!< delay on every edge between ops on different workers
+  double comm = 0.0;  //!< delay on every edge between ops on different workers
   //! a gradient all-reduce (a pure delay, like comm; 0: synchronisation is free, as in the
   //! papers' slot figures)
   double all_reduce = 0.0;
@@ -36,6 +39,7 @@ class UnitCostModel final : public CostModel {
  public:
   explicit UnitCostModel(UnitCosts costs);
   double duration(const TaskGraph& graph, TaskId id) const override;
+  const std::array<double, kNumOpKinds>* durations_by_kind() const override { return &by_kind_; }
   const UnitCosts& costs() const { return costs_; }
 
  private:

@@ -27,6 +27,13 @@ enum class SyncPart : std::uint8_t {
   Parameters,  //!< bucket `micro_batch` of the updated parameters' all-gather
 };
 
+//! A worker, pipeline or chunk number as a Task stores it, in 16 bits: workers and pipelines
+//! number at most schedules::kMaxStages (4096), chunks at most 64.
+inline std::int16_t task_small(int v) {
+  PIPESIM_ASSERT(v >= -1 && v <= 0x7fff, "a worker, pipeline or chunk beyond 16 bits");
+  return static_cast<std::int16_t>(v);
+}
+
 struct Task {
   OpKind kind = OpKind::Forward;
   //! Collective: the kind of the compute op whose collectives it runs
@@ -37,19 +44,23 @@ struct Task {
   //! runs beside the other half's compute and holds no stream, whatever the graph's mode.
   bool paired = false;
   SyncPart part = SyncPart::Whole;  //!< AllReduce: which part of the sync
-  int worker = 0;                   //!< executing worker; the sender for a Transfer
-  int peer = -1;                    //!< receiver of a Transfer, otherwise −1
-  int pipeline = 0;                 //!< for Transfer: of the op that produced the message
+  std::int16_t worker = 0;          //!< executing worker; the sender for a Transfer
+  std::int16_t peer = -1;           //!< receiver of a Transfer, otherwise −1
+  std::int16_t pipeline = 0;        //!< for Transfer: of the op that produced the message
   int stage = 0;                    //!< for AllReduce: the stage whose gradients are reduced
-  int chunk = 0;
+  std::int16_t chunk = 0;
   int micro_batch = -1;  //!< −1 for Optimizer and a whole AllReduce; a bucket's index
   int group = -1;        //!< AllReduce: index into TaskGraph::group_workers()
 
   Op op() const { return Op{kind, pipeline, stage, chunk, micro_batch, join}; }
 };
-// Five one-byte fields, then seven ints. (An enum bit field would keep it at 32 bytes, but g++ 12
-// then refuses copy-list-initialisation of a Task.)
-static_assert(sizeof(Task) == 36, "a task record stays 36 bytes");
+// Five one-byte fields, worker, peer and pipeline in 16 bits (task_small), the stage, the chunk
+// in 16 bits, two ints: 28 bytes (in declaration order, which designated initialisers follow).
+// Lowering writes one record per task and the replay's passes read them, so the record's size is
+// much of their time (it was 36 bytes with seven ints; virtual stages and micro-batches can exceed
+// 16 bits, workers, pipelines and chunks cannot). (An enum bit field would save more, but g++
+// 12 then refuses copy-list-initialisation of a Task.)
+static_assert(sizeof(Task) == 28, "a task record stays 28 bytes");
 
 enum class EdgeKind : std::uint8_t {
   Data,          //!< the consumer needs the producer's output
@@ -80,6 +91,10 @@ class TaskGraph {
   size_t num_edges() const { return successors_.size(); }
   const Task& task(TaskId id) const { return tasks_[id]; }
   const std::vector<Task>& tasks() const { return tasks_; }
+  //! Each task's kind, by id: the same as task(id).kind, in one byte a task apart from the
+  //! 28-byte records, for the passes that read the kind of every task (a replay's durations,
+  //! metrics) and would otherwise pull each record through the cache for one byte.
+  std::span<const OpKind> kinds() const { return kinds_; }
   //! Number of edges into each task (the CSR graph stores out-edges only).
   std::vector<TaskId> in_degrees() const;
   const std::vector<std::vector<int>>& group_workers() const { return groups_; }
@@ -110,6 +125,7 @@ class TaskGraph {
   int workers_ = 0;
   Collectives collectives_ = Collectives::None;
   std::vector<Task> tasks_;
+  std::vector<OpKind> kinds_;
   std::vector<TaskId> offsets_, successors_;
   std::vector<Edge> edges_;
   std::vector<std::vector<int>> groups_;
@@ -127,6 +143,7 @@ class TaskGraphBuilder {
     PIPESIM_ASSERT(task.kind != OpKind::Collective || collectives_,
                    "a Collective task before declare_collectives()");
     tasks_.push_back(task);
+    op_kinds_.push_back(task.kind);
     return static_cast<TaskId>(tasks_.size() - 1);
   }
   [[gnu::always_inline]] void add_edge(TaskId from, TaskId to, EdgeKind kind) {
@@ -175,7 +192,8 @@ class TaskGraphBuilder {
   bool collectives_ = false;  // declare_collectives() was called
   bool collectives_overlap_ = false;
   std::vector<Task> tasks_;
-  std::vector<Added> edges_;  // in the order added
+  std::vector<OpKind> op_kinds_;  // TaskGraph::kinds()
+  std::vector<Added> edges_;      // in the order added
   std::vector<std::vector<int>> groups_;
   std::vector<StartRelease> releases_;
   // expect_out_degrees(): where each task's next edge goes, and the graph's CSR arrays.
