@@ -645,9 +645,12 @@ core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Rec
   // A 16-bit GPT layer: rep 10sbh, tp 24sbh + 5as²b → sbh(10 + 24/t + 5as/(ht)) [K22 Table 2].
   // Variants (transformer.hpp): "full" tensors are whole on every GPU (outputs of replicated
   // projections); the routed experts' tensors are sized per GPU by the kernels' grouped GEMMs.
-  // A linear GEMM's input is stored at `lin` bytes per element: e, or the recipe's quantized
-  // bytes with quantized_activations [DS3 §3.3.3]. Selective recomputation drops what its
-  // modules re-run [MCR].
+  // A linear GEMM's input is stored at `lin` bytes per element: e, or a low-precision recipe's
+  // quantized bytes q, the column-wise copy its cast made for the weight gradient [TE]; the
+  // attention projection's copy sits beside the 16-bit attention output the attention backward
+  // reads. DeepSeek's storage (quantized_activations) shares one copy of that output and keeps
+  // the experts' activation input quantized too [DS3 §3.3.3]. Selective recomputation drops
+  // what its modules re-run [MCR].
   const int b = c.micro_batch_size;
   const double e = activation_element_bytes(m.precision), t = c.tensor_parallel;
   const double a = d(m.heads), s = d(m.sequence), sb = s * d(b);
@@ -658,7 +661,10 @@ core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Rec
   rm.core_attn = false;
   if (r == Recompute::Selective) rm = c.recompute_modules;
   const double q = quantized_element_bytes(m.precision);
-  const double lin = c.quantized_activations && q > 0 ? q : e;
+  const double lin = q > 0 ? q : e;
+  const bool deepseek_storage = c.quantized_activations && q > 0;
+  const double expert_act_in = deepseek_storage ? q : e;
+  const double projection_copy = q > 0 && !deepseek_storage ? q : 0.0;
   // Norm region: both norms' inputs, their outputs (the attention's and the FFN's inputs; an
   // MoE layer's FFN input is also the router's, a 16-bit GEMM, so it stays e; a recomputed
   // MLP or MoE keeps it as its checkpoint's 16-bit input), the dropout masks.
@@ -673,11 +679,12 @@ core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Rec
     // norms and the rotary key (e) and the normed latents, the up-projections' inputs (lin).
     const double qk = d(m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim), v = m.mla.v_head_dim;
     const double ql = m.mla.q_lora_rank, kvl = m.mla.kv_lora_rank;
-    attention = (rm.mla_up_proj ? 0.0 : e * sb * a * (2 * qk + v)) + e * sb * a * v;
+    attention =
+        (rm.mla_up_proj ? 0.0 : e * sb * a * (2 * qk + v)) + (e + projection_copy) * sb * a * v;
     full = e * sb * (ql + kvl + d(m.mla.qk_rope_head_dim)) + lin * sb * (ql + kvl);
   } else {
     const double qd = d(m.q_hidden()), kv = d(m.kv_hidden());
-    attention = e * (2 * sb * qd + 2 * sb * kv);
+    attention = e * (2 * sb * qd + 2 * sb * kv) + projection_copy * sb * qd;
     if (m.qk_norm) attention += e * sb * (qd + kv);  // the norms' inputs
   }
   // An MLP's FFN-wide tensors: the activation's input (2f for SwiGLU's [gate|up], f for GeLU)
@@ -697,7 +704,8 @@ core::Bytes layer_activation_bytes(const ModelSpec& m, const LayerConfig& c, Rec
     const layer_detail::LayerDims dims = layer_detail::dims(layer_shape(m, c, LayerKind::Moe));
     const double copies = d(dims.per_expert) * d(dims.local);
     const double fe = d(dims.fe);
-    routed = copies * (lin * d(m.hidden) + lin * widths_in * fe + (rm.moe_act ? 0.0 : lin * fe));
+    routed = copies *
+             (lin * d(m.hidden) + expert_act_in * widths_in * fe + (rm.moe_act ? 0.0 : lin * fe));
   }
   // Eager autograd: the softmax keeps its input as well (e·as²b more).
   const double scores = (m.dropout ? 2 * e + 1 : e) + (c.eager_autograd ? e : 0.0);

@@ -273,9 +273,10 @@ std::vector<Option> make_options() {
           [](Scenario & s) -> auto& { return s.perf.setup.recompute_modules; }),
       switch_field(
           "quantized_activations", false,
-          "Real-cost mode, precision fp8/mxfp8/nvfp4: keep the linear layers' inputs "
-          "and the MoE activation's input for the backward in the recipe's format "
-          "(DeepSeek-V3's low-precision storage) on|off",
+          "Real-cost mode, precision fp8/mxfp8/nvfp4: DeepSeek-V3's low-precision storage, "
+          "the MoE activation's input kept in the recipe's format and one copy of the "
+          "attention output (the linear layers' inputs are always kept quantized, as "
+          "Transformer Engine does) on|off",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.quantized_activations; }),
       named_option(

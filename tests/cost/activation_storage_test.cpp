@@ -33,7 +33,9 @@ struct DeepSeekLayer {
   }
 };
 
-// Per token, e = 2 (bf16) and q the stored bytes of a linear GEMM's input (2, or 1 in fp8).
+// Per token, e = 2 (bf16); q the stored bytes of a linear GEMM's input (2 in bf16, 1 in fp8);
+// projection_copy the projection's own quantized input beside the attention output (0 or 1);
+// act_in the experts' SwiGLU input (2, or 1 with DeepSeek's storage).
 struct Tensors {
   double norm_inputs, norm_outputs, router_scores, qkv, attention_out, latents, latents_normed, lse,
       shared_act_in, shared_act_out, expert_in, expert_act_in, expert_act_out;
@@ -44,34 +46,50 @@ struct Tensors {
   }
 };
 
-Tensors stored(const DeepSeekLayer& l, double q) {
+struct Storage {
+  double q = 2, projection_copy = 0, act_in = 2;
+};
+
+Tensors stored(const DeepSeekLayer& l, Storage b) {
   const double e = 2;
   return {.norm_inputs = 2 * e * l.h,
-          .norm_outputs = (q + e) * l.h,  // attention input (linear), router input (16-bit)
+          .norm_outputs = (b.q + e) * l.h,  // attention input (linear), router input (16-bit)
           .router_scores = 4 * l.experts,
           .qkv = e * l.a * (2 * l.qk + l.v),
-          .attention_out = e * l.a * l.v,
+          .attention_out = (e + b.projection_copy) * l.a * l.v,
           .latents = e * (l.ql + l.kvl + l.rope),
-          .latents_normed = q * (l.ql + l.kvl),
+          .latents_normed = b.q * (l.ql + l.kvl),
           .lse = 4 * l.a,
           .shared_act_in = e * 2 * l.fs,
-          .shared_act_out = q * l.fs,
-          .expert_in = l.k * q * l.h,
-          .expert_act_in = l.k * q * 2 * l.fe,
-          .expert_act_out = l.k * q * l.fe};
+          .shared_act_out = b.q * l.fs,
+          .expert_in = l.k * b.q * l.h,
+          .expert_act_in = l.k * b.act_in * 2 * l.fe,
+          .expert_act_out = l.k * b.q * l.fe};
+}
+
+// Transformer Engine's storage under fp8, DeepSeek-V3's, and 16-bit training's.
+constexpr Storage kTransformerEngineFp8{.q = 1, .projection_copy = 1, .act_in = 2};
+constexpr Storage kDeepSeekFp8{.q = 1, .projection_copy = 0, .act_in = 1};
+constexpr Storage kSixteenBit{};
+
+models::ModelSpec in_bf16(models::ModelSpec m) {
+  m.precision = models::Precision::BF16;
+  return m;
 }
 
 TEST(ActivationStorage, MoeLatentLayerStoresItsTensorsByHand) {
-  const DeepSeekLayer l;
-  Tensors t = stored(l, 2);
+  DeepSeekLayer l;
+  l.m = in_bf16(l.m);
+  const Tensors t = stored(l, kSixteenBit);
   EXPECT_NEAR(l.bytes(l.c(), Recompute::None), l.s * t.sum(), 1.0);
   // Selective with the default module drops the log-sum-exp only.
   EXPECT_NEAR(l.bytes(l.c(), Recompute::Selective), l.s * (t.sum() - t.lse), 1.0);
 }
 
 TEST(ActivationStorage, EachRecomputeModuleDropsWhatItReRuns) {
-  const DeepSeekLayer l;
-  const Tensors t = stored(l, 2);
+  DeepSeekLayer l;
+  l.m = in_bf16(l.m);
+  const Tensors t = stored(l, kSixteenBit);
   const auto with = [&](const std::string& modules) {
     models::LayerConfig cfg = l.c();
     cfg.recompute_modules = models::parse_recompute_modules(modules, "recompute_modules");
@@ -91,16 +109,35 @@ TEST(ActivationStorage, EachRecomputeModuleDropsWhatItReRuns) {
               l.s * (all - t.lse - t.norm_outputs - t.qkv), 1.0);
 }
 
-TEST(ActivationStorage, QuantizedStorageKeepsLinearInputsAndTheExpertActivationInputInFp8) {
+TEST(ActivationStorage, Fp8KeepsEveryLinearInputQuantizedAsTransformerEngineSavesIt) {
+  const DeepSeekLayer l;
+  ASSERT_EQ(l.m.precision, models::Precision::FP8);
+  EXPECT_NEAR(l.bytes(l.c(), Recompute::None), l.s * stored(l, kTransformerEngineFp8).sum(), 1.0);
+}
+
+TEST(ActivationStorage, DeepSeekStorageAlsoQuantizesTheExpertActivationInput) {
   const DeepSeekLayer l;
   models::LayerConfig cfg = l.c();
   cfg.quantized_activations = true;
-  EXPECT_NEAR(l.bytes(cfg, Recompute::None), l.s * stored(l, 1).sum(), 1.0);
+  EXPECT_NEAR(l.bytes(cfg, Recompute::None), l.s * stored(l, kDeepSeekFp8).sum(), 1.0);
+  EXPECT_LT(l.bytes(cfg, Recompute::None), l.bytes(l.c(), Recompute::None));
   // bf16 training has no quantized format: nothing changes.
-  models::ModelSpec bf16 = l.m;
-  bf16.precision = models::Precision::BF16;
+  const models::ModelSpec bf16 = in_bf16(l.m);
   EXPECT_EQ(models::layer_activation_bytes(bf16, cfg, Recompute::None, LayerKind::Moe).value,
             models::layer_activation_bytes(bf16, l.c(), Recompute::None, LayerKind::Moe).value);
+}
+
+TEST(ActivationStorage, DenseFp8LayerStoresFewerBytesThanBf16ByTheQuantizedInputs) {
+  // Llama 3 8B at T = 1: h 4096, kv 1024, f 14336. Quantized: the two norms' outputs (h each)
+  // and fc2's input (f) drop from 2 bytes to 1; the projection adds its 1-byte copy (h).
+  models::ModelSpec fp8 = models::load_model("llama3-8b");
+  fp8.precision = models::Precision::FP8;
+  const models::ModelSpec bf16 = in_bf16(fp8);
+  const models::LayerConfig cfg;
+  const double s = fp8.sequence, h = fp8.hidden, f = fp8.ffn_hidden;
+  EXPECT_NEAR(models::layer_activation_bytes(bf16, cfg, Recompute::None).value -
+                  models::layer_activation_bytes(fp8, cfg, Recompute::None).value,
+              s * (2 * h + f - h), 1.0);
 }
 
 TEST(ActivationStorage, DenseMlpModuleDropsTheFfnWideTensors) {

@@ -33,6 +33,9 @@
 //  [MCR] NVIDIA Megatron-LM, megatron/core/transformer/transformer_config.py recompute_modules
 //        and moe/README.md ("Fine-grained recomputation", v0.13; "moving the probs
 //        multiplication from unpermutation to activation function of GroupedMLP", v0.13).
+//  [TE]  NVIDIA Transformer Engine, docs "Performance Considerations" (tensor usages: the
+//        weight gradient reads its input column-wise) and pytorch/module/linear.py: a Linear
+//        under a low-precision recipe saves the quantized column-wise input for the backward.
 
 #include <string>
 
@@ -107,12 +110,13 @@ struct LayerConfig {
   bool unfused_cross_entropy = false;
   //! What Recompute::Selective re-runs (layer_activation_bytes, layer_recompute).
   RecomputeModules recompute_modules{};
-  //! The low-precision recipes' activations stored for the backward in the recipe's format
-  //! (q bytes per element, quantized_element_bytes) instead of 16 bits: the inputs of every
-  //! `linear` GEMM (the copy its quantizing cast already made: Transformer Engine saves it) and
-  //! the routed experts' activation input (DeepSeek-V3 §3.3.3, "Low-Precision Storage"). The
-  //! attention output stays 16-bit (the attention backward reads it too), as do the router's
-  //! input and every norm's input. No effect in fp32/fp16/bf16.
+  //! DeepSeek-V3's low-precision storage (§3.3.3) on top of what Transformer Engine already
+  //! does under a low-precision recipe. Transformer Engine stores every `linear` GEMM's input
+  //! as the quantized copy its cast made (q bytes per element, quantized_element_bytes), the
+  //! attention projection's beside the 16-bit attention output the attention backward reads.
+  //! DeepSeek's storage also keeps the routed experts' activation input quantized and holds one
+  //! copy of the attention output. The router's input and every norm's input stay 16-bit. No
+  //! effect in fp32/fp16/bf16.
   bool quantized_activations = false;
 };
 
