@@ -35,6 +35,29 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 
 
+def require_wheel():
+    """pip builds a wheel through setuptools' bdist_wheel, which the `wheel` package adds to
+    setuptools older than 70.1 (Debian 12's 66). Without it setuptools stops on "invalid command
+    'bdist_wheel'"; say instead what is missing and where it comes from."""
+    if "bdist_wheel" not in sys.argv:
+        return
+    try:
+        import setuptools.command.bdist_wheel  # noqa: F401  (setuptools >= 70.1)
+        return
+    except ImportError:
+        pass
+    try:
+        import wheel.bdist_wheel  # noqa: F401
+    except ImportError:
+        sys.exit(f"setup.py: building the pipesim wheel needs the 'wheel' package for "
+                 f"{sys.executable}, which lacks it. Use Debian's /usr/bin/python3 (apt install "
+                 f"python3-wheel python3-venv; /usr/bin/python3 -m venv --system-site-packages "
+                 f"venv), or install wheel into this Python.")
+
+
+require_wheel()
+
+
 def version():
     """The version of CMakeLists.txt's project(), the one `pipesim --version` prints."""
     text = (ROOT / "CMakeLists.txt").read_text(encoding="utf-8")

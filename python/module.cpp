@@ -196,10 +196,14 @@ py::dict search(const std::string& model, const std::string& hardware, long long
                 long long mini_batch, const py::object& schedules, const py::object& recompute,
                 const py::object& tensor_parallel, const py::object& context_parallel,
                 const py::object& expert_parallel, const py::object& expert_tensor_parallel,
-                int jobs) {
+                int jobs, const py::kwargs& kwargs) {
   check_jobs(jobs);
   return worded("search()", [&] {
     explore::SearchArgs args;
+    // Every other option (sequence=, precision=, ...) is fixed for all candidates, as the
+    // command line's; make_search_request refuses those search chooses itself.
+    for (const auto& [option, value] : option_arguments("search", kwargs))
+      args.fixed[option->name()] = values_text(*option, value);
     args.model = model;
     args.hardware = hardware;
     args.gpus = std::to_string(gpus);
@@ -387,7 +391,9 @@ PYBIND11_MODULE(pipesim, m) {
         "options), simulated in parallel. schedules, recompute, tensor_parallel,\n"
         "context_parallel, expert_parallel, expert_tensor_parallel: a list or comma text\n"
         "(default: every schedule, none/selective/full, the T a node allows, C = E = e_t = 1).\n"
-        "Returns a dict: rank_by,\n"
+        "model: a shipped name, a model YAML or a Hugging Face config.json (give sequence=).\n"
+        "Any other simulate() option (sequence=, precision=, Megatron names too) holds for\n"
+        "every candidate. Returns a dict: rank_by,\n"
         "winners (the best fitting row of each schedule, best first, with rank and limited_by)\n"
         "and rows (every candidate, typed as sweep()'s, in enumeration order).",
         py::arg("model"), py::arg("hardware"), py::kw_only(), py::arg("gpus"),

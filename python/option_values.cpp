@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
+#include "pipesim/core/config_error.hpp"
+
 namespace py = pybind11;
 
 namespace pipesim::python {
@@ -44,12 +49,27 @@ std::string values_text(const scenario::Option& option, py::handle value) {
   return text;
 }
 
+namespace {
+
+// The option a keyword names: its own name or another front end's (Megatron-LM's
+// tensor_model_parallel_size), as the command line takes both.
+const scenario::Option* keyword_option(const std::string& keyword) {
+  if (const scenario::Option* o = scenario::find_option(keyword)) return o;
+  for (const scenario::Option& o : scenario::options()) {
+    if (std::find(o.aliases.begin(), o.aliases.end(), keyword) != o.aliases.end()) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 std::vector<std::pair<const scenario::Option*, py::handle>> option_arguments(
     const char* function, const py::kwargs& kwargs) {
   std::vector<std::pair<const scenario::Option*, py::handle>> out;
+  std::map<const scenario::Option*, std::pair<std::string, std::string>> given;  // keyword, text
   for (const auto& [key, value] : kwargs) {
     const auto name = key.cast<std::string>();
-    const scenario::Option* option = scenario::find_option(name);
+    const scenario::Option* option = keyword_option(name);
     if (option == nullptr) {
       throw py::type_error(
           fmt::format("{}() got an unexpected keyword argument '{}'", function, name));
@@ -57,7 +77,19 @@ std::vector<std::pair<const scenario::Option*, py::handle>> option_arguments(
     // None, or "" for an option whose value is not a text, keeps the default.
     const bool empty = py::isinstance<py::str>(value) && value.cast<std::string>().empty() &&
                        option->spec.kind != core::ValueKind::Text;
-    if (!value.is_none() && !empty) out.emplace_back(option, value);
+    if (value.is_none() || empty) continue;
+    // One option under two names (stages=4, pipeline_model_parallel_size=4) must agree.
+    const std::string text = values_text(*option, value);
+    if (const auto seen = given.find(option); seen != given.end()) {
+      if (seen->second.second != text) {
+        throw core::ConfigError::option(
+            option->name(), fmt::format("given twice with different values: {}={} and {}={}",
+                                        seen->second.first, seen->second.second, name, text));
+      }
+      continue;
+    }
+    given.emplace(option, std::pair{name, text});
+    out.emplace_back(option, value);
   }
   return out;
 }

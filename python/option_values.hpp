@@ -25,8 +25,9 @@ core::OptionValue option_value(const scenario::Option& option, pybind11::handle 
 std::string values_text(const scenario::Option& option, pybind11::handle value);
 
 //! The keyword arguments of `function` with their options, skipping None (the option's
-//! default). Throws pybind11::type_error for a keyword that names no option, as Python does
-//! for an unexpected keyword argument.
+//! default); a keyword is an option's name or one of its aliases (Megatron-LM's names). Throws
+//! pybind11::type_error for a keyword that names no option, as Python does for an unexpected
+//! keyword argument, and core::ConfigError for one option given twice with different values.
 std::vector<std::pair<const scenario::Option*, pybind11::handle>> option_arguments(
     const char* function, const pybind11::kwargs& kwargs);
 

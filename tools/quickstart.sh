@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+# Only the tool it runs: the tests, benchmarks and their helpers are tools/test.sh's to build.
+cmake --build --preset release -j "$(nproc)" --target pipesim
 bin=build/release/tools/pipesim
 for schedule in gpipe 1f1b; do
   echo "=== $schedule, D=4, N=8, t_F=1, t_B=2"

@@ -150,6 +150,38 @@ void read_head_dim(FieldReader& f, ModelSpec& m) {
   }
 }
 
+// Sliding-window attention: sliding_window positions (null or absent: none) on the layers that
+// use it: those layer_types names "sliding_attention"; else with Qwen's use_sliding_window (false
+// by default) the layers from max_window_layers on; else every layer (Mistral).
+void read_sliding_window(FieldReader& f, ModelSpec& m) {
+  const auto window = f.integer("sliding_window", false);
+  int windowed = m.layers;
+  if (const json* types = f.find("layer_types")) {
+    const auto known = [](const json& t) {
+      return t == "sliding_attention" || t == "full_attention";
+    };
+    if (!types->is_array() || static_cast<int>(types->size()) != m.layers ||
+        !std::all_of(types->begin(), types->end(), known)) {
+      f.problem("layer_types", fmt::format("must list num_hidden_layers = {} entries, each "
+                                           "'full_attention' or 'sliding_attention'",
+                                           m.layers));
+      return;
+    }
+    windowed = static_cast<int>(std::count(types->begin(), types->end(), "sliding_attention"));
+    if (windowed > 0 && !window) {
+      f.problem("sliding_window",
+                "required by layer_types' sliding_attention layers: an integer "
+                ">= 1");
+    }
+  } else if (f.has("use_sliding_window")) {
+    if (!f.boolean("use_sliding_window", false)) return;
+    windowed = m.layers - f.integer("max_window_layers", false, 0, m.layers).value_or(0);
+  }
+  if (!window || windowed == 0) return;
+  m.attention_window = *window;
+  m.window_layers = windowed;
+}
+
 // Llama's and Nemotron's attention_bias and mlp_bias: biases on every linear layer or on none.
 bool read_paired_biases(FieldReader& f) {
   const bool attention = f.boolean("attention_bias", false);
@@ -175,6 +207,7 @@ void read_llama_family(FieldReader& f, const std::string& type, ModelSpec& m) {
   f.positive_number("rms_norm_eps");
   f.text("hidden_act");
   read_head_dim(f, m);
+  read_sliding_window(f, m);
   if (type == "qwen2" || type == "qwen2_moe") {  // q, k, v projections with bias, o_proj without
     m.bias = false;
     m.qkv_bias = true;
@@ -394,6 +427,7 @@ void read_gpt_oss(FieldReader& f, ModelSpec& m) {
   f.positive_number("rms_norm_eps");
   if (!f.has("head_dim")) f.problem("head_dim", "required for gpt_oss: an integer >= 1");
   read_head_dim(f, m);
+  read_sliding_window(f, m);
   if (!f.boolean("attention_bias", true)) {
     f.problem("attention_bias",
               "false is not supported for gpt_oss (its experts and router "

@@ -217,6 +217,15 @@ ModelSpec parse_model(const std::string& yaml_text, const std::string& source) {
     m.extra_parameters = static_cast<double>(y.integer("extra_parameters", 0, 1L << 50));
   }
   if (y.has("qk_norm")) m.qk_norm = y.boolean("qk_norm");
+  if (y.has("attention_window")) {
+    if (!m.causal) y.fail("attention_window", "applies to causal models only (causal: true)");
+    m.attention_window = static_cast<int>(y.integer("attention_window", 1, kMaxSequence));
+    m.window_layers = y.has("window_layers")
+                          ? static_cast<int>(y.integer("window_layers", 1, m.layers))
+                          : m.layers;
+  } else if (y.has("window_layers")) {
+    y.fail("window_layers", "needs attention_window (the window those layers attend over)");
+  }
   if (y.has("moe")) m.moe = parse_moe(y.map("moe"), m.layers);
   if (mla) {
     const std::pair<const char*, bool> unmodelled[] = {

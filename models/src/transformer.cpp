@@ -157,6 +157,8 @@ LayerShape base_shape(const ModelSpec& m, const LayerConfig& c) {
   s.context_parallel = c.context_parallel;
   s.flash = c.attention == Attention::Flash;
   s.causal = m.causal;
+  s.attention_window = m.attention_window;
+  s.window_share = m.layers > 0 ? static_cast<double>(m.window_layers) / m.layers : 0.0;
   s.head_dim = m.explicit_head_dim;
   s.qk_norm = m.qk_norm;
   s.q_lora_rank = m.mla.q_lora_rank;

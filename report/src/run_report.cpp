@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "pipesim/core/version.hpp"
+#include "pipesim/models/transformer.hpp"
 #include "pipesim/report/rows_csv.hpp"
 #include "pipesim/scenario/names.hpp"
 #include "pipesim/scenario/options.hpp"
@@ -44,13 +45,23 @@ std::vector<std::vector<sim::TaskId>> compute_ops_by_worker(const Result& run) {
   return ops;
 }
 
-// "L 64, h 1280, heads 20 (kv 20), ffn 5120, V 50257, s 632" (+ ", experts 8 top-2").
+// "L 64, h 1280, heads 20 (kv 20), ffn 5120, V 50257, s 632"; an MoE model's
+// "..., 32 MoE layers: experts 8 top-2, expert ffn 14336, ..." instead of a dense FFN it lacks.
 std::string model_shape_text(const models::ModelSpec& m) {
   std::string out =
-      fmt::format("L {}, h {}, heads {} (kv {}), ffn {}, V {}, s {}", m.layers, m.hidden, m.heads,
-                  m.kv_heads, m.ffn_hidden, m.vocabulary, m.sequence);
-  if (m.is_moe()) out += fmt::format(", experts {} top-{}", m.moe.experts, m.moe.top_k);
-  return out;
+      fmt::format("L {}, h {}, heads {} (kv {})", m.layers, m.hidden, m.heads, m.kv_heads);
+  if (m.attention_window > 0)
+    out += fmt::format(", window {} on {} layers", m.attention_window, m.window_layers);
+  // A dense FFN is shown only where some layer has one; an MoE layer's experts by their own FFN.
+  const int moe_layers = models::moe_layer_count(m);
+  if (moe_layers < m.layers) out += fmt::format(", ffn {}", m.ffn_hidden);
+  if (m.is_moe()) {
+    out += fmt::format(", {} MoE layers: experts {} top-{}, expert ffn {}", moe_layers,
+                       m.moe.experts, m.moe.top_k, m.moe.ffn_hidden);
+    if (m.moe.shared_experts > 0)
+      out += fmt::format(" + {} shared of ffn {}", m.moe.shared_experts, m.moe.shared_ffn_hidden);
+  }
+  return out + fmt::format(", V {}, s {}", m.vocabulary, m.sequence);
 }
 
 void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Result& run) {

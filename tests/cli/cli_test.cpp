@@ -164,6 +164,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"simulate", "--schedule", "zigzag"}, "unknown schedule 'zigzag'"},
                       BadInput{{"simulate", "--format", "xml"}, "--format"},
                       BadInput{{"simulate", "--no-such-flag"}, "--no-such-flag"},
+                      BadInput{{"simulate", "--overlap-p2p="}, "--overlap-p2p: '=' with no value"},
+                      BadInput{{"simulate", "--stages="}, "--stages: '=' with no value"},
                       BadInput{{"list", "cats"}, "cats"}, BadInput{{}, "subcommand"}));
 
 TEST(Cli, HelpExitsZero) {

@@ -65,12 +65,30 @@ TEST(ModelShape, CsvJsonAndTextCarryTheShapeOfTheModelFile) {
 
   const auto text = invoke_cli(simulate("qwen3-30b-a3b", {}));
   ASSERT_EQ(text.code, 4) << text.err;
-  EXPECT_NE(text.out.find(fmt::format("L {}, h {}, heads {} (kv {}), ffn {}, V {}, s {}, experts "
-                                      "{} top-{}",
-                                      m.layers, m.hidden, m.heads, m.kv_heads, m.ffn_hidden,
-                                      m.vocabulary, m.sequence, m.moe.experts, m.moe.top_k)),
+  // Every layer is MoE: no dense FFN is shown, the experts' own FFN is.
+  EXPECT_NE(
+      text.out.find(fmt::format("L {}, h {}, heads {} (kv {}), {} MoE layers: experts {} "
+                                "top-{}, expert ffn {}, V {}, s {}",
+                                m.layers, m.hidden, m.heads, m.kv_heads, m.layers, m.moe.experts,
+                                m.moe.top_k, m.moe.ffn_hidden, m.vocabulary, m.sequence)),
+      std::string::npos)
+      << text.out;
+}
+
+TEST(ModelShape, AModelWithDenseAndMoeLayersShowsBothFfnsAndItsSharedExpert) {
+  const auto text = invoke_cli({"simulate", "--model", "deepseek-v3", "--hardware", "h800-dgx",
+                                "-D", "16", "-E", "8", "-W", "8", "-N", "16"});
+  EXPECT_NE(text.out.find("ffn 18432, 58 MoE layers: experts 256 top-8, expert ffn 2048 + 1 "
+                          "shared of ffn 2048"),
             std::string::npos)
       << text.out;
+}
+
+TEST(ModelShape, TheTextNamesASlidingWindow) {
+  const auto text = invoke_cli(
+      {"simulate", "--model", PIPESIM_TEST_SOURCE_DIR "/tests/data/hf/mistral-7b-v0.1.json",
+       "--hardware", "h100-dgx", "--sequence", "8192", "-D", "2", "-N", "4"});
+  EXPECT_NE(text.out.find("window 4096 on 32 layers"), std::string::npos) << text.out;
 }
 
 TEST(ModelShape, TheSequenceOptionIsTheShapeReported) {

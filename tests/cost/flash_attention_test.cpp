@@ -61,6 +61,29 @@ TEST(FlashAttention, FlopsAreTheKernelsFlops) {
                    model_flops_per_iteration(m, 4).value);
 }
 
+TEST(FlashAttention, ASlidingWindowComputesOnlyThePairsInsideIt) {
+  ModelSpec m = load_model("llama3-8b");  // s = 8192
+  const double s = m.sequence, h = m.hidden;
+  const double gemm = 2.0 * s * layer_matmul_params(m);
+  const double core = 4.0 * s * s * h;
+  // A window at least the sequence changes nothing: causal, s²/2 pairs.
+  m.attention_window = 8192;
+  m.window_layers = m.layers;
+  EXPECT_DOUBLE_EQ(kernel_flops(layer_forward(m, flash(1))).value, gemm + 0.5 * core);
+  // w = s/4 on every layer: s·w − w²/2 pairs of s², 1/4 − 1/32.
+  m.attention_window = 2048;
+  const double share = 0.25 - 0.25 * 0.25 / 2;
+  EXPECT_DOUBLE_EQ(kernel_flops(layer_forward(m, flash(1))).value, gemm + share * core);
+  EXPECT_DOUBLE_EQ(kernel_flops(layer_backward_input(m, flash(1))).value,
+                   gemm + 2.5 * share * core);
+  // On half the layers (gpt-oss's alternation): the mean of the two kinds.
+  m.window_layers = m.layers / 2;
+  EXPECT_DOUBLE_EQ(kernel_flops(layer_forward(m, flash(1))).value,
+                   gemm + (0.5 * share + 0.5 * 0.5) * core);
+  // Unfused attention computes the whole square and masks it.
+  EXPECT_DOUBLE_EQ(kernel_flops(layer_forward(m, LayerConfig{})).value, gemm + core);
+}
+
 TEST(FlashAttention, TheFusedKernelsSplitOverTheTensorParallelGroup) {
   const ModelSpec m = load_model("llama3-70b");
   for (int t : {1, 2, 4, 8}) {

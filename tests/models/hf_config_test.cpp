@@ -107,6 +107,41 @@ TEST(HfConfig, Qwen2HalfBillionCountsItsQkvBiases494032768) {
   EXPECT_DOUBLE_EQ(model_params(m) - model_params(no_bias), 24.0 * (896 + 2 * 128));
 }
 
+TEST(HfConfig, SlidingWindowsAreReadPerLayerPattern) {
+  // Mistral 7B v0.1: a 4096 window on every layer.
+  const ModelSpec mistral = load_model(fixture("mistral-7b-v0.1.json"));
+  EXPECT_EQ(mistral.attention_window, 4096);
+  EXPECT_EQ(mistral.window_layers, 32);
+  // gpt-oss-120b: layer_types alternates sliding (128) and full attention.
+  const ModelSpec oss = load_model(fixture("gpt-oss-120b.json"));
+  EXPECT_EQ(oss.attention_window, 128);
+  EXPECT_EQ(oss.window_layers, 18);
+  // Qwen2 names a window but turns it off; Mixtral's is null.
+  EXPECT_EQ(load_model(fixture("qwen2-0.5b.json")).attention_window, 0);
+  EXPECT_EQ(load_model(fixture("mixtral-8x7b-v0.1.json")).attention_window, 0);
+  // Turned on, Qwen's window covers the layers from max_window_layers on.
+  nlohmann::json qwen = fixture_json("qwen2-0.5b.json");
+  qwen["use_sliding_window"] = true;
+  qwen["sliding_window"] = 4096;
+  qwen["max_window_layers"] = 16;
+  const ModelSpec on = parse_hf_config(qwen.dump(), "x.json", "x");
+  EXPECT_EQ(on.attention_window, 4096);
+  EXPECT_EQ(on.window_layers, 24 - 16);
+}
+
+TEST(HfConfig, BadLayerTypesAreNamed) {
+  nlohmann::json oss = fixture_json("gpt-oss-120b.json");
+  oss["layer_types"] = {"full_attention", "chunked_attention"};
+  EXPECT_EQ(error_of([&] { parse_hf_config(oss.dump(), "x.json", "x"); }),
+            "x.json: layer_types: must list num_hidden_layers = 36 entries, each "
+            "'full_attention' or 'sliding_attention'");
+  oss = fixture_json("gpt-oss-120b.json");
+  oss.erase("sliding_window");
+  EXPECT_EQ(error_of([&] { parse_hf_config(oss.dump(), "x.json", "x"); }),
+            "x.json: sliding_window: required by layer_types' sliding_attention layers: an "
+            "integer >= 1");
+}
+
 TEST(HfConfig, GptNeox20bHas20554567680WithAnUntiedHead) {
   const ModelSpec m = load_model(fixture("gpt-neox-20b.json"));
   const double h = 6144, V = 50432;

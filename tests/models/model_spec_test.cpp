@@ -124,6 +124,21 @@ TEST(ModelSpec, BadDocumentsNameTheField) {
   expect_error(replace(kValid, "precision: bf16", "precision: fp4"), "precision");
   expect_error(replace(kValid, "heads: 4", "heads: 5"), "heads");  // 64 % 5 ≠ 0
   expect_error(replace(kValid, "tied_embeddings: true", "tied_embeddings: 3"), "tied_embeddings");
+  expect_error(replace(kValid, "layers: 4", "layers: 4\nattention_window: 0"), "attention_window");
+  expect_error(replace(kValid, "layers: 4", "layers: 4\nwindow_layers: 2"), "window_layers");
+  expect_error(replace(kValid, "layers: 4", "layers: 4\nattention_window: 8\nwindow_layers: 5"),
+               "window_layers");
+}
+
+TEST(ModelSpec, AnAttentionWindowCoversEveryLayerUnlessTold) {
+  const ModelSpec all =
+      parse_model(replace(kValid, "layers: 4", "layers: 4\nattention_window: 8"), "tiny.yaml");
+  EXPECT_EQ(all.attention_window, 8);
+  EXPECT_EQ(all.window_layers, 4);
+  const ModelSpec half =
+      parse_model(replace(kValid, "layers: 4", "layers: 4\nattention_window: 8\nwindow_layers: 2"),
+                  "tiny.yaml");
+  EXPECT_EQ(half.window_layers, 2);
 }
 
 using test_support::error_of;

@@ -333,6 +333,42 @@ class CommandsTest(unittest.TestCase):
                    for r in s["rows"]}
         self.assertIn((2, 8, 2), degrees)
 
+    def test_search_takes_a_config_json_and_simulate_options(self):
+        config = os.path.join(os.path.dirname(os.environ["PIPESIM_SCHEMA"]), "..", "..",
+                              "tests", "data", "hf", "qwen3-0.6b.json")
+        args = ["--model", config, "--hardware", "h100-dgx", "--gpus", "8", "--mini-batch", "16",
+                "--schedule", "1f1b", "--sequence", "2048", "--precision", "bf16", "--jobs", "2"]
+        s = pipesim.search(config, "h100-dgx", gpus=8, mini_batch=16, schedules="1f1b",
+                           sequence=2048, precision="bf16", jobs=2)
+        with tempfile.TemporaryDirectory() as tmp:
+            every = os.path.join(tmp, "all.csv")
+            cli_ok("search", *args, "--all", "-o", every)
+            with open(every, encoding="utf-8") as f:
+                self.assertEqual(s["rows"], csv_rows(f.read()))
+        self.assertTrue(s["winners"])
+        self.assertEqual({r["model_sequence"] for r in s["rows"] if r["status"] == "ok"}, {2048})
+        # An option search chooses itself is refused by name.
+        with self.assertRaisesRegex(ValueError, r"stages"):
+            pipesim.search(config, "h100-dgx", gpus=8, mini_batch=16, sequence=2048, stages=2)
+
+    def test_megatron_names_are_keywords(self):
+        ours = pipesim.simulate(model="llama3-8b", hardware="h100-dgx", tensor_parallel=2,
+                                stages=2, micro_batches=4)
+        theirs = pipesim.simulate(model="llama3-8b", hardware="h100-dgx",
+                                  tensor_model_parallel_size=2,
+                                  pipeline_model_parallel_size=2, micro_batches=4)
+        self.assertEqual(ours, theirs)
+        # The same option under both names agrees, or is refused naming both.
+        self.assertEqual(pipesim.simulate(model="llama3-8b", hardware="h100-dgx", stages=2,
+                                          pipeline_model_parallel_size=2, tensor_parallel=2,
+                                          micro_batches=4), ours)
+        with self.assertRaisesRegex(ValueError, r"stages=2 and pipeline_model_parallel_size=4"):
+            pipesim.simulate(model="llama3-8b", hardware="h100-dgx", stages=2,
+                             pipeline_model_parallel_size=4)
+        rows = pipesim.sweep(model="llama3-8b", hardware="h100-dgx",
+                             tensor_model_parallel_size=[1, 2], stages=2, micro_batches=4)
+        self.assertEqual([r["tensor_parallel"] for r in rows], [1, 2])
+
     def test_search_errors_name_the_keyword(self):
         with self.assertRaisesRegex(ValueError, r"^search\(\): gpus=: "):
             pipesim.search("gpt2-1.3b", "p100-daint", gpus=0, mini_batch=32)

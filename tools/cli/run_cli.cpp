@@ -81,6 +81,16 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
   std::vector<std::string> joined;
   std::vector<char*> words;
   for (int i = 0; i < argc; ++i) {
+    // `--overlap-p2p=` would read as a bare switch (on); an empty value is a mistake for
+    // every option, so it is refused before CLI11 sees it.
+    if (const std::string_view word = argv[i];
+        word.starts_with("--") && word.size() > 3 && word.ends_with('=')) {
+      err << kErrorPrefix
+          << fmt::format("command line: {}: '=' with no value; give one (on|off for a switch)",
+                         word.substr(0, word.size() - 1))
+          << "\n";
+      return 2;
+    }
     if (std::string_view(argv[i]) == "--megatron-args" && i + 1 < argc) {
       joined.push_back(std::string("--megatron-args=") + argv[++i]);
     } else {

@@ -89,8 +89,13 @@ struct LayerShape {
   //! c: context parallelism, `seq` is this GPU's 1/c of the sequence and its queries attend
   //! to the keys and values of all c·seq positions (ring attention, load-balanced causal).
   std::int64_t context_parallel = 1;
-  bool flash = false;         //!< FlashAttention core instead of unfused QKᵀ/softmax/AV
-  bool causal = true;         //!< causal mask (flash skips masked blocks)
+  bool flash = false;  //!< FlashAttention core instead of unfused QKᵀ/softmax/AV
+  bool causal = true;  //!< causal mask (flash skips masked blocks)
+  //! Sliding window (causal only): a query attends to at most this many positions on a share
+  //! `window_share` of the layers; the layer is priced at their mean (flash skips the blocks
+  //! outside the window). 0: none.
+  std::int64_t attention_window = 0;
+  double window_share = 0.0;
   std::int64_t head_dim = 0;  //!< d; 0 = h / a
   bool qk_norm = false;       //!< a norm over each head's query and key (Qwen3)
   // Multi-head latent attention (kv_lora_rank > 0) instead of the fused QKV.
@@ -254,6 +259,16 @@ inline LayerKernel plain_gemm(const char* name, std::int64_t m, std::int64_t n, 
   return g;
 }
 
+// The share of a layer's query-key pairs attention computes: 1 unmasked, 1/2 causal (s²/2 of
+// s² for large s); a causal window w over s keys leaves s·w − w²/2 pairs, w/s − (w/s)²/2,
+// averaged with the full layers by the windowed share.
+inline double attended_share(const LayerShape& shape, std::int64_t keys) {
+  if (!shape.causal) return 1.0;
+  if (shape.attention_window <= 0 || shape.attention_window >= keys) return 0.5;
+  const double w = static_cast<double>(shape.attention_window) / static_cast<double>(keys);
+  return shape.window_share * (w - 0.5 * w * w) + (1.0 - shape.window_share) * 0.5;
+}
+
 // The sizes one GPU works with, derived once from a LayerShape.
 struct LayerDims {
   std::int64_t t, b, s, h, a, kv, d, bs, e, at, rows;
@@ -288,7 +303,7 @@ inline LayerDims dims(const LayerShape& shape) {
   x.norm = shape.rmsnorm ? MemoryOp::rmsnorm : MemoryOp::layernorm;
   x.norm_bwd = shape.rmsnorm ? MemoryOp::rmsnorm_backward : MemoryOp::layernorm_backward;
   x.add = shape.dropout ? MemoryOp::dropout_residual : MemoryOp::residual;
-  x.causal = shape.causal ? 0.5 : 1.0;
+  x.causal = attended_share(shape, x.skv);
   x.mla = shape.kv_lora_rank > 0;
   if (x.mla) {
     x.dqk = shape.qk_nope_head_dim + shape.qk_rope_head_dim;

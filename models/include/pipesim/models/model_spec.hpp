@@ -110,8 +110,13 @@ struct ModelSpec {
   //! A head dimension other than hidden / heads (Qwen3, gpt-oss, Nemotron); 0: hidden / heads.
   int explicit_head_dim = 0;
   bool qk_norm = false;  //!< a norm over each head's query and key (Qwen3): 2·head_dim weights
-  MoeSpec moe;           //!< experts > 0: a mixture-of-experts model
-  MlaSpec mla;           //!< kv_lora_rank > 0: multi-head latent attention
+  //! Sliding-window attention (Mistral's sliding_window, gpt-oss's sliding_attention layers): on
+  //! `window_layers` of the layers a query attends to at most `attention_window` positions,
+  //! itself included; 0: full causal attention on every layer.
+  int attention_window = 0;
+  int window_layers = 0;
+  MoeSpec moe;  //!< experts > 0: a mixture-of-experts model
+  MlaSpec mla;  //!< kv_lora_rank > 0: multi-head latent attention
   //! Multi-token prediction modules (DeepSeek-V3 §2.2), each one more layer after the last;
   //! counted apart from the model (mtp_params), as the report counts them.
   int mtp_layers = 0;
