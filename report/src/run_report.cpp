@@ -67,6 +67,8 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["sequence_parallel"] = setup.sequence_parallel;
   j["tp_comm_overlap"] = setup.tp_comm_overlap;
   j["distributed_optimizer"] = setup.distributed_optimizer;
+  j["data_parallel_sharding"] = std::string(
+      scenario::name_of(scenario::kDataParallelShardingNames, cost::sharding_of(setup)));
   j["grad_bucket_bytes"] = static_cast<std::int64_t>(setup.grad_bucket_bytes);  // whole bytes
   j["overlap_grad_reduce"] = setup.overlap_grad_reduce;
   j["overlap_param_gather"] = setup.overlap_param_gather;
