@@ -49,14 +49,14 @@ TEST(ShardingCli, BadValuesAndContradictionsAreRefusedNamingTheField) {
   const auto bad = invoke_cli({"simulate", "--model", "llama3-8b", "--hardware", "h100-dgx",
                                "--data-parallel-sharding", "zero3"});
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("data_parallel_sharding"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--data-parallel-sharding"), std::string::npos) << bad.err;
   for (const char* allowed : {"none", "optimizer", "gradients", "params"})
     EXPECT_NE(bad.err.find(allowed), std::string::npos) << bad.err;
   const auto both =
       invoke_cli({"simulate", "--model", "llama3-8b", "--hardware", "h100-dgx", "-W", "2",
                   "--data-parallel-sharding", "none", "--distributed-optimizer", "on"});
   EXPECT_EQ(both.code, 2);
-  EXPECT_NE(both.err.find("data_parallel_sharding"), std::string::npos) << both.err;
+  EXPECT_NE(both.err.find("--data-parallel-sharding"), std::string::npos) << both.err;
   EXPECT_NE(both.err.find("distributed_optimizer"), std::string::npos) << both.err;
   // Unit-cost mode has no data parallelism to shard.
   EXPECT_EQ(invoke_cli({"simulate", "--data-parallel-sharding", "params"}).code, 2);
