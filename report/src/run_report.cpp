@@ -329,7 +329,7 @@ std::string to_text(const Scenario& spec, const Result& run) {
                        run.schedule.micro_batches, setup.data_parallel);
     out += fmt::format(
         "options          recompute={} partition={} placement={} grad-sync={} "
-        "overlap-p2p={}{}\n",
+        "overlap-p2p={}{}{}\n",
         scenario::name_of(scenario::kRecomputeNames, scenario::recompute_used(spec, run.schedule)),
         scenario::name_of(scenario::kPartitionNames, setup.partition),
         scenario::name_of(scenario::kPlacementNames, setup.placement),
@@ -338,6 +338,11 @@ std::string to_text(const Scenario& spec, const Result& run) {
         run.schedule.asynchronous
             ? fmt::format(" epoch-drain={}",
                           scenario::name_of(scenario::kOnOffNames, run.schedule.drains_each_run))
+            : std::string(),
+        cost::sharding_of(setup) != cost::DataParallelSharding::None
+            ? fmt::format(
+                  " data-parallel-sharding={}",
+                  scenario::name_of(scenario::kDataParallelShardingNames, cost::sharding_of(setup)))
             : std::string());
     out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
                        p.tokens_per_second);

@@ -62,7 +62,7 @@ TEST(ShardingCli, BadValuesAndContradictionsAreRefusedNamingTheField) {
   EXPECT_EQ(invoke_cli({"simulate", "--data-parallel-sharding", "params"}).code, 2);
 }
 
-TEST(ShardingCli, TheCsvHasItsColumn) {
+TEST(ShardingCli, TheCsvHasItsColumnAndTheTextItsOption) {
   const auto csv =
       invoke_cli({"simulate", "--model", "llama3-8b", "--hardware", "h100-dgx", "-D", "2", "-W",
                   "4", "--data-parallel-sharding", "gradients", "--format", "csv"});
@@ -70,6 +70,9 @@ TEST(ShardingCli, TheCsvHasItsColumn) {
   const std::string header = csv.out.substr(0, csv.out.find('\n'));
   EXPECT_NE(header.find(",distributed_optimizer,data_parallel_sharding,"), std::string::npos);
   EXPECT_NE(csv.out.find(",gradients,"), std::string::npos);
+  const auto text = invoke_cli({"simulate", "--model", "llama3-8b", "--hardware", "h100-dgx", "-D",
+                                "2", "-W", "4", "--data-parallel-sharding", "gradients"});
+  EXPECT_NE(text.out.find(" data-parallel-sharding=gradients\n"), std::string::npos) << text.out;
 }
 
 TEST(ShardingCli, MegatronFsdpArgumentsShardAndAreListedAsUsed) {

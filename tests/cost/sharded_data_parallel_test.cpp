@@ -194,6 +194,21 @@ TEST(ShardedDataParallel, OnlyWhatTheComputeBesideItDoesNotHideIsCharged) {
                    ring(kW, 1e-5, 1e9, 2 * kV * kH));
 }
 
+TEST(ShardedDataParallel, TheChargedPartFollowsItsOpAsItsCollectiveTask) {
+  // T = 1: nothing but sharding gives the ops collectives, and the lowering adds their tasks.
+  const Units slow(1e-5, 1e9, DataParallelSharding::Params);
+  const sim::OpCollectives lowering = slow.costs.lowering();
+  EXPECT_FALSE(lowering.carries.empty());
+  EXPECT_FALSE(lowering.overlap);  // after the op, on its stream: exposed time
+  const StageCompute& c = slow.costs.compute();
+  for (const OpKind k : {OpKind::Forward, OpKind::Backward}) {
+    EXPECT_GT(c.collective_time(0, k).total().value, 0.0);
+    EXPECT_DOUBLE_EQ(c.alone(0, k), c.kernels(0, k) + c.collective_time(0, k).total().value);
+  }
+  const Units none(1e-5, 1e9, DataParallelSharding::Optimizer);
+  EXPECT_TRUE(none.costs.lowering().carries.empty());
+}
+
 TEST(ShardedDataParallel, TheStageSyncKeepsWhatTheOpsDoNotMove) {
   const sim::Schedule s = one_f_one_b(1, 4);
   const sim::TaskGraph g = sim::build_task_graph(s);
