@@ -25,9 +25,10 @@
 // backward reduce-scatters, nothing is gathered per unit (the updated parameters' all-gather
 // after the step stays, as with the distributed optimizer). With pipeline parallelism every
 // micro-batch's forward and backward does this (torch FSDP2's reshard_after_forward=True and
-// Megatron-FSDP per micro-batch); torchtitan's default with PP keeps the parameters unsharded
-// across micro-batches instead (reshard_after_forward_policy "default"), which saves the
-// traffic and loses the parameters' sharding: not modelled.
+// Megatron-FSDP per micro-batch). torchtitan's default with PP does not reshard after the
+// forward (reshard_after_forward_policy "default": reshard_after_forward = not pp_enabled,
+// "to avoid per-microbatch all-gathers"), so a stage's backward does not gather again and
+// its parameters stay unsharded while micro-batches are in flight: not modelled.
 //
 //  [R20]   Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter
 //          Models", SC'20, §5 (Pos, Pos+g, Pos+g+p: 4Ψ + 12Ψ/Nd, 2Ψ + 14Ψ/Nd, 16Ψ/Nd).
