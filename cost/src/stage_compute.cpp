@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <utility>
 
 #include "pipesim/cost/context_parallel.hpp"
@@ -58,7 +59,7 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
                            const std::vector<models::StageLayers>& partition,
                            models::Recompute recompute, const std::vector<double>& params,
                            const std::vector<double>& shards, const ParamBytes& bytes,
-                           const ExpertLayout& experts)
+                           const ExpertLayout& experts, const std::vector<ShardGroup>& groups)
     // An op's collectives run as one Collective task, after it or beside it: beside with the TP
     // overlap; with the MoE all-to-all overlap the task holds the exchange alone, beside, and
     // the TP and CP collectives join the op's kernels (with_own_collectives).
@@ -161,6 +162,12 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     }
     return fastest;
   };
+  // Sharded data parallelism's gathers and reduce-scatters, unit by unit
+  // (sharded_data_parallel.hpp): per op kind whether it gathers and whether it reduces.
+  const DataParallelSharding level = sharding_of(setup);
+  PerKind<bool> gathers{}, reduces{};
+  gathers[kF] = gathers[kB] = gathers[kI] = gathers_per_op(level);
+  reduces[kB] = reduces[kW] = reduces_per_backward(level);
   const size_t stages = partition.size();
   kernels_.resize(stages);
   collectives_.resize(stages);
@@ -234,7 +241,8 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       std::vector<OpCollective> all;
       hardware::CommTime own, exchange;
     };
-    const auto op_comm = [&](double tp_points, double moe_count, double ring_f, double ring_b) {
+    const auto op_comm = [&](double tp_points, double moe_count, double ring_f, double ring_b,
+                             const std::vector<OpCollective>& units) {
       const std::vector<OpCollective> tp = tp_collectives(model_, cfg, tp_points);
       const std::vector<OpCollective> exchange =
           experts.layer_collectives(hw_, model_, cfg, moe_count);
@@ -246,13 +254,56 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       OpComm c{tp, {}, collectives_time(hw_, exchange)};
       c.all.insert(c.all.end(), exchange.begin(), exchange.end());
       c.all.insert(c.all.end(), rings.begin(), rings.end());
+      c.all.insert(c.all.end(), units.begin(), units.end());
       std::vector<OpCollective> own = tp;
       own.insert(own.end(), rings.begin(), rings.end());
+      own.insert(own.end(), units.begin(), units.end());
       c.own = collectives_time(hw_, own);
       return c;
     };
+    // The units of a stage in the order an op of kind p computes them (the embedding, the
+    // layers, the head; backwards in reverse), each with its share of the op's kernels
+    // (`extra`: a folded recomputation's, per layer).
+    const auto units_of = [&](size_t p, const PerKind<double>& extra) {
+      std::vector<ShardUnit> units;
+      if (groups.empty() || !(gathers[p] || reduces[p])) return units;
+      if (part.embedding) {
+        units.push_back({models::embedding_params_per_gpu(model_, cfg.tensor_parallel), 0.0,
+                         p == kF   ? compute_time(models::embedding_forward(model_, cfg))
+                         : p == kI ? 0.0
+                                   : compute_time(models::embedding_backward_weight(model_, cfg))});
+      }
+      for (int l = part.first_layer; l < part.first_layer + part.layers; ++l) {
+        const models::LayerKind kind = models::layer_kind(model_, l);
+        const models::GpuLayerParameters lp = models::layer_params_per_gpu(model_, cfg, kind);
+        const Layer& ly = kind == models::LayerKind::Moe ? expert : dense;
+        const double c = p == kB ? ly.k[kI] + ly.k[kW] : ly.k[p];
+        units.push_back({lp.dense, lp.expert, c + extra[p]});
+      }
+      if (part.head) {
+        const double heads = 1.0 + model_.mtp_layers;
+        const double f = compute_time(models::head_forward(model_, cfg));
+        const double i = compute_time(models::head_backward_input(model_, cfg));
+        const double w = compute_time(models::head_backward_weight(model_, cfg));
+        units.push_back({params[s] - std::accumulate(units.begin(), units.end(), 0.0,
+                                                     [](double a, const ShardUnit& u) {
+                                                       return a + u.params + u.expert_params;
+                                                     }),
+                         0.0,
+                         heads * (p == kF   ? f
+                                  : p == kI ? i
+                                  : p == kW ? w
+                                            : i + w)});
+      }
+      if (p != kF) std::reverse(units.begin(), units.end());
+      return units;
+    };
+    const auto sharded = [&](size_t p, const PerKind<double>& extra) {
+      return unit_collectives(hw_, bytes, groups[s], units_of(p, extra), gathers[p], reduces[p]);
+    };
     const auto part_alone = [&](size_t p) {
-      const OpComm c = op_comm(points[p], expert_layers[p], rings_f[p], rings_b[p]);
+      const OpComm c = op_comm(points[p], expert_layers[p], rings_f[p], rings_b[p],
+                               sharded(p, PerKind<double>{}));
       return alone_of(k[p], collectives_time(hw_, c.all).total().value, c.own.total().value,
                       c.exchange.total().value);
     };
@@ -273,8 +324,12 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     // A whole backward issues each layer's input- and weight-gradient kernels together.
     ops[kB] = k[kI] + k[kW] + extra - stall[kI] - stall[kW] + stall[kB];
     ops[kI] = k[kI] + extra;
+    // A folded recomputation runs layer by layer inside the backward: its share per unit.
+    PerKind<double> folded{};
+    folded[kI] = folded[kB] = L > 0 ? extra / L : 0.0;
     for (size_t kind = 0; kind < sim::kNumComputeKinds; ++kind) {
-      OpComm c = op_comm(op_points[kind], op_experts[kind], op_f[kind], op_b[kind]);
+      OpComm c =
+          op_comm(op_points[kind], op_experts[kind], op_f[kind], op_b[kind], sharded(kind, folded));
       collectives_[s][kind] = std::move(c.all);
       collective_time_[s][kind] = collectives_time(hw_, collectives_[s][kind]);
       exchange_time_[s][kind] = c.exchange;

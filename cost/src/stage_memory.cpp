@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "pipesim/cost/sharded_data_parallel.hpp"
+
 namespace pipesim::cost {
 
 namespace {
@@ -15,6 +17,29 @@ double over_layers(const models::ModelSpec& model, const models::StageLayers& pa
     (models::layer_kind(model, l) == models::LayerKind::Moe ? moe : dense) += 1;
   return (dense > 0 ? dense * per_layer(models::LayerKind::Dense) : 0.0) +
          (moe > 0 ? moe * per_layer(models::LayerKind::Moe) : 0.0);
+}
+
+// The head's parameters on a stage that holds it: a tied head on its own stage keeps a copy of
+// the embedding, as Megatron-LM does.
+double head_params(const models::ModelSpec& model, const models::StageLayers& part, int t) {
+  double p = models::head_params_per_gpu(model, t);
+  if (model.tied_embeddings && !part.embedding)
+    p += static_cast<double>(model.vocabulary) * model.hidden / t;
+  return p;
+}
+
+// The largest unit sharded data parallelism gathers at once on the stage: a layer of each kind
+// it holds, the embedding, the head.
+double largest_unit(const models::ModelSpec& model, const models::StageLayers& part,
+                    const models::LayerConfig& cfg) {
+  double unit = 0.0;
+  for (int l = part.first_layer; l < part.first_layer + part.layers; ++l)
+    unit = std::max(unit,
+                    models::layer_params_per_gpu(model, cfg, models::layer_kind(model, l)).total());
+  if (part.embedding)
+    unit = std::max(unit, models::embedding_params_per_gpu(model, cfg.tensor_parallel));
+  if (part.head) unit = std::max(unit, head_params(model, part, cfg.tensor_parallel));
+  return unit;
 }
 
 }  // namespace
@@ -30,12 +55,7 @@ std::vector<double> stage_params(const models::ModelSpec& model,
       return models::layer_params_per_gpu(model, cfg, k).total();
     });
     if (part.embedding) p += models::embedding_params_per_gpu(model, t);
-    if (part.head) {
-      p += models::head_params_per_gpu(model, t);
-      if (model.tied_embeddings && !part.embedding) {
-        p += static_cast<double>(model.vocabulary) * model.hidden / t;
-      }
-    }
+    if (part.head) p += head_params(model, part, t);
     params.push_back(p);
   }
   return params;
@@ -54,17 +74,27 @@ std::vector<double> stage_expert_params(const models::ModelSpec& model,
   return params;
 }
 
-std::vector<double> optimizer_shards(const sim::Schedule& schedule, const TrainingSetup& setup,
-                                     const std::vector<double>& params,
-                                     const std::vector<double>& expert_params, int expert_dp) {
+std::vector<std::vector<int>> stage_holders(const sim::Schedule& schedule) {
   const auto stages = static_cast<size_t>(schedule.virtual_stages);
   std::vector<std::set<int>> holders(stages);
   for (int p = 0; p < schedule.pipelines; ++p) {
     for (size_t s = 0; s < stages; ++s)
       holders[s].insert(schedule.stage_worker[static_cast<size_t>(p)][s]);
   }
+  std::vector<std::vector<int>> out;
+  out.reserve(stages);
+  for (const std::set<int>& h : holders)
+    out.emplace_back(h.begin(), h.end());
+  return out;
+}
+
+std::vector<double> optimizer_shards(const sim::Schedule& schedule, const TrainingSetup& setup,
+                                     const std::vector<double>& params,
+                                     const std::vector<double>& expert_params, int expert_dp) {
+  const std::vector<std::vector<int>> holders = stage_holders(schedule);
+  const size_t stages = holders.size();
   std::vector<double> shards(stages, 1.0);
-  if (!setup.distributed_optimizer) return shards;
+  if (sharding_of(setup) == DataParallelSharding::None) return shards;
   for (size_t s = 0; s < stages; ++s) {
     const double holders_s = static_cast<double>(holders[s].size());
     // Megatron shards over the data × context group.
@@ -91,6 +121,7 @@ std::vector<sim::StageMemory> stage_memory(const models::ModelSpec& model,
       return models::layer_activation_bytes(model, cfg, r, k).value;
     };
   };
+  const DataParallelSharding level = sharding_of(setup);
   std::vector<sim::StageMemory> memory(partition.size());
   for (size_t s = 0; s < partition.size(); ++s) {
     const models::StageLayers& part = partition[s];
@@ -125,9 +156,15 @@ std::vector<sim::StageMemory> stage_memory(const models::ModelSpec& model,
     double unquantized = 0.0;
     if (part.embedding) unquantized += models::embedding_params_per_gpu(model, cfg.tensor_parallel);
     if (part.head) unquantized += models::head_params_per_gpu(model, cfg.tensor_parallel);
-    m.weights = params[s] * bytes.weights - unquantized * (bytes.weights - bytes.gathered);
-    m.gradients = params[s] * bytes.gradients;
+    // Sharded data parallelism (sharded_data_parallel.hpp): the gradients and the parameters
+    // over the optimizer's shards too, and the units held unsharded while the stage computes.
+    const double grad_shards = reduces_per_backward(level) ? shards[s] : 1.0;
+    const double param_shards = gathers_per_op(level) ? shards[s] : 1.0;
+    m.weights =
+        (params[s] * bytes.weights - unquantized * (bytes.weights - bytes.gathered)) / param_shards;
+    m.gradients = params[s] * bytes.gradients / grad_shards;
     m.optimizer = params[s] * bytes.optimizer / shards[s];
+    workspace += transient_unit_bytes(level, largest_unit(model, part, cfg), bytes);
     m.activations = activations;
     m.recompute = restored;
     m.workspace = workspace;

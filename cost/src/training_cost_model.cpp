@@ -125,6 +125,23 @@ std::vector<sim::StageMemory> with_offload(std::vector<sim::StageMemory> stages,
   return stages;
 }
 
+// The groups sharded data parallelism gathers and reduce-scatters each stage's units over, as
+// the stage's gradient sync reduces (flow): its holders in one replica × W·C ranks, the routed
+// experts over holders × the expert data-parallel group. None without per-op traffic.
+std::vector<ShardGroup> shard_groups(const sim::Schedule& schedule, const TrainingSetup& setup,
+                                     const Topology& topology, const ExpertLayout& experts) {
+  const DataParallelSharding level = sharding_of(setup);
+  std::vector<ShardGroup> groups;
+  if (!reduces_per_backward(level) && !gathers_per_op(level)) return groups;
+  for (const std::vector<int>& holders : stage_holders(schedule)) {
+    const int n = static_cast<int>(holders.size());
+    groups.push_back({n * setup.data_parallel * setup.context_parallel,
+                      topology.nodes_spanned(holders), n * experts.expert_data_parallel(),
+                      experts.edp_nodes(holders)});
+  }
+  return groups;
+}
+
 }  // namespace
 
 TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
@@ -148,9 +165,10 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
                                           param_bytes_, recompute_mode(schedule, setup_)),
                        setup_, hw_),
           schedule, setup_, stage_params_, param_bytes_)),
-      compute_(rank_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
-               stage_params_, shards_, param_bytes_, experts_),
       topology_(hw_, job_placement(hw_, setup_, schedule.workers)),
+      compute_(rank_, hw_, setup_, schedule, partition_, recompute_mode(schedule, setup_),
+               stage_params_, shards_, param_bytes_, experts_,
+               shard_groups(schedule, setup_, topology_, experts_)),
       message_bytes_(models::p2p_message_bytes(rank_, layer_config(setup_)).value),
       step_sync_(schedule.global_step_sync ? step_sync_time(hw_, gpus_) : 0.0) {}
 
@@ -241,11 +259,16 @@ sim::Flow TrainingCostModel::flow(const sim::TaskGraph& graph, sim::TaskId id) c
                         ? 1
                         : gradient_buckets(setup_, param_bytes_, stage_params_[s]);
       const double share = t.part != sim::SyncPart::Whole && t.micro_batch >= 0 ? 1.0 / k : 1.0;
+      const DataParallelSharding level = *setup_.data_parallel_sharding;
       const auto part = [&](double params, int r, int nodes) {
         switch (t.part) {
           case sim::SyncPart::Gradients:
+            // Sharded gradients were reduce-scattered by each backward.
+            if (reduces_per_backward(level)) return hardware::CommTime{};
             return gradient_reduce_time(hw_, setup_, param_bytes_, params * share, r, nodes);
           case sim::SyncPart::Parameters: {
+            // Sharded parameters are gathered by each op.
+            if (gathers_per_op(level)) return hardware::CommTime{};
             hardware::CommTime c = param_gather_time(hw_, param_bytes_, params * share, r, nodes);
             if (t.micro_batch < 0) c.latency = c.latency * static_cast<double>(k);
             return c;

@@ -91,10 +91,24 @@ MoeDispatcher dispatcher_of(const TrainingSetup& s) {
   return s.moe_dispatcher;
 }
 
+DataParallelSharding sharding_of(const TrainingSetup& s) {
+  if (!s.data_parallel_sharding) {
+    return s.distributed_optimizer ? DataParallelSharding::Optimizer : DataParallelSharding::None;
+  }
+  if (*s.data_parallel_sharding == DataParallelSharding::None && s.distributed_optimizer) {
+    fail("data_parallel_sharding",
+         "none contradicts distributed_optimizer on (which shards the optimizer state); give "
+         "one of them, or data_parallel_sharding optimizer, gradients or params");
+  }
+  return *s.data_parallel_sharding;
+}
+
 TrainingSetup resolved_setup(TrainingSetup s, const models::ModelSpec& m) {
   if (!s.attention) s.attention = m.attention;
   s.moe_dispatcher = dispatcher_of(s);
   s.moe_token_dispatcher_type.reset();
+  s.data_parallel_sharding = sharding_of(s);
+  s.distributed_optimizer = *s.data_parallel_sharding != DataParallelSharding::None;
   return s;
 }
 

@@ -6,6 +6,7 @@
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/expert_parallel.hpp"
+#include "pipesim/cost/sharded_data_parallel.hpp"
 #include "pipesim/cost/stage_memory.hpp"
 #include "pipesim/cost/static_memory.hpp"
 #include "pipesim/cost/training_setup.hpp"
@@ -123,14 +124,18 @@ std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario&
   const std::vector<models::StageLayers> partition = models::partition_layers(
       rank, schedule.virtual_stages, setup.partition, setup.micro_batch_size);
   const std::vector<double> params = cost::stage_params(rank, partition, cost::layer_config(setup));
-  // Unsharded: the distributed optimizer's state is left out below instead.
+  // Unsharded: whatever the data-parallel ranks shard is left out below instead.
   const std::vector<double> shards(params.size(), 1.0);
   std::vector<sim::StageMemory> memory = cost::stage_memory(
       rank, setup, partition, params, shards, cost::setup_param_bytes(trained.precision, setup),
       scenario::recompute_used(s, schedule));
-  if (setup.distributed_optimizer) {
-    for (sim::StageMemory& m : memory)
-      m.optimizer = 0.0;
+  // What the data-parallel ranks shard is left out too (a lower bound for any W); the units
+  // held unsharded stay in the workspace.
+  const cost::DataParallelSharding level = cost::sharding_of(setup);
+  for (sim::StageMemory& m : memory) {
+    if (level != cost::DataParallelSharding::None) m.optimizer = 0.0;
+    if (cost::reduces_per_backward(level)) m.gradients = 0.0;
+    if (cost::gathers_per_op(level)) m.weights = 0.0;
   }
   return memory;
 }

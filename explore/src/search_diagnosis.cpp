@@ -74,9 +74,16 @@ std::string binding_limit(const std::vector<Candidate>& candidates,
   if (closest < candidates.size()) {
     // Memory binds: the rules let these through (as far as they were checked) and memory not.
     std::string vary = "vary: more GPUs";
-    const auto sharded = request.fixed.find("distributed_optimizer");
-    if (sharded == request.fixed.end() || sharded->second != "on") {
+    const auto given = [&](const char* option) {
+      const auto it = request.fixed.find(option);
+      return it == request.fixed.end() ? std::string() : it->second;
+    };
+    const std::string sharding = given("data_parallel_sharding");
+    if (given("distributed_optimizer") != "on" && sharding.empty()) {
       vary += ", distributed_optimizer on (the optimizer state sharded over W)";
+    }
+    if (sharding != "params") {
+      vary += ", data_parallel_sharding params (parameters and gradients sharded over W too)";
     }
     if (request.limits.experts > 0 && !request.expert_parallel.empty()) {
       vary += fmt::format(", expert_parallel up to the {} experts", request.limits.experts);

@@ -84,7 +84,7 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
   const double bytes_per_param = fixed.bytes_per_param > 0
                                      ? fixed.bytes_per_param
                                      : cost::setup_param_bytes(trained.precision, fixed).total();
-  if (!fixed.distributed_optimizer) {
+  if (cost::sharding_of(fixed) == cost::DataParallelSharding::None) {
     limits.static_bytes = models::model_params(trained) * bytes_per_param;
     limits.static_bytes_per_gpu = [model, fixed, bytes_per_param](const Parallelism& x) {
       const cost::TrainingSetup setup = setup_of(fixed, *model, x);

@@ -78,6 +78,8 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["sequence_parallel"] = setup.sequence_parallel;
   j["tp_comm_overlap"] = setup.tp_comm_overlap;
   j["distributed_optimizer"] = setup.distributed_optimizer;
+  j["data_parallel_sharding"] = std::string(
+      scenario::name_of(scenario::kDataParallelShardingNames, cost::sharding_of(setup)));
   j["grad_bucket_bytes"] = static_cast<std::int64_t>(setup.grad_bucket_bytes);  // whole bytes
   j["overlap_grad_reduce"] = setup.overlap_grad_reduce;
   j["overlap_param_gather"] = setup.overlap_param_gather;
@@ -338,7 +340,7 @@ std::string to_text(const Scenario& spec, const Result& run) {
                        run.schedule.micro_batches, setup.data_parallel);
     out += fmt::format(
         "options          recompute={} partition={} placement={} grad-sync={} "
-        "overlap-p2p={}{}\n",
+        "overlap-p2p={}{}{}\n",
         scenario::name_of(scenario::kRecomputeNames, scenario::recompute_used(spec, run.schedule)),
         scenario::name_of(scenario::kPartitionNames, setup.partition),
         scenario::name_of(scenario::kPlacementNames, setup.placement),
@@ -347,6 +349,11 @@ std::string to_text(const Scenario& spec, const Result& run) {
         run.schedule.asynchronous
             ? fmt::format(" epoch-drain={}",
                           scenario::name_of(scenario::kOnOffNames, run.schedule.drains_each_run))
+            : std::string(),
+        cost::sharding_of(setup) != cost::DataParallelSharding::None
+            ? fmt::format(
+                  " data-parallel-sharding={}",
+                  scenario::name_of(scenario::kDataParallelShardingNames, cost::sharding_of(setup)))
             : std::string());
     out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
                        p.tokens_per_second);

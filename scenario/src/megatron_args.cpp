@@ -353,6 +353,20 @@ class Mapper {
       const std::string b = choice(a, {"auto", "flash", "fused", "unfused", "local"}, src);
       set("attention", b == "unfused" || b == "local" ? "standard" : "flash", n);
       run_.shape[n] = b;
+    } else if (n == "data_parallel_sharding_strategy") {
+      sharding_strategy_ =
+          choice(a, {"no_shard", "optim", "optim_grads", "optim_grads_params"}, src);
+    } else if (n == "use_megatron_fsdp") {
+      values(a, 0, 0, src);
+      megatron_fsdp_ = true;
+    } else if (n == "megatron_fsdp_main_grads_dtype") {
+      // A 16-bit main-gradient buffer is what grad_reduce_in_bf16 prices (2 bytes, reduced in
+      // them); auto and fp32 keep pipesim's fp32 main gradients.
+      const std::string dtype = choice(a, {"fp32", "bf16", "fp16", "auto"}, src);
+      if (dtype == "bf16" || dtype == "fp16") set("grad_reduce_in_bf16", "on", n);
+    } else if (n == "use_torch_fsdp2") {
+      values(a, 0, 0, src);
+      set("data_parallel_sharding", "params", n);  // fully_shard: parameters sharded
     } else if (n == "cross_entropy_loss_fusion") {
       values(a, 0, 0, src);
       set("unfused_cross_entropy", "off", n);
@@ -396,6 +410,22 @@ class Mapper {
             recompute_layers_.value_or(0)));
       }
     }
+    // Megatron-FSDP shards what --data-parallel-sharding-strategy says, optim_grads_params by
+    // default (arguments.py); without Megatron-FSDP the strategy is not read.
+    if (megatron_fsdp_) {
+      const std::string strategy = sharding_strategy_.value_or("optim_grads_params");
+      const std::string level = strategy == "no_shard"      ? "none"
+                                : strategy == "optim"       ? "optimizer"
+                                : strategy == "optim_grads" ? "gradients"
+                                                            : "params";
+      set("data_parallel_sharding", level,
+          sharding_strategy_ ? "data_parallel_sharding_strategy" : "use_megatron_fsdp");
+    } else if (sharding_strategy_) {
+      run_.warnings.push_back(fmt::format(
+          "{}: data_parallel_sharding_strategy {} applies with use_megatron_fsdp only (Megatron "
+          "reads it there), which is not given: no sharding from it",
+          src, *sharding_strategy_));
+    }
     if (bucket_elements_) {
       // Megatron counts a bucket in gradient elements: fp32, or bf16 when reduced in bf16.
       const bool bf16 = std::any_of(run_.settings.begin(), run_.settings.end(), [](const auto& s) {
@@ -426,7 +456,9 @@ class Mapper {
   }
 
   MegatronRun& run_;
-  std::optional<std::string> fp8_format_, fp8_recipe_, fp4_, recompute_method_, graph_impl_;
+  std::optional<std::string> fp8_format_, fp8_recipe_, fp4_, recompute_method_, graph_impl_,
+      sharding_strategy_;
+  bool megatron_fsdp_ = false;
   std::optional<long> recompute_layers_, bucket_elements_;
   std::vector<std::string> graph_scope_;
 };

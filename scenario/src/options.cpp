@@ -99,7 +99,8 @@ Option named_option(std::string name, const NameTable<E, Size>& table, std::stri
   return o;
 }
 
-// A choice whose empty default means "the model file's": an optional field, unset when empty.
+// A choice whose empty default means "derived" (the model file's, another option's): an
+// optional field, unset when empty.
 template <class Field, typename E, size_t Size>
 Option model_default_option(std::string name, const NameTable<E, Size>& table, std::string help,
                             Field field) {
@@ -400,6 +401,14 @@ std::vector<Option> make_options() {
           "on|off",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.distributed_optimizer; }),
+      model_default_option(
+          "data_parallel_sharding", kDataParallelShardingNames,
+          "Real-cost mode: what the data-parallel ranks shard: none, optimizer (ZeRO-1, the "
+          "same as distributed_optimizer on), gradients (ZeRO-2: each backward reduce-scatters "
+          "its gradients) or params (ZeRO-3, FSDP: each layer's parameters all-gathered before "
+          "its forward and backward, prefetched; empty = optimizer when distributed_optimizer "
+          "is on, else none)",
+          [](Scenario & s) -> auto& { return s.perf.setup.data_parallel_sharding; }),
       whole_bytes_option(
           core::integer_option("grad_bucket_bytes", 0, 2'147'483'647, "0",
                                "Real-cost mode: gradient buckets of this many bytes (a whole "

@@ -47,10 +47,11 @@ std::vector<std::string> disagreements(const std::string& json_text, const std::
   for (const auto& [column, cell] : csv_row(csv)) {
     if (!j.contains(column) || j.at(column).is_null()) continue;
     // The CSV's input columns show an option left unset as empty (precision and attention:
-    // the model file's; t_weight: t_B/2, or no W op), so that captions and sweeps tell what
-    // was chosen from what was defaulted; JSON and text show the value resolved.
-    const bool unset =
-        cell.empty() && (column == "precision" || column == "attention" || column == "t_weight");
+    // the model file's; t_weight: t_B/2, or no W op; data_parallel_sharding:
+    // distributed_optimizer's), so that captions and sweeps tell what was chosen from what was
+    // defaulted; JSON and text show the value resolved.
+    const bool unset = cell.empty() && (column == "precision" || column == "attention" ||
+                                        column == "t_weight" || column == "data_parallel_sharding");
     if (unset) continue;
     const nlohmann::json& v = j.at(column);
     bool same = false;

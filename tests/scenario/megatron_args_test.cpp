@@ -173,6 +173,41 @@ TEST(MegatronArgs, PrecisionAndRecomputation) {
   EXPECT_THROW(read("--cuda-graph-scope attn"), core::ConfigError);
 }
 
+TEST(MegatronArgs, FsdpArgumentsSetTheDataParallelSharding) {
+  // Megatron-FSDP shards what its strategy says, optim_grads_params when none is given
+  // (arguments.py's default); torch FSDP2's fully_shard shards the parameters.
+  const MegatronRun fsdp = read(
+      "--use-megatron-fsdp --data-parallel-sharding-strategy optim_grads_params "
+      "--use-distributed-optimizer");
+  EXPECT_EQ(settings(fsdp).at("data_parallel_sharding"), "params");
+  EXPECT_EQ(settings(fsdp).at("distributed_optimizer"), "on");  // consistent: every level
+  EXPECT_TRUE(has(fsdp.used, "use_megatron_fsdp"));
+  EXPECT_TRUE(has(fsdp.used, "data_parallel_sharding_strategy"));
+  EXPECT_TRUE(fsdp.unknown.empty());
+  EXPECT_EQ(settings(read("--use-megatron-fsdp")).at("data_parallel_sharding"), "params");
+  const std::pair<const char*, const char*> strategies[] = {
+      {"no_shard", "none"}, {"optim", "optimizer"}, {"optim_grads", "gradients"}};
+  for (const auto& [strategy, level] : strategies) {
+    EXPECT_EQ(settings(read(std::string("--use-megatron-fsdp --data-parallel-sharding-strategy ") +
+                            strategy))
+                  .at("data_parallel_sharding"),
+              level)
+        << strategy;
+  }
+  EXPECT_EQ(settings(read("--use-torch-fsdp2")).at("data_parallel_sharding"), "params");
+  EXPECT_EQ(settings(read("--use-megatron-fsdp --megatron-fsdp-main-grads-dtype bf16"))
+                .at("grad_reduce_in_bf16"),
+            "on");
+  EXPECT_EQ(settings(read("--megatron-fsdp-main-grads-dtype fp32")).count("grad_reduce_in_bf16"),
+            0u);
+  // Without Megatron-FSDP the strategy is not read: a warning, no setting.
+  const MegatronRun alone = read("--data-parallel-sharding-strategy optim_grads");
+  EXPECT_EQ(settings(alone).count("data_parallel_sharding"), 0u);
+  EXPECT_FALSE(alone.warnings.empty());
+  EXPECT_THROW(read("--use-megatron-fsdp --data-parallel-sharding-strategy zero3"),
+               core::ConfigError);
+}
+
 TEST(MegatronArgs, TwiceTheSameIsFineTwoValuesAreRefused) {
   EXPECT_EQ(settings(read("--tensor-model-parallel-size 8 --tensor-model-parallel-size 8"))
                 .at("tensor_parallel"),

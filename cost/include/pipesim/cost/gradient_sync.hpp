@@ -2,7 +2,9 @@
 // The gradient synchronisation of one stage (cost/README.md, "Communication and memory"): over
 // its holders in one replica × W replicas, n = the stage's parameters per GPU × gradient bytes,
 // by the profile's algorithm: an all-reduce of the gradients, or with the distributed optimizer
-// (ZeRO-1) a reduce-scatter of the gradients + an all-gather of the updated parameters.
+// (ZeRO-1) a reduce-scatter of the gradients + an all-gather of the updated parameters. Deeper
+// sharding moves the reduce-scatter (gradients) and the gather (params) into the compute ops
+// (sharded_data_parallel.hpp), which price them with the same two calls.
 
 #include "pipesim/cost/static_memory.hpp"
 #include "pipesim/cost/training_setup.hpp"
@@ -17,8 +19,8 @@ hardware::CommTime gradient_sync_time(const hardware::HardwareProfile& hw,
                                       const TrainingSetup& setup, const ParamBytes& bytes,
                                       double params, int ranks, int nodes);
 
-//! One call of the gradients' reduction for `params` parameters: an all-reduce, or with the
-//! distributed optimizer a reduce-scatter.
+//! One call of the gradients' reduction for `params` parameters: an all-reduce, or with any
+//! data-parallel sharding a reduce-scatter.
 hardware::CommTime gradient_reduce_time(const hardware::HardwareProfile& hw,
                                         const TrainingSetup& setup, const ParamBytes& bytes,
                                         double params, int ranks, int nodes);

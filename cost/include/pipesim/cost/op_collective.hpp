@@ -30,10 +30,17 @@ struct OpCollective {
   bool ring_exchange = false;
   double hidden = 0.0;
   //! The time of one call as its caller priced it (a dispatcher whose traffic no collective
-  //! algorithm describes, expert_parallel.hpp's TokenExchange), instead of `kind`'s; `bytes`
-  //! then says what one rank sends.
+  //! algorithm describes, expert_parallel.hpp's TokenExchange; sharded data parallelism's
+  //! per-unit gathers and reduce-scatters, sharded_data_parallel.hpp), instead of `kind`'s;
+  //! `bytes` then says what one rank sends. With `hidden` > 0 only max(0, call − hidden) of
+  //! each call is charged (exposed_beyond).
   std::optional<hardware::CommTime> priced = std::nullopt;
 };
+
+//! What of `time` shows beyond `hidden` seconds of compute beside it, max(0, time − hidden),
+//! its latency and bandwidth parts scaled alike (what is charged loads the links in the same
+//! proportion).
+hardware::CommTime exposed_beyond(const hardware::CommTime& time, double hidden);
 
 //! One call of a ring exchange: (ranks − 1) · max(0, step − hidden), step = α + n/β on its tier
 //! ([H94], hardware/collectives.hpp's p2p_time).

@@ -14,6 +14,7 @@
 
 #include "pipesim/cost/expert_parallel.hpp"
 #include "pipesim/cost/op_collective.hpp"
+#include "pipesim/cost/sharded_data_parallel.hpp"
 #include "pipesim/cost/static_memory.hpp"
 #include "pipesim/cost/training_setup.hpp"
 #include "pipesim/hardware/profile.hpp"
@@ -36,12 +37,15 @@ class StageCompute {
   //! `model` as trained, `setup` at the ops' micro-batch size, `recompute` what the ops
   //! recompute (a schedule with R ops recomputes whatever it stored). `params` and `shards`
   //! per virtual stage (stage_memory.hpp) size the optimizer steps; `experts` the
-  //! expert-parallel collectives of mixture-of-experts layers.
+  //! expert-parallel collectives of mixture-of-experts layers; `groups` per virtual stage the
+  //! groups sharded data parallelism gathers and reduce-scatters each unit over
+  //! (sharded_data_parallel.hpp; none without gradient or parameter sharding).
   StageCompute(const models::ModelSpec& model, const hardware::HardwareProfile& hw,
                const TrainingSetup& setup, const sim::Schedule& schedule,
                const std::vector<models::StageLayers>& partition, models::Recompute recompute,
                const std::vector<double>& params, const std::vector<double>& shards,
-               const ParamBytes& bytes, const ExpertLayout& experts = {});
+               const ParamBytes& bytes, const ExpertLayout& experts = {},
+               const std::vector<ShardGroup>& groups = {});
 
   //! Seconds compute op `kind` of virtual stage `stage` holds its stream: its kernels (a whole
   //! or input-gradient backward of a schedule without R ops recomputes first).

@@ -4,7 +4,9 @@
 // bytes it holds, and the profile's overheads on top of the tracked tensors.
 //
 // Per stage: weights, gradients and optimizer state by precision (static_memory.hpp), the
-// optimizer part divided over the stage's data-parallel group with the distributed optimizer;
+// optimizer part divided over the stage's data-parallel group with the distributed optimizer,
+// the gradients and the parameters too with deeper sharding, plus the units those hold
+// unsharded while the stage computes (sharded_data_parallel.hpp, in the workspace);
 // activations per micro-batch (models/transformer.hpp); the recomputation buffer, one layer's
 // full minus stored activations (Megatron-LM restores one layer per checkpoint); workspace, the
 // send and receive buffers plus the fp32 logit gradients 4bsV/t on the last stage.
@@ -33,6 +35,9 @@ std::vector<double> stage_params(const models::ModelSpec& model,
 std::vector<double> stage_expert_params(const models::ModelSpec& model,
                                         const std::vector<models::StageLayers>& partition,
                                         const models::LayerConfig& cfg);
+
+//! The workers of one replica holding each virtual stage (Chimera: two), in ascending order.
+std::vector<std::vector<int>> stage_holders(const sim::Schedule& schedule);
 
 //! Over how many GPUs each virtual stage's optimizer state is sharded: its holders in one
 //! replica (Chimera: two) × W with the distributed optimizer (ZeRO-1), 1 without. With routed

@@ -103,8 +103,8 @@ class TrainingCostModel final : public sim::CostModel, public sim::NetworkModel 
   std::vector<double> expert_params_;  //!< the routed experts' part of them
   std::vector<double> shards_;         //!< optimizer shards of each virtual stage
   std::vector<sim::StageMemory> memory_;
-  StageCompute compute_;
   Topology topology_;
+  StageCompute compute_;
   double message_bytes_ = 0;
   double step_sync_ = 0;  //!< the global check's all-reduce before each step (global_step_sync)
 };

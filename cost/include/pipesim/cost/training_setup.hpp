@@ -22,6 +22,12 @@ enum class MoeDispatcher { AllToAll, DeepEP, HybridEP };
 //! Megatron-Core's --moe-token-dispatcher-type: its alltoall dispatcher, or flex (whose backend
 //! MoeDispatcher names; DeepEP unless one is given); allgather is not modelled.
 enum class MoeTokenDispatcher { AllToAll, Flex, AllGather };
+//! What the data-parallel ranks shard (ZeRO stages 1-3, Rajbhandari et al. SC'20 §5; FSDP):
+//! nothing, the optimizer state (ZeRO-1, Megatron's distributed optimizer), the optimizer state
+//! and gradients (ZeRO-2, Megatron-FSDP optim_grads), or those and the parameters (ZeRO-3,
+//! torch FSDP2's fully_shard, Megatron-FSDP optim_grads_params). Ordered: each level shards
+//! what the one before does and more.
+enum class DataParallelSharding { None, Optimizer, Gradients, Params };
 
 struct TrainingSetup {
   int micro_batch_size = 1;  //!< B
@@ -54,6 +60,10 @@ struct TrainingSetup {
   //! runs beside the op instead of after it, max(kernels, collectives) when nothing contends.
   bool tp_comm_overlap = false;
   bool distributed_optimizer = false;  //!< ZeRO-1: optimizer state sharded over W
+  //! What the data-parallel ranks shard; unset: what distributed_optimizer says (Optimizer when
+  //! on, else None). resolved_setup fills it and sets distributed_optimizer to "at least
+  //! Optimizer" (sharding_of).
+  std::optional<DataParallelSharding> data_parallel_sharding;
   //! Megatron's fp8-param-gather and grad-reduce-in-bf16 (static_memory.hpp, ParamStorage).
   bool fp8_param_gather = false;
   bool grad_reduce_in_bf16 = false;
@@ -137,8 +147,15 @@ models::ModelSpec trained_model(const models::ModelSpec& m, const TrainingSetup&
 //! and for alltoall beside a flex backend.
 MoeDispatcher dispatcher_of(const TrainingSetup& s);
 
-//! `s` with the attention kernels resolved (the setup's override, else the model's default) and
-//! the dispatcher (dispatcher_of).
+//! The sharding the setup runs: data_parallel_sharding, or without it Optimizer when
+//! distributed_optimizer is on, else None. Throws core::ConfigError::option(
+//! "data_parallel_sharding") for none beside distributed_optimizer on (a contradiction); a
+//! deeper level with the switch on is consistent (every level shards the optimizer state).
+DataParallelSharding sharding_of(const TrainingSetup& s);
+
+//! `s` with the attention kernels resolved (the setup's override, else the model's default),
+//! the dispatcher (dispatcher_of) and the data-parallel sharding (sharding_of; the
+//! distributed_optimizer switch on for every level that shards the optimizer state).
 TrainingSetup resolved_setup(TrainingSetup s, const models::ModelSpec& m);
 
 //! The model one context-parallel rank computes: the sequence divided by c (attention still

@@ -62,6 +62,15 @@ inline constexpr NameTable<cost::MoeDispatcher, 3> kMoeDispatcherNames{{
     {"hybridep", cost::MoeDispatcher::HybridEP},
 }};
 
+//! What the data-parallel ranks shard (cost/training_setup.hpp):
+//! TrainingSetup::data_parallel_sharding.
+inline constexpr NameTable<cost::DataParallelSharding, 4> kDataParallelShardingNames{{
+    {"none", cost::DataParallelSharding::None},
+    {"optimizer", cost::DataParallelSharding::Optimizer},
+    {"gradients", cost::DataParallelSharding::Gradients},
+    {"params", cost::DataParallelSharding::Params},
+}};
+
 inline constexpr NameTable<cost::MoeTokenDispatcher, 3> kMoeTokenDispatcherNames{{
     {"alltoall", cost::MoeTokenDispatcher::AllToAll},
     {"flex", cost::MoeTokenDispatcher::Flex},
