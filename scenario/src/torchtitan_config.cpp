@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <filesystem>
+#include <set>
 #include <sstream>
 
 #include "pipesim/core/config_error.hpp"
@@ -391,12 +392,7 @@ class Reader {
       run_.settings.push_back({option, value, by});
   }
 
-  void mark_used(const std::string& key) {
-    run_.ignored.erase(std::remove(run_.ignored.begin(), run_.ignored.end(), key),
-                       run_.ignored.end());
-    if (std::find(run_.used.begin(), run_.used.end(), key) == run_.used.end())
-      run_.used.push_back(key);
-  }
+  void mark_used(const std::string& key) { promoted_.insert(key); }
 
   void precision() {
     bool fp8 = false, mx = false;
@@ -462,9 +458,9 @@ class Reader {
            {"pipeline_parallel_schedule", "pipeline_parallel_microbatch_size",
             "pipeline_parallel_layers_per_stage", "pipeline_parallel_first_stage_less_layers",
             "pipeline_parallel_last_stage_less_layers", "module_fqns_per_model_part"}) {
-        demoted_.push_back(std::string("parallelism.") + key);
+        demoted_.insert(std::string("parallelism.") + key);
       }
-      demoted_.push_back("experimental.pipeline_parallel_schedule");
+      demoted_.insert("experimental.pipeline_parallel_schedule");
       return;
     }
     set("schedule", e->name, schedule_key_);
@@ -478,7 +474,8 @@ class Reader {
   }
 
  public:
-  std::vector<std::string> demoted_;  //!< keys read but of no effect in this configuration
+  std::set<std::string> demoted_;   //!< keys read but of no effect in this configuration
+  std::set<std::string> promoted_;  //!< keys of ignored sections that decided a setting
 
  private:
   TorchtitanRun& run_;
@@ -490,7 +487,8 @@ class Reader {
   std::string param_dtype_ = "bfloat16", param_key_ = "training.mixed_precision_param";
   std::string dtype_ = "float32", ac_mode_ = "selective", all_gather_key_;
   std::optional<std::string> ac_option_;
-  std::vector<std::string> converters_, components_, compile_keys_;
+  std::vector<std::string> converters_, compile_keys_;
+  std::vector<std::string> components_ = {"model", "loss"};  // torchtitan's default
   bool async_tp_ = false, compile_ = false, fp8_all_gather_ = false;
 };
 
@@ -537,24 +535,22 @@ TorchtitanRun parse_torchtitan(std::string_view text, const std::string& source)
     }
   }
   Reader reader(run);
-  for (const Leaf& l : leaves) {
-    if (reader.map(l)) {
-      if (run.unmodelled.count(l.key) > 0) {
-        add_once(run.unknown, l.key);
-      } else {
-        add_once(run.used, l.key);
-      }
-    } else if (is_ignored(l.key) || is_ignored(canonical(l.key))) {
-      add_once(run.ignored, l.key);
-    } else {
-      add_once(run.unknown, l.key);
-    }
-  }
+  std::vector<bool> mapped(leaves.size());
+  for (size_t i = 0; i < leaves.size(); ++i)
+    mapped[i] = reader.map(leaves[i]);
   reader.finish();
-  for (const std::string& key : reader.demoted_) {
-    if (std::find(run.used.begin(), run.used.end(), key) == run.used.end()) continue;
-    run.used.erase(std::remove(run.used.begin(), run.used.end(), key), run.used.end());
-    add_once(run.ignored, key);
+  // The lists in file order, once every key has been read and its effect decided.
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    const std::string& key = leaves[i].key;
+    if (run.unmodelled.count(key) > 0) {
+      add_once(run.unknown, key);
+    } else if ((mapped[i] && reader.demoted_.count(key) == 0) || reader.promoted_.count(key) > 0) {
+      add_once(run.used, key);
+    } else if (mapped[i] || is_ignored(key) || is_ignored(canonical(key))) {
+      add_once(run.ignored, key);
+    } else {
+      add_once(run.unknown, key);
+    }
   }
   return run;
 }

@@ -160,6 +160,12 @@ TEST(TorchtitanConfig, OlderKeysReadAsTodays) {
                                           "[experimental]\npipeline_parallel_degree = 2\n"));
   EXPECT_EQ(s.at("tensor_parallel"), "2");
   EXPECT_EQ(s.at("stages"), "2");
+  // training.compile was compile.enable, on the model and the loss (compile.components' default).
+  EXPECT_EQ(
+      settings(read(std::string(kModel) + "[training]\ntensor_parallel_degree = 2\ncompile = true\n"
+                                          "enable_async_tensor_parallel = true\n"))
+          .at("tp_comm_overlap"),
+      "on");
   EXPECT_NE(error_of(std::string(kModel) + "[training]\ntensor_parallel_degree = 2\n"
                                            "[parallelism]\ntensor_parallel_degree = 4\n"),
             "");
@@ -259,6 +265,67 @@ TEST(TorchtitanConfig, LayersPerStageSetChunksAndTheLayout) {
   }
 }
 
+TEST(TorchtitanConfig, ModulePartsAreTheLayout) {
+  // Four parts on two ranks: the V-shaped schedule's two stages a rank, each part's modules
+  // counted; the layers must come in order.
+  const int cuts[] = {5, 16, 27, 32};  // layers.0 .. layers.31 in four runs
+  std::string parts = "[";
+  for (int p = 0, next = 0; p < 4; ++p) {
+    std::vector<std::string> modules;
+    if (p == 0) modules.push_back("tok_embeddings");
+    for (; next < cuts[p]; ++next)
+      modules.push_back("layers." + std::to_string(next));
+    if (p == 3) modules.insert(modules.end(), {"norm", "output"});
+    std::string part;
+    for (const std::string& m : modules)
+      part += (part.empty() ? "\"" : ", \"") + m + "\"";
+    parts += (p == 0 ? "[" : ", [") + part + "]";
+  }
+  parts += "]";
+  const std::string config = std::string(kModel) +
+                             "[parallelism]\npipeline_parallel_degree = 2\n"
+                             "pipeline_parallel_schedule = \"ZBVZeroBubble\"\n"
+                             "module_fqns_per_model_part = " +
+                             parts + "\n";
+  TorchtitanRun run = read(config);
+  std::map<std::string, std::string> texts;
+  (void)merge_torchtitan(texts, run, 2, true);
+  EXPECT_EQ(texts.at("schedule"), "zb-v");
+  EXPECT_EQ(texts.count("chunks"), 0u);  // zb-v has two a rank of its own
+  const auto stages = models::parse_layout(texts.at("layout"));
+  ASSERT_EQ(stages.size(), 4u);
+  for (size_t p = 0; p < 4; ++p)
+    EXPECT_EQ(stages[p].transformer, cuts[p] - (p == 0 ? 0 : cuts[p - 1]));
+  EXPECT_EQ(stages.front().embedding, 1);
+  EXPECT_EQ(stages.back().loss, 1);
+  // Out of order, or three parts for a schedule of two stages a rank: refused naming the key.
+  std::string swapped = config;
+  swapped.replace(swapped.find("\"layers.3\""), 10, "\"layers.4\"");
+  EXPECT_NE(error_of(swapped, 2).find("module_fqns_per_model_part"), std::string::npos);
+  const std::string three = std::string(kModel) +
+                            "[parallelism]\npipeline_parallel_degree = 2\n"
+                            "pipeline_parallel_schedule = \"DualPipeV\"\n"
+                            "module_fqns_per_model_part = [[\"tok_embeddings\"], [\"layers.0\"], "
+                            "[\"norm\"]]\n";
+  EXPECT_NE(error_of(three, 2).find("module_fqns_per_model_part"), std::string::npos);
+}
+
+TEST(TorchtitanConfig, FlavorsAreShippedModelsOfTheirShape) {
+  // torchtitan's flavors (torchtitan/models/*/__init__.py): Llama 3.1 405B has 126 layers,
+  // DeepSeek-V3 671B trains there without its MTP module, Qwen3 30B-A3B has 128 experts.
+  const auto model_of = [](const std::string& name, const std::string& flavor) {
+    TorchtitanRun run = read("[model]\nname = \"" + name + "\"\nflavor = \"" + flavor + "\"\n");
+    std::map<std::string, std::string> texts;
+    (void)merge_torchtitan(texts, run, 8, true);
+    return models::load_model(texts.at("model"));
+  };
+  EXPECT_EQ(model_of("llama3", "405B").layers, 126);
+  EXPECT_EQ(model_of("llama3", "70B").hidden, 8192);
+  EXPECT_EQ(model_of("deepseek_v3", "671B").mtp_layers, 0);
+  EXPECT_EQ(model_of("deepseek_v3", "671B").layers, 61);
+  EXPECT_EQ(model_of("qwen3", "30B-A3B").moe.experts, 128);
+}
+
 TEST(TorchtitanConfig, RefusalsNameTheFileLineAndKey) {
   // A syntax error: file, line and column.
   const std::string syntax = error_of("[training]\nseq_len = = 3\n");
@@ -307,9 +374,21 @@ TEST(TorchtitanConfig, ShardedDataParallelIsAskedForByName) {
                            "[parallelism]\ndata_parallel_replicate_degree = 8\n"
                            "data_parallel_shard_degree = 1\n");
   std::map<std::string, std::string> ddp_texts;
-  const std::vector<std::string> none = merge_torchtitan(ddp_texts, ddp, 8, true);
+  (void)merge_torchtitan(ddp_texts, ddp, 8, true);
   EXPECT_EQ(ddp_texts.count("data_parallel_sharding"), 0u);
   EXPECT_EQ(ddp_texts.at("data_parallel"), "8");
+  // Degrees that fix the world need no --gpus: here 2 · 4 · T 2 = 16 GPUs.
+  TorchtitanRun fixed = read(std::string(kModel) +
+                             "[parallelism]\ndata_parallel_replicate_degree = 2\n"
+                             "data_parallel_shard_degree = 4\ntensor_parallel_degree = 2\n");
+  std::map<std::string, std::string> fixed_texts;
+  (void)merge_torchtitan(fixed_texts, fixed, 0, true);
+  EXPECT_EQ(fixed_texts.at("data_parallel"), "8");
+  TorchtitanRun searched = read(kModel);
+  std::map<std::string, std::string> search_texts;
+  (void)merge_torchtitan(search_texts, searched, 32, false);
+  EXPECT_EQ(searched.world_size, 32);
+  EXPECT_EQ(searched.mini_batch, 8 * 32);  // torchtitan's local batch 8 on every rank
 }
 
 }  // namespace
