@@ -173,7 +173,7 @@ class Reader {
     } else if (k == "parallelism.pipeline_parallel_schedule_csv") {
       if (!text().empty()) {
         fail(
-            "a CSV schedule is replayed with pipesim's --schedule-file (simulate), not from the "
+            "a CSV schedule is replayed by simulate's schedule file option, not read from the "
             "job config; leave it empty here");
       }
     } else if (k == "parallelism.pipeline_parallel_microbatch_size") {

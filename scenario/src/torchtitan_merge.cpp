@@ -63,7 +63,7 @@ std::string model_of(const TorchtitanRun& run) {
     const std::filesystem::path config = std::filesystem::path(run.hf_assets_path) / "config.json";
     if (std::filesystem::is_regular_file(config)) return config.string();
   }
-  const std::string tail = "; or give the model with --model (a name, YAML or config.json)";
+  const std::string tail = "; or give the model option (a name, YAML or config.json)";
   if (run.model_name.empty()) {
     throw core::ConfigError(run.source, "model.name",
                             fmt::format("not given; pipesim knows {}{}", joined(names), tail));
@@ -250,7 +250,7 @@ std::vector<std::string> merge_torchtitan(std::map<std::string, std::string>& te
   }
   if (p <= 0) {
     throw core::ConfigError(run.source, shard_key,
-                            "-1 takes the GPUs left over: give the world size with --gpus");
+                            "-1 takes the GPUs left over: give the world size (gpus)");
   }
   derive_option(texts, "data_parallel", std::to_string(w),
                 fmt::format("torchtitan's replicate · shard degrees {}·{}", r, shard));

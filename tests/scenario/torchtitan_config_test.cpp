@@ -353,7 +353,7 @@ TEST(TorchtitanConfig, RefusalsNameTheFileLineAndKey) {
   EXPECT_NE(error_of(std::string(kModel) + "[parallelism]\ndata_parallel_shard_degree = 4\n", 8)
                 .find("gpus"),
             std::string::npos);
-  EXPECT_NE(error_of(kModel, 0).find("--gpus"), std::string::npos);
+  EXPECT_NE(error_of(kModel, 0).find("world size (gpus)"), std::string::npos);
 }
 
 TEST(TorchtitanConfig, ShardedDataParallelIsAskedForByName) {
