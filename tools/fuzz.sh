@@ -28,7 +28,7 @@ runs="${FUZZ_RUNS:-20000}"
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(model_yaml hardware_yaml sweep_yaml schedule_text pytorch_csv samples_csv value_range
-    profiler_trace launch_script)
+    profiler_trace launch_script torchtitan_toml)
 fi
 jobs="${FUZZ_BUILD_JOBS:-$(nproc)}"
 

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ make
   libboost-graph-dev libfmt-dev libcli11-dev libyaml-cpp-dev libeigen3-dev nlohmann-json3-dev
+  libtomlplusplus-dev               # torchtitan job configs (TOML)
   zlib1g-dev                        # profiler traces (.json.gz)
   libgtest-dev libbenchmark-dev gnuplot-nox
   python3-dev python3-pybind11      # the Python bindings

@@ -196,17 +196,15 @@ class Mapper {
   Mapper(MegatronRun& run) : run_(run) {}
 
   void set(const std::string& option, const std::string& text, const std::string& argument) {
-    for (const MegatronSetting& s : run_.settings) {
-      if (s.option != option) continue;
-      if (s.text != text) {
-        throw core::ConfigError::option(
-            argument,
-            fmt::format("sets {} to {}, but {} sets it to {}", option, text, s.argument, s.text),
-            run_.source);
-      }
-      return;
+    if (const MegatronSetting* s = conflicting_setting(run_.settings, option, text)) {
+      throw core::ConfigError::option(
+          argument,
+          fmt::format("sets {} to {}, but {} sets it to {}", option, text, s->argument, s->text),
+          run_.source);
     }
-    run_.settings.push_back({option, text, argument});
+    if (std::none_of(run_.settings.begin(), run_.settings.end(),
+                     [&](const MegatronSetting& s) { return s.option == option; }))
+      run_.settings.push_back({option, text, argument});
   }
 
   static long integer(const Arg& a, const std::string& source, long lo = 1, long hi = 1L << 30) {
@@ -467,44 +465,6 @@ void add_once(std::vector<std::string>& list, const std::string& name) {
   if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
 }
 
-// An option's text as the option itself formats it, to compare values written differently
-// ("8" and "08", "on" and "true"); the text itself when it does not parse (a sweep's list).
-std::string normal(const std::string& option, const std::string& text) {
-  const Option* o = find_option(option);
-  if (o == nullptr) return text;
-  try {
-    return o->spec.format(o->spec.parse(text));
-  } catch (const core::ConfigError&) {
-    return text;
-  }
-}
-
-// One integer option of `texts` (its default when absent).
-long single(const std::map<std::string, std::string>& texts, const std::string& option) {
-  const auto it = texts.find(option);
-  const Option* o = find_option(option);
-  const std::string text = it == texts.end() ? o->spec.default_text : it->second;
-  try {
-    return std::get<std::int64_t>(o->spec.parse(text));
-  } catch (const core::ConfigError&) {
-    throw core::ConfigError::option(
-        option, fmt::format("must be one integer with a Megatron world size or global batch "
-                            "size (W and N follow from it), got '{}'",
-                            text));
-  }
-}
-
-// Sets `option` to `value`, refused when the user gave it otherwise.
-void derive(std::map<std::string, std::string>& texts, const std::string& option, long value,
-            const std::string& rule) {
-  const auto it = texts.find(option);
-  if (it != texts.end() && normal(option, it->second) != std::to_string(value)) {
-    throw core::ConfigError::option(option,
-                                    fmt::format("is {}, but {} gives {}", it->second, rule, value));
-  }
-  texts[option] = std::to_string(value);
-}
-
 }  // namespace
 
 bool megatron_ignored(const std::string& argument) {
@@ -544,19 +504,10 @@ std::vector<std::string> merge_megatron(std::map<std::string, std::string>& text
   std::vector<std::string> warnings = run.warnings;
   for (const MegatronSetting& s : run.settings) {
     const auto it = texts.find(s.option);
-    if (it == texts.end()) {
-      texts[s.option] = s.text;
+    // A schedule given with chunks of its own agrees with the virtual pipeline.
+    if (s.option == "schedule" && it != texts.end() && schedules::accepts(it->second, "chunks"))
       continue;
-    }
-    if (s.option == "schedule") {
-      // A schedule given with chunks of its own agrees with the virtual pipeline.
-      if (schedules::accepts(it->second, "chunks")) continue;
-    }
-    if (normal(s.option, it->second) != normal(s.option, s.text)) {
-      throw core::ConfigError::option(
-          s.option, fmt::format("is {}, but Megatron's {} in {} gives {}", it->second, s.argument,
-                                run.source, s.text));
-    }
+    merge_setting(texts, s, "Megatron's", run.source);
   }
   // The model: the user's, or the one the shape arguments describe.
   if (texts.count("model") > 0 && !texts.at("model").empty()) {
@@ -571,7 +522,7 @@ std::vector<std::string> merge_megatron(std::map<std::string, std::string>& text
                               "the arguments give no model shape (num_layers, hidden_size, "
                               "num_attention_heads, ...) and no model option is given");
     }
-    const long t = single(texts, "tensor_parallel");
+    const long t = single_integer(texts, "tensor_parallel");
     models::ModelSpec model =
         models::megatron_model(run.shape, run.source, run.model_name, static_cast<int>(t));
     models::register_model(run.model_name, std::move(model));
@@ -581,9 +532,9 @@ std::vector<std::string> merge_megatron(std::map<std::string, std::string>& text
     // Megatron's defaults where pipesim's differ: no pipeline, one micro-batch per iteration.
     texts.emplace("stages", "1");
     if (!run.global_batch_size) texts.emplace("micro_batches", "1");
-    const long t = single(texts, "tensor_parallel");
-    const long c = single(texts, "context_parallel");
-    const long d = single(texts, "stages");
+    const long t = single_integer(texts, "tensor_parallel");
+    const long c = single_integer(texts, "context_parallel");
+    const long d = single_integer(texts, "stages");
     const long p = gpus > 0 ? gpus : run.world_size;
     if (p > 0) {
       if (p % (t * c * d) != 0) {
@@ -598,12 +549,12 @@ std::vector<std::string> merge_megatron(std::map<std::string, std::string>& text
                         t, c, d, t * c * d),
             run.source);
       }
-      derive(texts, "data_parallel", p / (t * c * d),
-             fmt::format("the world size P/(T·C·D) = {}/({}·{}·{})", p, t, c, d));
+      derive_option(texts, "data_parallel", std::to_string(p / (t * c * d)),
+                    fmt::format("the world size P/(T·C·D) = {}/({}·{}·{})", p, t, c, d));
     }
     if (run.global_batch_size) {
-      const long b = single(texts, "micro_batch_size");
-      const long w = single(texts, "data_parallel");
+      const long b = single_integer(texts, "micro_batch_size");
+      const long w = single_integer(texts, "data_parallel");
       if (*run.global_batch_size % (b * w) != 0) {
         throw core::ConfigError::option(
             "global_batch_size",
@@ -612,8 +563,9 @@ std::vector<std::string> merge_megatron(std::map<std::string, std::string>& text
                         b, w, b * w, *run.global_batch_size),
             run.source);
       }
-      derive(texts, "micro_batches", *run.global_batch_size / (b * w),
-             fmt::format("global_batch_size G/(B·W) = {}/({}·{})", *run.global_batch_size, b, w));
+      derive_option(
+          texts, "micro_batches", std::to_string(*run.global_batch_size / (b * w)),
+          fmt::format("global_batch_size G/(B·W) = {}/({}·{})", *run.global_batch_size, b, w));
     }
     if (run.layers_per_chunk) {
       const int layers = models::load_model(texts.at("model")).layers;
@@ -623,12 +575,12 @@ std::vector<std::string> merge_megatron(std::map<std::string, std::string>& text
                                                     d, *run.layers_per_chunk, layers),
                                         run.source);
       }
-      derive(texts, "chunks", layers / (d * *run.layers_per_chunk),
-             "num_layers_per_virtual_pipeline_stage");
+      derive_option(texts, "chunks", std::to_string(layers / (d * *run.layers_per_chunk)),
+                    "num_layers_per_virtual_pipeline_stage");
     }
     // Megatron warns and turns sequence parallelism off without tensor parallelism.
     const auto sp = texts.find("sequence_parallel");
-    if (sp != texts.end() && normal("sequence_parallel", sp->second) == "on" && t == 1) {
+    if (sp != texts.end() && normal_text("sequence_parallel", sp->second) == "on" && t == 1) {
       const bool from_script =
           std::any_of(run.settings.begin(), run.settings.end(),
                       [](const auto& s) { return s.option == "sequence_parallel"; });

@@ -117,6 +117,11 @@ with tempfile.TemporaryDirectory() as tmp:
                               "--num-attention-heads 8 --vocab-size 1000 --seq-length 256 --bf16 "
                               "--pipeline-model-parallel-size 2 --global-batch-size 16 --lr 1e-4 "
                               "--frobnicate 1"],
+        # torchtitan_args: a config with a pipeline, in the source tree beside the schema.
+        "simulate torchtitan": ["simulate", "--hardware", "h100-dgx", "--gpus", "16", "--torchtitan",
+                                os.path.join(os.path.dirname(os.path.abspath(schema_path)), "..",
+                                             "..", "tests", "data", "torchtitan",
+                                             "llama3_8b_interleaved.toml")],
     }
     for label, args in cases.items():
         out = run(args + ["--format", "json"])

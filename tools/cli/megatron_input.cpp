@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "argument_lists.hpp"
 #include "flags.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/option_spec.hpp"
@@ -39,15 +40,23 @@ void add_megatron_flags(CLI::App& cmd, MegatronFlags& flags, bool with_gpus) {
              "--megatron-script's when both are given)")
           ->type_name("TEXT")
           ->group(group);
+  flags.torchtitan_flag =
+      cmd.add_option("--torchtitan", flags.torchtitan,
+                     "A torchtitan job config (TOML: [parallelism], [training], "
+                     "[activation_checkpoint], [model] name and flavor, ...): its keys set the "
+                     "options and the model; options given here must agree with it")
+          ->type_name("FILE")
+          ->group("torchtitan");
   cmd.add_flag("--strict", flags.strict,
-               "With --megatron-*: an argument pipesim does not know is an error (exit 2), not a "
-               "warning")
+               "With --megatron-* or --torchtitan: an argument or key pipesim does not know is an "
+               "error (exit 2), not a warning")
       ->group(group);
   if (with_gpus) {
     flags.gpus_flag =
         cmd.add_option("--gpus", flags.gpus,
-                       "With --megatron-*: the world size P, data-parallel W = P/(T·C·D) "
-                       "(default: the script's launcher: nodes x processes per node)")
+                       "With --megatron-* or --torchtitan: the world size P, data-parallel W = "
+                       "P/(T·C·D) (default: the script's launcher, nodes x processes per node; "
+                       "torchtitan's degrees when none is -1)")
             ->type_name("INT")
             ->group(group);
   }
@@ -61,15 +70,22 @@ int megatron_gpus(const MegatronFlags& flags) {
 std::optional<scenario::MegatronRun> read_megatron_flags(const MegatronFlags& flags) {
   const bool script = flags.script_flag->count() > 0;
   const bool list = flags.args_flag->count() > 0;
+  const bool torchtitan = flags.torchtitan_flag->count() > 0;
+  if ((script || list) && torchtitan) {
+    throw core::ConfigError("command line", "--torchtitan",
+                            "reads a torchtitan config; give it or a Megatron-LM script or list, "
+                            "not both");
+  }
   if (!script && !list) {
+    if (torchtitan) return std::nullopt;
     if (flags.gpus_flag != nullptr && flags.gpus_flag->count() > 0) {
       throw core::ConfigError("command line", "--gpus",
-                              "needs --megatron-script or --megatron-args (otherwise give "
-                              "--data-parallel)");
+                              "needs --megatron-script, --megatron-args or --torchtitan "
+                              "(otherwise give --data-parallel)");
     }
     if (flags.strict) {
       throw core::ConfigError("command line", "--strict",
-                              "needs --megatron-script or --megatron-args");
+                              "needs --megatron-script, --megatron-args or --torchtitan");
     }
     return std::nullopt;
   }
@@ -114,27 +130,17 @@ void merge_megatron_texts(std::map<std::string, std::string>& texts, scenario::M
     std::cerr << "pipesim: warning: " << w << "\n";
 }
 
+ArgumentLists megatron_lists(const scenario::MegatronRun& run) {
+  return {"Megatron-LM arguments", run.source, spelled(run.used), spelled(run.ignored),
+          spelled(run.unknown)};
+}
+
 nlohmann::ordered_json megatron_json(const scenario::MegatronRun& run) {
-  nlohmann::ordered_json j;
-  j["source"] = run.source;
-  j["used"] = spelled(run.used);
-  j["ignored"] = spelled(run.ignored);
-  j["unknown"] = spelled(run.unknown);
-  return j;
+  return argument_lists_json(megatron_lists(run));
 }
 
 std::string megatron_text(const scenario::MegatronRun& run) {
-  std::string out = fmt::format("Megatron-LM arguments ({})\n", run.source);
-  const auto line = [&](const char* what, const std::vector<std::string>& names) {
-    std::string list;
-    for (const std::string& n : spelled(names))
-      list += " " + n;
-    out += fmt::format("  {:<8} {:>3}:{}\n", what, names.size(), list);
-  };
-  line("used", run.used);
-  line("ignored", run.ignored);
-  line("unknown", run.unknown);
-  return out;
+  return argument_lists_text(megatron_lists(run));
 }
 
 }  // namespace pipesim::cli

@@ -14,19 +14,23 @@
 
 namespace pipesim::cli {
 
+// The flags of the readers of other frameworks' configurations: Megatron-LM's and
+// torchtitan's (torchtitan_input.hpp), which share --gpus and --strict.
 struct MegatronFlags {
-  std::string script, args, gpus;
+  std::string script, args, torchtitan, gpus;
   bool strict = false;
   const CLI::Option* script_flag = nullptr;
   const CLI::Option* args_flag = nullptr;
+  const CLI::Option* torchtitan_flag = nullptr;
   const CLI::Option* gpus_flag = nullptr;  //!< nullptr where the command has its own --gpus
 };
 
-//! Registers the flags on `cmd` (--gpus too when `with_gpus`).
+//! Registers the flags on `cmd`, --torchtitan's too (--gpus when `with_gpus`).
 void add_megatron_flags(CLI::App& cmd, MegatronFlags& flags, bool with_gpus);
 
 //! The script and/or list read (the list's arguments after the script's), or nothing when
-//! neither flag is given. --gpus or --strict without either is refused. Unknown arguments are
+//! neither flag is given. --gpus or --strict without either (or --torchtitan) is refused, and
+//! so is --torchtitan with either. Unknown arguments are
 //! warned about on stderr, or refused with --strict.
 std::optional<scenario::MegatronRun> read_megatron_flags(const MegatronFlags& flags);
 

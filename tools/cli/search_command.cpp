@@ -22,6 +22,7 @@
 #include "pipesim/schedules/registry.hpp"
 #include "progress_bar.hpp"
 #include "sweep_options.hpp"
+#include "torchtitan_input.hpp"
 
 namespace pipesim::cli {
 namespace {
@@ -136,16 +137,9 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
       if (flag->count() > 0)
         fixed[name] = given_text(*scenario::find_option(name), o->values.at(name));
     }
-    if (std::optional<scenario::MegatronRun> run = read_megatron_flags(o->megatron)) {
-      // The script's model, world size and global batch; the layout it sets (T, D, VPP, B, E,
-      // recomputation, ...) is what search chooses itself, so only its other settings are fixed.
-      if (o->model_flag->count() > 0) fixed["model"] = o->model;
-      merge_megatron_texts(fixed, *run, 0, false);
-      o->model = fixed.at("model");
-      if (o->gpus_flag->count() == 0 && run->world_size > 0)
-        o->gpus = std::to_string(run->world_size);
-      if (o->mini_batch_flag->count() == 0 && run->global_batch_size)
-        o->mini_batch = std::to_string(*run->global_batch_size);
+    // The layout a configuration sets (T, D, VPP, B, E, recomputation, ...) is what search
+    // chooses itself, so only its other settings are fixed.
+    const auto keep_fixed = [&] {
       for (auto it = fixed.begin(); it != fixed.end();) {
         const scenario::Option* option = scenario::find_option(it->first);
         const bool chosen = option == nullptr || explore::search_chooses(*option);
@@ -157,12 +151,37 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
           ++it;
         }
       }
-      std::cerr << megatron_text(*run);
+    };
+    std::optional<std::string> given_model;
+    // The configuration's model, and its world size and batch where it gives them.
+    const auto adopt = [&](int world_size, std::optional<long> mini_batch,
+                           const std::string& lists) {
+      o->model = fixed.at("model");
+      if (o->gpus_flag->count() == 0 && world_size > 0) o->gpus = std::to_string(world_size);
+      if (o->mini_batch_flag->count() == 0 && mini_batch)
+        o->mini_batch = std::to_string(*mini_batch);
+      keep_fixed();
+      std::cerr << lists;
+    };
+    if (o->model_flag->count() > 0) given_model = o->model;
+    if (std::optional<scenario::MegatronRun> run = read_megatron_flags(o->megatron)) {
+      if (given_model) fixed["model"] = *given_model;
+      merge_megatron_texts(fixed, *run, 0, false);
+      adopt(run->world_size, run->global_batch_size, megatron_text(*run));
+    }
+    if (std::optional<scenario::TorchtitanRun> run = read_torchtitan_flags(o->megatron)) {
+      if (given_model) fixed["model"] = *given_model;
+      const int gpus = o->gpus_flag->count() > 0
+                           ? static_cast<int>(core::parse_int("gpus", o->gpus, 1, 1 << 20))
+                           : 0;
+      merge_torchtitan_texts(fixed, *run, gpus, false);
+      adopt(run->world_size, run->mini_batch, torchtitan_text(*run));
     }
     const auto require = [](const CLI::Option* flag, const std::string& text, const char* name) {
       if (flag->count() == 0 && text.empty()) {
         throw core::ConfigError("command line", name,
-                                "required (or a Megatron-LM script or list that gives it)");
+                                "required (or a Megatron-LM script or list, or a torchtitan "
+                                "config, that gives it)");
       }
     };
     require(o->model_flag, o->model, "--model");

@@ -22,6 +22,7 @@
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/schedules/schedule_file.hpp"
 #include "pipesim/sim/graph_export.hpp"
+#include "torchtitan_input.hpp"
 
 namespace pipesim::cli {
 
@@ -109,7 +110,8 @@ Action add_simulate_command(CLI::App& app) {
       "configuration does not fit the GPUs' memory (real-cost mode; the report says so too).");
   return [o] {
     // Given options take their text (an empty one is an error), the others their default; a
-    // Megatron-LM script or list adds its settings to the given ones (which must agree).
+    // Megatron-LM script or list, or a torchtitan config, adds its settings to the given ones
+    // (which must agree).
     std::map<std::string, std::string> texts;
     for (const scenario::Option& option : scenario::options()) {
       if (o->flags.at(option.name())->count() > 0)
@@ -117,6 +119,8 @@ Action add_simulate_command(CLI::App& app) {
     }
     std::optional<scenario::MegatronRun> megatron = read_megatron_flags(o->megatron);
     if (megatron) merge_megatron_texts(texts, *megatron, megatron_gpus(o->megatron), true);
+    std::optional<scenario::TorchtitanRun> torchtitan = read_torchtitan_flags(o->megatron);
+    if (torchtitan) merge_torchtitan_texts(texts, *torchtitan, megatron_gpus(o->megatron), true);
     std::vector<std::string> given;
     for (const scenario::Option& option : scenario::options()) {
       if (const auto it = texts.find(option.name()); it != texts.end()) {
@@ -212,6 +216,7 @@ Action add_simulate_command(CLI::App& app) {
     if (o->format == "json") {
       nlohmann::ordered_json j = report::to_json(o->spec, result, o->ops);
       if (megatron) j["megatron_args"] = megatron_json(*megatron);
+      if (torchtitan) j["torchtitan_args"] = torchtitan_json(*torchtitan);
       if (o->critical_path) {
         j["critical_path"] =
             report::critical_path_json(result, report::critical_path_of(o->spec, result));
@@ -222,6 +227,7 @@ Action add_simulate_command(CLI::App& app) {
     } else {
       text = report::to_text(o->spec, result);
       if (megatron) text += "\n" + megatron_text(*megatron);
+      if (torchtitan) text += "\n" + torchtitan_text(*torchtitan);
       if (o->critical_path) {
         text +=
             "\n" + report::critical_path_text(result, report::critical_path_of(o->spec, result));

@@ -17,6 +17,7 @@
 #include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "progress_bar.hpp"
+#include "torchtitan_input.hpp"
 
 namespace pipesim::cli {
 
@@ -48,6 +49,10 @@ explore::SweepGrid make_grid(const SweepArgs& args) {
   if (std::optional<scenario::MegatronRun> run = read_megatron_flags(args.megatron)) {
     merge_megatron_texts(given, *run, megatron_gpus(args.megatron), true);
     std::cerr << megatron_text(*run);
+  }
+  if (std::optional<scenario::TorchtitanRun> run = read_torchtitan_flags(args.megatron)) {
+    merge_torchtitan_texts(given, *run, megatron_gpus(args.megatron), true);
+    std::cerr << torchtitan_text(*run);
   }
   return explore::make_grid(given, args.file);
 }

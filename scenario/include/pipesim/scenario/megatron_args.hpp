@@ -20,15 +20,12 @@
 
 #include "pipesim/models/megatron_model.hpp"
 #include "pipesim/scenario/launch_script.hpp"
+#include "pipesim/scenario/read_settings.hpp"
 
 namespace pipesim::scenario {
 
-//! An option a Megatron argument sets.
-struct MegatronSetting {
-  std::string option;    //!< pipesim's option name ("tensor_parallel")
-  std::string text;      //!< its value as text ("8")
-  std::string argument;  //!< the Megatron argument that set it ("tensor_model_parallel_size")
-};
+//! An option a Megatron argument sets (`argument`: its argparse name).
+using MegatronSetting = ReadSetting;
 
 struct MegatronRun {
   std::string source;                     //!< the script's path, or "megatron arguments"
