@@ -168,20 +168,8 @@ std::string torchtitan_layout(int layers, int stages, long first_less, long last
 std::vector<std::string> merge_torchtitan(std::map<std::string, std::string>& texts,
                                           TorchtitanRun& run, int gpus, bool layout) {
   std::vector<std::string> warnings = run.warnings;
-  const auto merge = [&](const ReadSetting& s) {
-    // An option of another branch of pipesim (sharded data parallelism) is set by name: a build
-    // without it runs without it, and says so.
-    if (find_option(s.option) == nullptr) {
-      warnings.push_back(
-          fmt::format("{}: {} asks for option {} = {}, which this pipesim does "
-                      "not have: not applied",
-                      run.source, s.argument, s.option, s.text));
-      return;
-    }
-    merge_setting(texts, s, "torchtitan's", run.source);
-  };
   for (const ReadSetting& s : run.settings)
-    merge(s);
+    merge_setting(texts, s, "torchtitan's", run.source);
   if (texts.count("model") > 0 && !texts.at("model").empty()) {
     for (const char* key : {"model.name", "model.flavor", "model.hf_assets_path"})
       move_to_ignored(run, key);
@@ -230,7 +218,8 @@ std::vector<std::string> merge_torchtitan(std::map<std::string, std::string>& te
     shard = p / others;
   }
   if (shard > 1) {
-    merge({"data_parallel_sharding", "params", shard_key});
+    merge_setting(texts, {"data_parallel_sharding", "params", shard_key}, "torchtitan's",
+                  run.source);
     if (r > 1) {
       warnings.push_back(fmt::format(
           "{}: HSDP (replicate {} × shard {}): pipesim shards over all {} data-parallel ranks",

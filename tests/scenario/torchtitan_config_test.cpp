@@ -360,15 +360,11 @@ TEST(TorchtitanConfig, ShardedDataParallelIsAskedForByName) {
   TorchtitanRun run = read(kModel);
   std::map<std::string, std::string> texts;
   const std::vector<std::string> warnings = merge_torchtitan(texts, run, 8, true);
-  // FSDP over 8: data_parallel_sharding = params where the option table has it, else a warning.
-  const bool applied = texts.count("data_parallel_sharding") > 0;
-  if (applied) {
-    EXPECT_EQ(texts.at("data_parallel_sharding"), "params");
-  } else {
-    EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
-      return w.find("data_parallel_sharding") != std::string::npos;
-    }));
-  }
+  // FSDP over 8: data_parallel_sharding = params, with no warning about it.
+  EXPECT_EQ(texts.at("data_parallel_sharding"), "params");
+  EXPECT_TRUE(std::none_of(warnings.begin(), warnings.end(), [](const std::string& w) {
+    return w.find("data_parallel_sharding") != std::string::npos;
+  }));
   // DDP only (shard 1): nothing to shard.
   TorchtitanRun ddp = read(std::string(kModel) +
                            "[parallelism]\ndata_parallel_replicate_degree = 8\n"
