@@ -170,10 +170,6 @@ std::string OptionSpec::type_name() const {
   return {};
 }
 
-bool OptionSpec::is_default(const OptionValue& value) const {
-  return !default_text.empty() && parse(default_text) == value;
-}
-
 OptionSpec integer_option(std::string name, long lo, long hi, std::string default_text,
                           std::string help) {
   OptionSpec o;

@@ -164,6 +164,9 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
       r.predicted = metric_of(run, *result.perf, result.metrics.iteration_time, r.metric);
       r.gpu_generation = generation;
       r.gpus = result.perf->gpus;
+      r.workload = result.perf->model.is_moe()         ? "moe"
+                   : s.perf.setup.context_parallel > 1 ? "context-parallel"
+                                                       : "dense";
     }
   } catch (const core::ConfigError& e) {
     for (PointResult& r : out)

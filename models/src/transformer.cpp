@@ -279,14 +279,6 @@ core::Flops kernel_flops(const KernelList& ks) {
   return core::Flops(f);
 }
 
-core::Bytes kernel_memory_bytes(const KernelList& ks) {
-  double b = 0;
-  for (const LayerKernel& k : ks) {
-    if (!k.compute_bound()) b += d(k.bytes);
-  }
-  return core::Bytes(b);
-}
-
 double layer_matmul_params(const ModelSpec& m) {
   require_uniform_dense(m);
   return layer_matmul_params(m, LayerKind::Dense);
@@ -517,23 +509,6 @@ RecomputeModules parse_recompute_modules(const std::string& text, const std::str
     }
     out.*(it->second) = true;
   }
-  return out;
-}
-
-std::string recompute_modules_text(const RecomputeModules& r) {
-  std::string out;
-  const auto put = [&out](bool on, const char* name) {
-    if (!on) return;
-    if (!out.empty()) out += ',';
-    out += name;
-  };
-  put(r.core_attn, "core_attn");
-  put(r.moe_act, "moe_act");
-  put(r.layernorm, "layernorm");
-  put(r.mla_up_proj, "mla_up_proj");
-  put(r.mlp, "mlp");
-  put(r.moe, "moe");
-  put(r.shared_experts, "shared_experts");
   return out;
 }
 

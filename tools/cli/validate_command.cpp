@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "pipesim/core/shipped_files.hpp"
+#include "pipesim/explore/prediction_range.hpp"
 #include "pipesim/explore/validation.hpp"
 #include "pipesim/explore/validation_report.hpp"
 
@@ -18,6 +19,7 @@ Action add_validate_command(CLI::App& app) {
     std::vector<std::string> files;
     std::string format = "text";
     std::string output;
+    bool ranges = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -34,11 +36,19 @@ Action add_validate_command(CLI::App& app) {
   cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout")
       ->type_name("PATH")
       ->group("Output");
+  cmd->add_flag("--ranges", o->ranges,
+                "Print instead the prediction ranges: per class of run, the central 80% of "
+                "measured / predicted iteration time, and their leave-one-source-out coverage")
+      ->group("Output");
   return [o] {
     const explore::Validation v = explore::validate(o->files);
     const auto& points = v.points;
     const auto& summary = v.summary;
-    if (o->format == "json") {
+    if (o->ranges) {
+      constexpr double kCoverage = 0.8;
+      emit(o->output, explore::ranges_text(explore::prediction_ranges(points, kCoverage),
+                                           explore::leave_one_source_out(points, kCoverage)));
+    } else if (o->format == "json") {
       emit(o->output, explore::validation_json(points, summary));
     } else if (o->format == "csv") {
       emit(o->output, explore::validation_csv(points));

@@ -57,8 +57,6 @@ struct OptionSpec {
   std::string format(const OptionValue& value) const;
   //! "INT", "NUMBER", "on|off", "direct|doubling|halving", or value_name when set.
   std::string type_name() const;
-  //! Whether `value` is this option's default (false when there is none).
-  bool is_default(const OptionValue& value) const;
 };
 
 //! Factories for the common kinds.

@@ -95,6 +95,9 @@ struct PointResult {
   //! The GPU generation of the run's hardware profile (gpu_generation()); "" before predict.
   std::string gpu_generation;
   double gpus = 0;  //!< GPUs of the predicted run (t·D·W); 0 when not predicted
+  //! What the predicted run trains: "moe" (a mixture-of-experts model), "context-parallel" (a
+  //! dense one with C > 1) or "dense"; "" when not predicted.
+  std::string workload;
   ValidationMetric metric = ValidationMetric::IterationTime;
   double measured = 0;
   std::optional<double> predicted;  //!< none when not expressible or the run failed

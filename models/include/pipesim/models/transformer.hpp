@@ -75,8 +75,6 @@ struct RecomputeModules {
 //! "core_attn,moe_act"; an empty text is no module. Throws core::ConfigError::option(`field`)
 //! naming the unknown module and the allowed names, or a repeated one.
 RecomputeModules parse_recompute_modules(const std::string& text, const std::string& field);
-//! The names of `r`'s modules in the order above, comma-separated.
-std::string recompute_modules_text(const RecomputeModules& r);
 
 //! How one GPU runs the model's layers: micro-batch, tensor-parallel group, attention kernel, and
 //! for mixture-of-experts layers the expert-parallel layout [MC]. The defaults are Megatron's
@@ -145,8 +143,6 @@ LayerShape layer_shape(const ModelSpec& m, const LayerConfig& c, LayerKind kind)
 
 //! Sum of FLOPs of the compute-bound kernels (GEMMs and fused attention).
 core::Flops kernel_flops(const KernelList& ks);
-//! Sum of bytes of the memory-bound kernels.
-core::Bytes kernel_memory_bytes(const KernelList& ks);
 
 //! One layer's parameters by part, each counted once (whole, not per GPU).
 struct LayerParameters {
