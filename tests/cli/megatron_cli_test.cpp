@@ -185,7 +185,7 @@ TEST(MegatronCli, UnknownArgumentsAreWarnedOrRefused) {
 TEST(MegatronCli, PipesimsOwnFlagsTwiceAndMegatronWordsOnTheirOwn) {
   // One option under two of its names, one value: fine; two values: refused naming both.
   const std::vector<std::string> base = {"simulate", "--model", "gpt2-1.3b", "--hardware",
-                                         "a100-dgx", "-N", "16"};
+                                         "a100-dgx", "-N",      "16"};
   auto same = base;
   same.insert(same.end(), {"-D", "16", "--pipeline-model-parallel-size", "16"});
   const auto ok = invoke_cli(same);
