@@ -298,8 +298,10 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       if (p != kF) std::reverse(units.begin(), units.end());
       return units;
     };
+    // No groups without sharded data parallelism: no units either, so the group is unused.
+    const ShardGroup group = groups.empty() ? ShardGroup{} : groups[s];
     const auto sharded = [&](size_t p, const PerKind<double>& extra) {
-      return unit_collectives(hw_, bytes, groups[s], units_of(p, extra), gathers[p], reduces[p]);
+      return unit_collectives(hw_, bytes, group, units_of(p, extra), gathers[p], reduces[p]);
     };
     const auto part_alone = [&](size_t p) {
       const OpComm c = op_comm(points[p], expert_layers[p], rings_f[p], rings_b[p],
