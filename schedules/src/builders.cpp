@@ -250,7 +250,8 @@ sim::Schedule looped_schedule(std::string name, const ScheduleParams& params) {
 core::OptionSpec chunks_option() {
   // A schedule without the option holds one chunk per worker.
   return core::with_unused_text(
-      core::integer_option("chunks", 1, 64, "2", "interleaved, bfs: model chunks v per worker"),
+      core::integer_option("chunks", 1, 64, "2",
+                           "interleaved, interleaved-zb, bfs: model chunks v per worker"),
       "1");
 }
 

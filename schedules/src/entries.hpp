@@ -14,6 +14,7 @@ const ScheduleEntry& pipedream_2bw_entry();
 const ScheduleEntry& gems_entry();
 const ScheduleEntry& chimera_entry();
 const ScheduleEntry& interleaved_entry();
+const ScheduleEntry& interleaved_zb_entry();
 const ScheduleEntry& zb_h1_entry();
 const ScheduleEntry& zb_h2_entry();
 const ScheduleEntry& zb_v_entry();

@@ -15,10 +15,11 @@ namespace {
 // The shipped catalogue, in the order `pipesim list schedules` shows it: one line per scheme,
 // each entry defined beside its generator in schedules/src/<name>.cpp.
 constexpr std::array kCatalogue{
-    &gpipe_entry,  &one_f_one_b_entry, &dapple_entry,      &pipedream_entry, &pipedream_2bw_entry,
-    &gems_entry,   &chimera_entry,     &interleaved_entry, &zb_h1_entry,     &zb_h2_entry,
-    &zb_v_entry,   &dualpipe_entry,    &dualpipev_entry,   &v_half_entry,    &v_min_entry,
-    &hanayo_entry, &bitpipe_entry,     &bfs_entry,
+    &gpipe_entry,         &one_f_one_b_entry, &dapple_entry,         &pipedream_entry,
+    &pipedream_2bw_entry, &gems_entry,        &chimera_entry,        &interleaved_entry,
+    &zb_h1_entry,         &zb_h2_entry,       &zb_v_entry,           &dualpipe_entry,
+    &dualpipev_entry,     &v_half_entry,      &v_min_entry,          &hanayo_entry,
+    &bitpipe_entry,       &bfs_entry,         &interleaved_zb_entry,
 };
 
 // Schemes registered from outside the catalogue, in registration order. Filled by static

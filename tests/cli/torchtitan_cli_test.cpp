@@ -185,7 +185,7 @@ TEST(TorchtitanCli, BadConfigsAreOneLineErrors) {
               "[parallelism]\npipeline_parallel_degree = 2\n"
               "pipeline_parallel_schedule = \"ZeroBubbleH3\"\n",
           {"parallelism.pipeline_parallel_schedule", "GPipe", "1F1B", "Interleaved1F1B",
-           "LoopedBFS", "ZBVZeroBubble", "DualPipeV"});
+           "LoopedBFS", "ZBVZeroBubble", "DualPipeV", "InterleavedZeroBubble"});
   refused("[model]\nname = \"llama3\"\nflavor = \"1T\"\n", {"model.flavor", "70B"});
   const Outcome missing = simulate({"--torchtitan", "no-such.toml", "--gpus", "8"});
   EXPECT_EQ(missing.result.code, 2);

@@ -173,9 +173,13 @@ TEST(TorchtitanConfig, OlderKeysReadAsTodays) {
 
 TEST(TorchtitanConfig, EverySchedulePyTorchNamesMapsToItsPipesimSchedule) {
   // torch.distributed.pipelining's names (get_schedule_class) and the schemes they are.
-  const std::map<std::string, std::string> expected = {
-      {"GPipe", "gpipe"},   {"1F1B", "1f1b"},          {"Interleaved1F1B", "interleaved"},
-      {"LoopedBFS", "bfs"}, {"ZBVZeroBubble", "zb-v"}, {"DualPipeV", "dualpipev"}};
+  const std::map<std::string, std::string> expected = {{"GPipe", "gpipe"},
+                                                       {"1F1B", "1f1b"},
+                                                       {"Interleaved1F1B", "interleaved"},
+                                                       {"LoopedBFS", "bfs"},
+                                                       {"ZBVZeroBubble", "zb-v"},
+                                                       {"DualPipeV", "dualpipev"},
+                                                       {"InterleavedZeroBubble", "interleaved-zb"}};
   EXPECT_EQ(torchtitan_schedules().size(), expected.size());
   for (const auto& [torch_name, pipesim_name] : expected) {
     std::string lower = torch_name;  // torchtitan matches the names case-insensitively
@@ -188,8 +192,8 @@ TEST(TorchtitanConfig, EverySchedulePyTorchNamesMapsToItsPipesimSchedule) {
       EXPECT_EQ(settings(read(text)).at("schedule"), pipesim_name) << spelled;
     }
   }
-  // PyTorch's interleaved zero bubble and the CSV-only base classes have no pipesim scheme.
-  for (const char* refused : {"InterleavedZeroBubble", "PipelineScheduleMulti", "Chimera"}) {
+  // The CSV-only base classes and names PyTorch does not have are refused.
+  for (const char* refused : {"PipelineScheduleMulti", "PipelineScheduleSingle", "Chimera"}) {
     const std::string e = error_of(std::string(kModel) +
                                    "[parallelism]\npipeline_parallel_degree = 2\n"
                                    "pipeline_parallel_schedule = \"" +

@@ -17,11 +17,7 @@ namespace {
 using schedules::ScheduleParams;
 
 ScheduleParams params(int d, int n, int v) {
-  ScheduleParams p;
-  p.stages = d;
-  p.micro_batches = n;
-  p.options.set("chunks", std::int64_t{v});
-  return p;
+  return testing::chunked_params(d, n, v);
 }
 
 // Unit-cost span of bfs, derived by hand (schedules/README.md): a chunk op takes f = t_F/v,

@@ -13,6 +13,15 @@
 
 namespace pipesim::testing {
 
+//! D stages, N micro-batches and v model chunks per worker (the looped schemes' `chunks`).
+inline schedules::ScheduleParams chunked_params(int stages, int micro_batches, int chunks) {
+  schedules::ScheduleParams p;
+  p.stages = stages;
+  p.micro_batches = micro_batches;
+  p.options.set("chunks", std::int64_t{chunks});
+  return p;
+}
+
 //! schedule, graph, trace and metrics of one unit-cost run.
 using UnitRun = scenario::Result;
 
