@@ -9,6 +9,8 @@
 #   share/pipesim/{models,hardware,validation}/*.yaml  shipped data, found relative to bin/, and
 #                                                by an embedding program at the prefix
 #                                                find_package found (core/shipped_files.hpp)
+#   share/pipesim/validation/ranges/prediction-ranges.yaml  the prediction ranges every
+#                                                real-cost run reads (scenario/prediction_range.hpp)
 #   share/pipesim/examples/                      the example sweep file(s) (examples/)
 #   share/pipesim/schema/pipesim-output.schema.json  the output schema (docs/schema/)
 #   share/pipesim/calibrate/                     calibration helpers: fit-profile.py and the
@@ -68,6 +70,8 @@ foreach(folder models hardware validation)
   file(GLOB pipesim_shipped CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${folder}/*.yaml)
   install(FILES ${pipesim_shipped} DESTINATION ${PIPESIM_INSTALL_DATADIR}/${folder})
 endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/validation/ranges/prediction-ranges.yaml
+        DESTINATION ${PIPESIM_INSTALL_DATADIR}/validation/ranges)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${PIPESIM_INSTALL_DATADIR}/examples)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/schema/pipesim-output.schema.json
         DESTINATION ${PIPESIM_INSTALL_DATADIR}/schema)

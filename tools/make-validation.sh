@@ -6,7 +6,9 @@
 # plot of the error (%) against the run's GPU count (log x) with ±10% and ±30% bands, one panel
 # for the speed metrics and one for peak memory, one colour per source, fitted points hollow
 # (error-vs-gpus.svg, gnuplot; any gnuplot warning fails the script), and the prediction ranges
-# per class of run with their leave-one-source-out coverage (prediction-ranges.txt).
+# per class of run with their leave-one-source-out coverage (prediction-ranges.txt) and as the
+# table every real-cost prediction reads its iteration time range from
+# (validation/ranges/prediction-ranges.yaml, shipped).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/pipesim-bin.sh
@@ -16,6 +18,8 @@ mkdir -p "$out"
 "$bin" validate validation/*.yaml --format csv -o "$out/validation.csv"
 "$bin" validate validation/*.yaml --format json -o "$out/validation.json"
 "$bin" validate validation/*.yaml --ranges -o "$out/prediction-ranges.txt"
+mkdir -p validation/ranges
+"$bin" validate validation/*.yaml --ranges --format yaml -o validation/ranges/prediction-ranges.yaml
 
 # Columns of validation.csv used here: 2 source, 4 fitted, 6 metric, 10 error_percent, 13 gpus.
 # Plot data: one block per (panel, source): GPUs, error %, fitted 0/1.

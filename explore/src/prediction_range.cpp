@@ -21,21 +21,6 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[below] + (pos - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-std::string class_basis(const RunClass& c, int depth) {
-  switch (depth) {
-    case 0:
-      return fmt::format("{}/{}/{}", c.workload, c.generation, c.scale);
-    case 1:
-      return fmt::format("{}/{}", c.workload, c.generation);
-    case 2:
-      return c.workload;
-    default:
-      return "all runs";
-  }
-}
-
-constexpr int kDepths = 4;
-
 // One ratio per run id (its first speed point), with its class and source.
 struct RunRatio {
   RunClass cls;
@@ -57,8 +42,8 @@ std::vector<RunRatio> run_ratios(const std::vector<PointResult>& points) {
 RangeTable table_of(const std::vector<RunRatio>& runs, double coverage) {
   std::map<std::string, std::vector<double>> by_basis;
   for (const RunRatio& r : runs)
-    for (int depth = 0; depth < kDepths; ++depth)
-      by_basis[class_basis(r.cls, depth)].push_back(r.ratio);
+    for (const std::string& basis : scenario::class_bases(r.cls))
+      by_basis[basis].push_back(r.ratio);
   RangeTable table;
   table.coverage = coverage;
   const auto range_of = [&](const std::string& basis, std::vector<double>& ratios) {
@@ -98,16 +83,6 @@ std::optional<double> time_ratio(const PointResult& point) {
 RangeTable prediction_ranges(const std::vector<PointResult>& points, double coverage) {
   PIPESIM_ASSERT(coverage > 0 && coverage < 1, "coverage in (0, 1)");
   return table_of(run_ratios(points), coverage);
-}
-
-const RatioRange& range_for(const RangeTable& table, const RunClass& c) {
-  for (int depth = 0; depth < kDepths; ++depth) {
-    const std::string basis = class_basis(c, depth);
-    for (const RatioRange& r : table.ranges)
-      if (r.basis == basis) return r;
-  }
-  PIPESIM_ASSERT(false, "a range table ends with all runs");
-  return table.ranges.back();
 }
 
 Coverage leave_one_source_out(const std::vector<PointResult>& points, double coverage) {

@@ -31,24 +31,6 @@ double source_flops(FlopsFormula formula, double samples, double sequence, doubl
   return 0;
 }
 
-std::string gpu_generation(const std::string& gpu_name, const std::string& profile_name) {
-  // NVIDIA's architecture per data-centre product (the products' datasheets): P100 Pascal,
-  // V100 Volta, A100 Ampere, H100/H200 Hopper, B200/B300 and the GB200/GB300 superchips
-  // Blackwell.
-  static const std::pair<const char*, const char*> kProducts[] = {
-      {"p100", "pascal"}, {"v100", "volta"},     {"a100", "ampere"},    {"h100", "hopper"},
-      {"h200", "hopper"}, {"b200", "blackwell"}, {"b300", "blackwell"},
-  };
-  for (const std::string& text : {gpu_name, profile_name}) {
-    std::string lower = text;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const auto& [product, generation] : kProducts)
-      if (lower.find(product) != std::string::npos) return generation;
-  }
-  return "other";
-}
-
 bool within_reading_error(double a, double error_a, double b, double error_b) {
   return std::abs(a - b) <= error_a * std::abs(a) + error_b * std::abs(b);
 }
@@ -158,15 +140,14 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
     cache.attach(s);
     if (run.model_layers > 0) s.perf.model_spec = with_layers(run, cache.model(s.perf.model));
     const scenario::Result result = scenario::simulate(s);
-    const std::string generation =
-        gpu_generation(result.perf->hardware.provenance.gpu, result.perf->hardware.name);
+    const scenario::RunClass cls =
+        scenario::run_class(result.perf->model, result.perf->hardware, result.perf->gpus,
+                            s.perf.setup.context_parallel);
     for (PointResult& r : out) {
       r.predicted = metric_of(run, *result.perf, result.metrics.iteration_time, r.metric);
-      r.gpu_generation = generation;
+      r.gpu_generation = cls.generation;
       r.gpus = result.perf->gpus;
-      r.workload = result.perf->model.is_moe()         ? "moe"
-                   : s.perf.setup.context_parallel > 1 ? "context-parallel"
-                                                       : "dense";
+      r.workload = cls.workload;
     }
   } catch (const core::ConfigError& e) {
     for (PointResult& r : out)

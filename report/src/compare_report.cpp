@@ -44,10 +44,14 @@ std::string compare_table(const std::vector<SweepRow>& rows, const std::vector<R
       fmt::format("{} configurations, {} ranked by {} ({} is better)", rows.size(), order.size(),
                   metric, ranked_by.higher_is_better ? "higher" : "lower");
   // A group on several GPU counts shows the metric per GPU it was ranked by.
+  columns.ties_on = metric;
   const auto with_per_gpu = [&](const RankedGroup& g) {
     RankedColumns c = columns;
     if (g.gpu_counts.size() > 1) c.per_gpu = metric;
     return c;
+  };
+  const auto ranked = [&](const std::vector<size_t>& group_order, const RankedColumns& c) {
+    return render_ranked(rows, group_order, c) + ties_note(rows, group_order, c);
   };
   if (groups.size() <= 1) {
     if (!groups.empty()) {
@@ -56,8 +60,7 @@ std::string compare_table(const std::vector<SweepRow>& rows, const std::vector<R
         text += fmt::format(",\n{}", note);
     }
     text += "\n\n";
-    text += groups.empty() ? render_ranked(rows, order, columns)
-                           : render_ranked(rows, order, with_per_gpu(groups.front()));
+    text += groups.empty() ? ranked(order, columns) : ranked(order, with_per_gpu(groups.front()));
   } else {
     text += fmt::format(
         ",\nonly against configurations of the same mini-batch (a bigger one amortises its "
@@ -65,7 +68,7 @@ std::string compare_table(const std::vector<SweepRow>& rows, const std::vector<R
     for (const RankedGroup& g : groups) {
       const std::string note = per_gpu_note(g, ranked_by);
       text += fmt::format("\n{}{}{}:\n{}", g.label, note.empty() ? "" : ", ", note,
-                          render_ranked(rows, g.order, with_per_gpu(g)));
+                          ranked(g.order, with_per_gpu(g)));
     }
   }
   bool first_unranked = true;

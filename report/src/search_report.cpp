@@ -77,7 +77,9 @@ std::string search_table(const SearchHeading& heading, const SearchTally& tally,
   columns.metrics = present_metrics(rows, winners,
                                     {"throughput", "iteration_time", "mfu", "bubble_ratio",
                                      "exposed_comm_ratio", "peak_memory_max", "memory_headroom"});
-  if (!winners.empty()) text += render_ranked(rows, winners, columns);
+  columns.ties_on = heading.rank_metric;
+  if (!winners.empty())
+    text += render_ranked(rows, winners, columns) + ties_note(rows, winners, columns);
   for (const std::string& schedule : heading.schedules) {
     const bool won = std::any_of(winners.begin(), winners.end(), [&](size_t i) {
       return rows[i].inputs[schedule_column] == schedule;

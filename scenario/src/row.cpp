@@ -42,6 +42,12 @@ RowMetrics extract_metrics(const Result& result) {
   row.model_sequence = p.model.sequence;
   row.model_experts = p.model.moe.experts;
   row.model_params = p.model_params;
+  if (p.iteration_time_range) {
+    row.iteration_time_low = p.iteration_time_range->low;
+    row.iteration_time_high = p.iteration_time_range->high;
+    row.iteration_time_basis = fmt::format("{:.0f}% of {}", 100 * p.iteration_time_range->coverage,
+                                           p.iteration_time_range->basis);
+  }
   if (!p.memory.empty()) {
     const auto [lo, hi] = std::minmax_element(
         p.memory.begin(), p.memory.end(),
@@ -161,6 +167,12 @@ std::vector<Metric> make_metrics() {
       PIPESIM_METRIC(model_sequence, "", 0, "sequence", Plain),
       PIPESIM_METRIC(model_experts, "", 0, "experts", Plain),
       PIPESIM_METRIC(model_params, "", 0, "params", Plain),
+      PIPESIM_METRIC(iteration_time_low, "s", 0, "time_low", Plain),
+      PIPESIM_METRIC(iteration_time_high, "s", 0, "time_high", Plain),
+      Metric{"iteration_time_basis", "", 0, "time_range_basis", TableScale::Plain,
+             [](const RowMetrics&) { return std::optional<double>(); },
+             [](const RowMetrics& m) { return m.iteration_time_basis.value_or(""); },
+             MetricKind::Text},
   };
 }
 #undef PIPESIM_METRIC

@@ -8,6 +8,7 @@
 #include "pipesim/scenario/estimate.hpp"
 #include "pipesim/scenario/names.hpp"
 #include "pipesim/scenario/options.hpp"
+#include "pipesim/scenario/prediction_range.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/sim/lowering.hpp"
 #include "pipesim/sim/memory.hpp"
@@ -175,6 +176,10 @@ void run_real(const Scenario& spec, Result& r, const std::string& source) {
   p.throughput = t > 0 ? p.samples_per_iteration / t : 0.0;
   p.tokens_per_second = p.throughput * p.model.sequence;
   p.mfu = t > 0 ? p.model_flops_per_iteration / (t * p.gpus * costs.peak_flops()) : 0.0;
+  if (const std::optional<RangeTable>& table = shipped_range_table()) {
+    p.iteration_time_range =
+        time_range(t, run_class(p.model, p.hardware, p.gpus, ps.setup.context_parallel), *table);
+  }
   r.perf = std::move(p);
 }
 

@@ -41,7 +41,8 @@ const char* const kHeader =
     "exposed_comm_ratio,"
     "peak_memory_max,peak_memory_min,memory_headroom,peak_activations_max,peak_activations_min,"
     "fits_memory,model_layers,model_hidden,model_heads,model_kv_heads,model_ffn_hidden,"
-    "model_vocabulary,model_sequence,model_experts,model_params,status\n";
+    "model_vocabulary,model_sequence,model_experts,model_params,iteration_time_low,iteration_time_"
+    "high,iteration_time_basis,status\n";
 
 TEST(SweepCommand, HeaderIsExactlyTheDocumentedSchema) {
   const auto r = invoke_cli({"sweep", "--stages", "4"});

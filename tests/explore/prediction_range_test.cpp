@@ -6,9 +6,14 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include "pipesim/core/config_error.hpp"
 
 namespace pipesim::explore {
 namespace {
@@ -95,6 +100,74 @@ TEST(PredictionRange, LeaveOneSourceOutChecksEachSourceAgainstTheOthers) {
     apart.push_back(time_point(fmt::format("b{}", i), "b", 5.0));
   }
   EXPECT_EQ(leave_one_source_out(apart, 0.8).inside, 0u);
+}
+
+// A YAML file in the temporary directory, removed with the object.
+struct YamlFile {
+  explicit YamlFile(const std::string& text) { std::ofstream(path) << text; }
+  ~YamlFile() { std::filesystem::remove(path); }
+  std::string path = (std::filesystem::temp_directory_path() /
+                      fmt::format("pipesim-ranges-{}-{}.yaml", ::getpid(), counter++))
+                         .string();
+  static inline int counter = 0;
+};
+
+TEST(PredictionRange, TheTableReadsBackFromItsYaml) {
+  std::vector<PointResult> points;
+  for (int i = 0; i < 12; ++i)
+    points.push_back(time_point(fmt::format("d{}", i), "s", 1.0 + 0.013 * i));
+  const RangeTable table = prediction_ranges(points, 0.8);
+  const YamlFile file(scenario::range_table_yaml(table));
+  const RangeTable read = scenario::read_range_table(file.path);
+  EXPECT_EQ(read.coverage, table.coverage);
+  ASSERT_EQ(read.ranges.size(), table.ranges.size());
+  for (size_t i = 0; i < read.ranges.size(); ++i) {
+    EXPECT_EQ(read.ranges[i].basis, table.ranges[i].basis);
+    EXPECT_EQ(read.ranges[i].runs, table.ranges[i].runs);
+    EXPECT_EQ(read.ranges[i].low, table.ranges[i].low);  // shortest round-trip text: exact
+    EXPECT_EQ(read.ranges[i].high, table.ranges[i].high);
+  }
+}
+
+TEST(PredictionRange, BadTablesAreRefusedNamingFileAndField) {
+  const auto refused = [](const std::string& text, const std::string& field) {
+    const YamlFile file(text);
+    try {
+      scenario::read_range_table(file.path);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const core::ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(file.path), std::string::npos) << what;
+      EXPECT_NE(what.find(field), std::string::npos) << what;
+    }
+  };
+  const std::string all = "  - {basis: all runs, runs: 3, low: 0.9, high: 1.2}\n";
+  refused("coverage: 1\nranges:\n" + all, "coverage");
+  refused("coverage: 0.8\nranges:\n  - {basis: dense, runs: 3, low: 1.2, high: 0.9}\n" + all,
+          "ranges[0].high");
+  refused("coverage: 0.8\nranges:\n  - {basis: dense, runs: 3, low: 0.9, high: 1.2}\n", "all runs");
+  refused("coverage: 0.8\nranges:\n  - {basis: all runs, runs: 3, low: 0.9, high: 1.2, x: 1}\n",
+          "x");
+  refused("coverage: 0.8\n", "ranges");
+}
+
+// A prediction of t seconds for a run of a class ranges over its class's ratios times t.
+TEST(PredictionRange, APredictionsRangeIsItsClasssRatiosTimesItsTime) {
+  RangeTable table;
+  table.coverage = 0.8;
+  table.ranges = {{1.1, 1.6, 40, "moe/hopper/multi-node"}, {0.9, 1.2, 400, "all runs"}};
+  const scenario::TimeRange moe =
+      scenario::time_range(10.0, {"moe", "hopper", "multi-node"}, table);
+  EXPECT_DOUBLE_EQ(moe.low, 11.0);
+  EXPECT_DOUBLE_EQ(moe.high, 16.0);
+  EXPECT_EQ(moe.basis, "moe/hopper/multi-node");
+  EXPECT_EQ(moe.coverage, 0.8);
+  const scenario::TimeRange dense =
+      scenario::time_range(2.0, {"dense", "ampere", "one node"}, table);
+  EXPECT_DOUBLE_EQ(dense.low, 1.8);
+  EXPECT_EQ(dense.basis, "all runs");
+  EXPECT_TRUE(scenario::overlaps(moe, scenario::TimeRange{15.9, 20, 0.8, ""}));
+  EXPECT_FALSE(scenario::overlaps(moe, scenario::TimeRange{16.1, 20, 0.8, ""}));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipesim/core/text_file.hpp"
 #include "pipesim/explore/prediction_range.hpp"
 #include "pipesim/explore/validation.hpp"
 
@@ -196,6 +197,20 @@ TEST(ValidationSuite, PredictionRangesCoverHeldOutSources) {
       EXPECT_FALSE(p.workload.empty()) << p.id;
     }
   }
+}
+
+// The shipped table every prediction reads its range from is the one the suite gives now:
+// a change to the model or the runs that moves a range fails here until
+// tools/make-validation.sh has written it again.
+TEST(ValidationSuite, TheShippedPredictionRangesAreTheSuitesOwn) {
+  const char* root = std::getenv("PIPESIM_SOURCE_DIR");
+  const std::filesystem::path shipped =
+      std::filesystem::path(root ? root : ".") / "validation" / "ranges" / "prediction-ranges.yaml";
+  EXPECT_EQ(core::read_text_file(shipped),
+            scenario::range_table_yaml(prediction_ranges(suite().points, 0.8)))
+      << "run tools/make-validation.sh";
+  const scenario::RangeTable read = scenario::read_range_table(shipped.string());
+  EXPECT_EQ(read.ranges.size(), prediction_ranges(suite().points, 0.8).ranges.size());
 }
 
 // Chimera Fig. 1's memory points, bounded apart (below).

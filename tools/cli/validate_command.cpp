@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "output.hpp"
+#include "pipesim/core/config_error.hpp"
 #include "pipesim/core/shipped_files.hpp"
 #include "pipesim/explore/prediction_range.hpp"
 #include "pipesim/explore/validation.hpp"
@@ -29,8 +30,8 @@ Action add_validate_command(CLI::App& app) {
   cmd->add_option("files", o->files, "Validation run files (default: every shipped one)")
       ->type_name("PATH...");
   cmd->add_option("--format", o->format, "Output format")
-      ->check(CLI::IsMember({"text", "json", "csv"}))
-      ->type_name("text|json|csv")
+      ->check(CLI::IsMember({"text", "json", "csv", "yaml"}))
+      ->type_name("text|json|csv|yaml")
       ->capture_default_str()
       ->group("Output");
   cmd->add_option("--output,-o", o->output, "Write to this file (atomically) instead of stdout")
@@ -38,16 +39,29 @@ Action add_validate_command(CLI::App& app) {
       ->group("Output");
   cmd->add_flag("--ranges", o->ranges,
                 "Print instead the prediction ranges: per class of run, the central 80% of "
-                "measured / predicted iteration time, and their leave-one-source-out coverage")
+                "measured / predicted iteration time, and their leave-one-source-out coverage "
+                "(--format yaml: the table predictions read, "
+                "validation/ranges/prediction-ranges.yaml)")
       ->group("Output");
   return [o] {
+    if (o->ranges && o->format != "text" && o->format != "yaml") {
+      throw core::ConfigError("command line", "--format",
+                              fmt::format("with --ranges must be text or yaml, got {}", o->format));
+    }
+    if (!o->ranges && o->format == "yaml") {
+      throw core::ConfigError("command line", "--format",
+                              "yaml is the prediction ranges' format: add --ranges");
+    }
     const explore::Validation v = explore::validate(o->files);
     const auto& points = v.points;
     const auto& summary = v.summary;
     if (o->ranges) {
       constexpr double kCoverage = 0.8;
-      emit(o->output, explore::ranges_text(explore::prediction_ranges(points, kCoverage),
-                                           explore::leave_one_source_out(points, kCoverage)));
+      const explore::RangeTable table = explore::prediction_ranges(points, kCoverage);
+      emit(o->output,
+           o->format == "yaml"
+               ? scenario::range_table_yaml(table)
+               : explore::ranges_text(table, explore::leave_one_source_out(points, kCoverage)));
     } else if (o->format == "json") {
       emit(o->output, explore::validation_json(points, summary));
     } else if (o->format == "csv") {

@@ -36,6 +36,9 @@ void for_each_metric(Metrics& m, Visit&& visit) {
   visit(m.model_sequence);
   visit(m.model_experts);
   visit(m.model_params);
+  visit(m.iteration_time_low);
+  visit(m.iteration_time_high);
+  visit(m.iteration_time_basis);
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 #pragma once
 // How far a prediction's iteration time is from what runs like it measured: the validation
 // suite's residuals, as ratios measured / predicted iteration time, grouped by the class of the
-// run (workload: dense, moe or context-parallel; GPU generation; one node or several), and the
-// central `coverage` share of each class's ratios as its range. A class with too few runs falls
-// back to a wider one (its generation and scale dropped, then everything), and says so in its
-// basis. Leave-one-source-out coverage checks the ranges on runs whose source built none of
+// run (scenario::RunClass), and the central `coverage` share of each class's ratios as its
+// range (the table every prediction reads, scenario/prediction_range.hpp). A class with too few
+// runs falls back to a wider one (its generation and scale dropped, then everything), and says so
+// in its basis. Leave-one-source-out coverage checks the ranges on runs whose source built none of
 // them: the share of those runs inside their range.
 
 #include <string>
@@ -14,30 +14,13 @@
 
 namespace pipesim::explore {
 
-//! A run's class: what it trains, on which GPUs, at what scale.
-struct RunClass {
-  std::string workload;    //!< "dense", "moe" or "context-parallel" (PointResult::workload)
-  std::string generation;  //!< gpu_generation()
-  std::string scale;       //!< "one node" (at most 8 GPUs) or "multi-node"
-};
+using scenario::range_for;
+using scenario::RangeTable;
+using scenario::RatioRange;
+using scenario::RunClass;
 
 //! The class of a predicted point.
 RunClass run_class(const PointResult& point);
-
-//! A class's range of measured / predicted iteration time: a prediction t means the run takes
-//! between low·t and high·t with the table's coverage.
-struct RatioRange {
-  double low = 1.0;
-  double high = 1.0;
-  size_t runs = 0;    //!< runs the range comes from
-  std::string basis;  //!< the class it comes from, "moe/hopper/multi-node", or "all runs"
-};
-
-struct RangeTable {
-  double coverage = 0.8;
-  //! Ranges with at least kMinRuns runs, by basis; the last is "all runs".
-  std::vector<RatioRange> ranges;
-};
 
 //! Fewest runs a class needs for a range of its own.
 inline constexpr size_t kMinRuns = 10;
@@ -48,10 +31,6 @@ std::optional<double> time_ratio(const PointResult& point);
 
 //! The table from `points` (one speed point per run id counts). `coverage` in (0, 1).
 RangeTable prediction_ranges(const std::vector<PointResult>& points, double coverage);
-
-//! The range for a run of class `c`: its own class's, else its workload and generation's, else
-//! its workload's, else all runs'.
-const RatioRange& range_for(const RangeTable& table, const RunClass& c);
 
 struct Coverage {
   size_t runs = 0;    //!< runs checked

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/scenario/prediction_range.hpp"
 
 namespace pipesim::explore {
 
@@ -112,11 +113,8 @@ struct PointResult {
 //! point. A configuration pipesim rejects gives results with that status, never a throw.
 std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache);
 
-//! The architecture generation of a profile's GPU ("pascal", "volta", "ampere", "hopper",
-//! "blackwell"), from NVIDIA's product names (P100, V100, A100, H100/H200, B200/B300/GB200/
-//! GB300) found in the profile's `provenance.gpu` or, failing that, its `name`; "other" when
-//! neither names a known GPU.
-std::string gpu_generation(const std::string& gpu_name, const std::string& profile_name);
+//! The architecture generation of a profile's GPU (scenario/prediction_range.hpp).
+using scenario::gpu_generation;
 
 //! Whether two measured values are equal within their reading errors (fractions): the
 //! intervals v·(1 ± e) overlap, |a − b| ≤ e_a·a + e_b·b. Exact equality is always a tie.

@@ -10,7 +10,9 @@
 //   tokens_per_second, mfu, bubble_ratio, exposed_comm_ratio, peak_memory_max, peak_memory_min,
 //   memory_headroom, peak_activations_max, peak_activations_min, fits_memory, the model's shape
 //   as trained (model_layers, model_hidden, model_heads, model_kv_heads, model_ffn_hidden,
-//   model_vocabulary, model_sequence, model_experts, model_params; real-cost mode), status.
+//   model_vocabulary, model_sequence, model_experts, model_params; real-cost mode), the
+//   iteration time's range (iteration_time_low, iteration_time_high, iteration_time_basis:
+//   prediction_range.hpp; real-cost mode), status.
 // A metric the run does not produce (the performance figures in unit-cost mode, everything for
 // an invalid configuration) is an empty field. `status` is `ok`, `oom` (runs, but peak memory
 // exceeds the GPU), `invalid: <reason>` or `pruned: <reason>`; no configuration is dropped.
@@ -58,6 +60,11 @@ struct RowMetrics {
   std::optional<int> model_sequence;    //!< s
   std::optional<int> model_experts;     //!< routed experts per MoE layer (0: dense)
   std::optional<double> model_params;   //!< every parameter once
+  // Where the iteration time is expected to fall (PerfResult::iteration_time_range), seconds,
+  // and which validated runs say so ("80% of moe/hopper/multi-node").
+  std::optional<double> iteration_time_low;
+  std::optional<double> iteration_time_high;
+  std::optional<std::string> iteration_time_basis;
 };
 
 //! Whether a configuration ran, and if not, why.

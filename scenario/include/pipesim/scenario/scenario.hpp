@@ -18,6 +18,7 @@
 #include "pipesim/cost/training_cost_model.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
+#include "pipesim/scenario/time_range.hpp"
 #include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/cost_model.hpp"
 #include "pipesim/sim/memory.hpp"
@@ -102,6 +103,9 @@ struct PerfResult {
   //! straddles: its exchange crosses NICs a placement along the domains avoids); 0 when dense.
   int expert_group_domains = 0;
   bool expert_group_straddles = false;
+  //! The iteration time's range from the shipped prediction ranges (prediction_range.hpp);
+  //! none when the data dir ships none.
+  std::optional<TimeRange> iteration_time_range;
   std::vector<sim::WorkerMemory> memory;  //!< per worker
   std::vector<sim::WorkerTime> time;      //!< per worker
 };
