@@ -23,6 +23,7 @@ for s in pipedream pipedream-2bw; do
 done
 draw interleaved-v2-d4-n8 --schedule interleaved -D 4 -N 8 --chunks 2 "${costs[@]}"
 draw bfs-v2-d4-n8 --schedule bfs -D 4 -N 8 --chunks 2 "${costs[@]}"
+draw interleaved-zb-v2-d4-n8 --schedule interleaved-zb -D 4 -N 8 --chunks 2 "${split[@]}"
 for s in zb-h1 zb-h2 zb-v dualpipe dualpipev; do draw "$s-d4-n8" --schedule "$s" -D 4 -N 8 "${split[@]}"; done
 # V-Half and V-Min at the authors' equal costs (t_F = t_I = t_W), where their bounds hold.
 for s in v-half v-min; do
