@@ -9,6 +9,7 @@
 
 #include "pipesim/core/version.hpp"
 #include "pipesim/models/transformer.hpp"
+#include "pipesim/report/option_json.hpp"
 #include "pipesim/report/rows_csv.hpp"
 #include "pipesim/scenario/names.hpp"
 #include "pipesim/scenario/options.hpp"
@@ -203,6 +204,18 @@ nlohmann::ordered_json to_json(const Scenario& spec, const Result& run, bool ops
     j["t_comm"] = spec.unit.comm;
     j["t_allreduce"] = spec.unit.all_reduce;
   }
+  // The other options the CSV row carries, as the run used them; not the other mode's.
+  const scenario::Scope other_mode =
+      run.perf ? scenario::Scope::UnitCost : scenario::Scope::RealCost;
+  const scenario::Point used = scenario::used_point(scenario::option_texts(spec), run);
+  std::vector<core::OptionSpec> specs;
+  std::vector<std::string> values;
+  for (size_t i = 0; i < scenario::options().size(); ++i) {
+    if (scenario::options()[i].scope == other_mode) continue;
+    specs.push_back(scenario::options()[i].spec);
+    values.push_back(used[i]);
+  }
+  add_missing_options(j, specs, values);
   j["time_unit"] = run.perf ? "s" : "slot";
   j["iteration_time"] = m.iteration_time;
   j["iterations"] = run.schedule.iterations;

@@ -14,6 +14,7 @@
 
 #include "../support/cli_invoke.hpp"
 #include "pipesim/report/csv.hpp"
+#include "pipesim/scenario/options.hpp"
 #include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::cli {
@@ -104,6 +105,16 @@ TEST(OutputsAgree, TextJsonAndCsvAgreeOnEveryFieldForEverySchedule) {
       }
       if (j.contains("mfu")) {
         EXPECT_NEAR(text_value(text.out, "mfu"), 100 * j.at("mfu").get<double>(), 0.01) << e.name;
+      }
+      // Real cost: the JSON carries every option the CSV row has a value for (unit-cost
+      // slots aside), and the iteration time's range.
+      if (j.at("mode") == "real-cost") {
+        const auto row = csv_row(csv.out);
+        for (const scenario::Option& o : scenario::options()) {
+          if (o.scope == scenario::Scope::UnitCost || row.at(o.name()).empty()) continue;
+          EXPECT_TRUE(j.contains(o.name())) << e.name << ": " << o.name();
+        }
+        EXPECT_TRUE(j.contains("iteration_time_range")) << e.name;
       }
       ++compared;
     }

@@ -4,11 +4,13 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "commands.hpp"
 #include "flags.hpp"
+#include "pipesim/core/config_error.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/schedules/registry.hpp"
@@ -44,6 +46,29 @@ void list_hardware() {
   }
 }
 
+// The option table as data, for tools that generate from it (tools/make-schema.py): name, kind,
+// default, range, choices, help and help group, in CSV column order.
+void list_options_json() {
+  auto list = nlohmann::ordered_json::array();
+  for (const scenario::Option& o : scenario::options()) {
+    static constexpr const char* kKinds[] = {"integer", "real", "switch", "choice", "text"};
+    nlohmann::ordered_json j;
+    j["name"] = o.name();
+    j["kind"] = kKinds[static_cast<size_t>(o.spec.kind)];
+    j["default"] = o.spec.default_text;
+    if (o.spec.kind == core::ValueKind::Integer || o.spec.kind == core::ValueKind::Real) {
+      j["lo"] = o.spec.lo;
+      j["hi"] = o.spec.hi;
+      j["lo_inclusive"] = o.spec.lo_inclusive;
+    }
+    if (o.spec.kind == core::ValueKind::Choice) j["choices"] = o.spec.choices;
+    j["help"] = o.spec.help;
+    j["group"] = o.group;
+    list.push_back(std::move(j));
+  }
+  std::cout << list.dump(2) << "\n";
+}
+
 // Every option of simulate and sweep: its flag, value type, default and help.
 void list_options() {
   for (const scenario::Option& o : scenario::options()) {
@@ -57,11 +82,24 @@ void list_options() {
 
 Action add_list_command(CLI::App& app) {
   auto what = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("text");
   CLI::App* cmd = app.add_subcommand(
       "list", "List what pipesim knows: schedules, models, hardware, options (all without one)");
   cmd->add_option("what", *what, "What to list")
       ->check(CLI::IsMember({"schedules", "models", "hardware", "options"}));
-  return [what] {
+  cmd->add_option("--format", *format, "Output format (json: the option table, for generators)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->type_name("text|json")
+      ->capture_default_str();
+  return [what, format] {
+    if (*format == "json") {
+      if (*what != "options") {
+        throw core::ConfigError("command line", "--format",
+                                "json lists the options only: pipesim list options --format json");
+      }
+      list_options_json();
+      return 0;
+    }
     const std::pair<const char*, void (*)()> lists[] = {{"schedules", &list_schedules},
                                                         {"models", &list_models},
                                                         {"hardware", &list_hardware},
