@@ -8,18 +8,10 @@
 #include <set>
 
 #include "pipesim/core/assert.hpp"
+#include "quantile.hpp"
 
 namespace pipesim::explore {
 namespace {
-
-// The q-quantile of an ascending, non-empty list, interpolated between neighbours (Hyndman and
-// Fan's type 7, the default of R and numpy).
-double quantile(const std::vector<double>& sorted, double q) {
-  const double pos = q * static_cast<double>(sorted.size() - 1);
-  const auto below = static_cast<size_t>(std::floor(pos));
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  return sorted[below] + (pos - static_cast<double>(below)) * (sorted[above] - sorted[below]);
-}
 
 // One ratio per run id (its first speed point), with its class and source.
 struct RunRatio {
@@ -48,8 +40,9 @@ RangeTable table_of(const std::vector<RunRatio>& runs, double coverage) {
   table.coverage = coverage;
   const auto range_of = [&](const std::string& basis, std::vector<double>& ratios) {
     std::sort(ratios.begin(), ratios.end());
-    return RatioRange{quantile(ratios, (1.0 - coverage) / 2),
-                      quantile(ratios, (1.0 + coverage) / 2), ratios.size(), basis};
+    return RatioRange{detail::quantile_of_sorted(ratios, (1.0 - coverage) / 2),
+                      detail::quantile_of_sorted(ratios, (1.0 + coverage) / 2), ratios.size(),
+                      basis};
   };
   for (auto& [basis, ratios] : by_basis) {
     if (basis != "all runs" && ratios.size() >= kMinRuns)

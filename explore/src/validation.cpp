@@ -14,6 +14,7 @@
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/transformer.hpp"
 #include "pipesim/scenario/options.hpp"
+#include "quantile.hpp"
 
 namespace pipesim::explore {
 
@@ -158,12 +159,6 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
 
 namespace {
 
-//! The median of an ascending, non-empty list.
-double median_of_sorted(const std::vector<double>& v) {
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 ErrorStats error_stats(const std::vector<PointResult>& points,
                        const std::function<bool(const PointResult&)>& keep) {
   std::vector<std::pair<double, std::string>> errors;
@@ -182,7 +177,7 @@ ErrorStats error_stats(const std::vector<PointResult>& points,
   std::vector<double> sorted;
   for (const auto& [e, id] : errors)
     sorted.push_back(e);
-  s.median_abs = median_of_sorted(sorted);
+  s.median_abs = detail::quantile_of_sorted(sorted, 0.5);
   s.max_abs = errors.back().first;
   s.worst = errors.back().second;
   return s;
@@ -285,7 +280,7 @@ ValidationSummary summarize(const std::vector<PointResult>& points) {
       ratio_errors.push_back(std::abs(predicted / measured - 1));
     }
     std::sort(ratio_errors.begin(), ratio_errors.end());
-    const double median = median_of_sorted(ratio_errors);
+    const double median = detail::quantile_of_sorted(ratio_errors, 0.5);
     const double tau = tau_denominator > 0 ? (concordant - discordant) / tau_denominator : 0.0;
     summary.rankings.push_back(RankingAgreement{key.first, key.second, g.size(), discordant == 0,
                                                 tau, std::move(ties), median});
