@@ -652,7 +652,37 @@ struct SearchState {
     return out;
   }
   double time(size_t i) const { return *rows[i].metrics.iteration_time; }
+
+  // Per schedule, the refinement's starts: its best fitting candidate at each expert-parallel
+  // degree, fastest first, at most `per_schedule` of them. A degree whose best is slower now
+  // can win once its own knobs are tuned (DeepEP's dispatch, the overlap and the partition pay
+  // off differently at each E), so each is refined from its own best; a dense model has one
+  // degree and one start, the schedule's best.
+  std::map<std::string, std::vector<size_t>> starts(size_t per_schedule) const {
+    std::map<std::string, std::map<std::string, size_t>> by_degree;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i].ok() || !rows[i].metrics.iteration_time) continue;
+      const auto& options = candidates[i].options;
+      const auto e = options.find("expert_parallel");
+      auto& best = by_degree[options.at("schedule")];
+      const auto [it, fresh] = best.try_emplace(e == options.end() ? "1" : e->second, i);
+      if (!fresh && time(i) < time(it->second)) it->second = i;
+    }
+    std::map<std::string, std::vector<size_t>> out;
+    for (const auto& [schedule, degrees] : by_degree) {
+      std::vector<size_t>& list = out[schedule];
+      for (const auto& [degree, i] : degrees)
+        list.push_back(i);
+      std::stable_sort(list.begin(), list.end(),
+                       [&](size_t a, size_t b) { return time(a) < time(b); });
+      if (list.size() > per_schedule) list.resize(per_schedule);
+    }
+    return out;
+  }
 };
+
+// Starts per schedule and round: its best at each of this many expert-parallel degrees.
+constexpr size_t kStartsPerSchedule = 3;
 
 // Secondary knobs around each schedule's best, round after round (search_refine.hpp).
 void refine(SearchState& state, SearchRequest& request, SpecCache& specs, int jobs,
@@ -662,82 +692,81 @@ void refine(SearchState& state, SearchRequest& request, SpecCache& specs, int jo
   std::set<size_t> expanded;
   size_t tried = 0;
   int rounds = 0;
-  for (; rounds < request.refine_rounds; ++rounds) {
-    std::map<std::string, double> best_time;
-    std::vector<Candidate> batch;
-    std::vector<size_t> starts;  // the start of each schedule's neighbours, schedule by schedule
-    for (const std::string& schedule : request.schedules) {
-      const auto best = state.best();
-      const auto it = best.find(schedule);
-      if (it == best.end() || expanded.contains(it->second)) continue;
-      expanded.insert(it->second);
-      best_time[schedule] = state.time(it->second);
-      starts.push_back(it->second);
-      for (Candidate& c : neighbours(state.candidates[it->second], request.knobs, seen))
-        batch.push_back(std::move(c));
-    }
-    if (batch.empty()) break;
+  // One start's round: its neighbours, then the knob values among them that beat it combined
+  // into one candidate. Each start is evaluated against its own time, so that what another
+  // start found cannot prune the neighbours this one combines.
+  const auto refine_start = [&](size_t start) {
+    const std::string schedule = state.candidates[start].options.at("schedule");
+    std::vector<Candidate> batch = neighbours(state.candidates[start], request.knobs, seen);
+    if (batch.empty()) return;
     tried += batch.size();
     const size_t offset = state.candidates.size();
     std::vector<scenario::SweepRow> evaluated =
         evaluate_candidates(batch, specs, jobs, describe, detail, nullptr, request.mini_batch,
-                            best_time, [](size_t) {});
+                            {{schedule, state.time(start)}}, [](size_t) {});
     state.append(std::move(batch), std::move(evaluated));
-    // Each start's knob values that beat it, combined into one candidate.
-    std::vector<Candidate> combined;
-    std::map<std::string, double> after;
-    for (const size_t start : starts) {
-      const Candidate& from = state.candidates[start];
-      const std::string& schedule = from.options.at("schedule");
-      std::map<std::string, std::pair<double, std::string>> better;  // knob → (time, value)
-      for (size_t i = offset; i < state.candidates.size(); ++i) {
-        const Candidate& c = state.candidates[i];
-        if (c.options.at("schedule") != schedule || !state.rows[i].ok()) continue;
-        if (!state.rows[i].metrics.iteration_time || !(state.time(i) < state.time(start))) {
-          continue;
-        }
-        for (const SearchKnob& knob : request.knobs) {
-          const auto a = c.options.find(knob.option);
-          const auto b = from.options.find(knob.option);
-          const bool differs = (a == c.options.end()) != (b == from.options.end()) ||
-                               (a != c.options.end() && a->second != b->second);
-          if (!differs) continue;
-          const std::string value = a == c.options.end() ? knob.values.front() : a->second;
-          const auto known = better.find(knob.option);
-          if (known == better.end() || state.time(i) < known->second.first) {
-            better[knob.option] = {state.time(i), value};
-          }
-        }
+    const Candidate& from = state.candidates[start];
+    double best = state.time(start);
+    std::map<std::string, std::pair<double, std::string>> better;  // knob → (time, value)
+    for (size_t i = offset; i < state.candidates.size(); ++i) {
+      if (!state.rows[i].ok() || !state.rows[i].metrics.iteration_time ||
+          !(state.time(i) < state.time(start))) {
+        continue;
       }
-      if (better.size() < 2) continue;  // one knob alone: already tried
-      Candidate c = from;
+      best = std::min(best, state.time(i));
+      const Candidate& c = state.candidates[i];
       for (const SearchKnob& knob : request.knobs) {
-        const auto it = better.find(knob.option);
-        if (it != better.end() && knob_applies(c, knob.option)) {
-          c = with_option(std::move(c), knob.option, it->second.second);
+        const auto a = c.options.find(knob.option);
+        const auto b = from.options.find(knob.option);
+        const bool differs = (a == c.options.end()) != (b == from.options.end()) ||
+                             (a != c.options.end() && a->second != b->second);
+        if (!differs) continue;
+        const std::string value = a == c.options.end() ? knob.values.front() : a->second;
+        const auto known = better.find(knob.option);
+        if (known == better.end() || state.time(i) < known->second.first) {
+          better[knob.option] = {state.time(i), value};
         }
       }
-      if (seen.insert(candidate_key(c)).second) {
-        after[schedule] = state.time(state.best().at(schedule));
-        combined.push_back(std::move(c));
+    }
+    if (better.size() < 2) return;  // one knob alone: already tried
+    Candidate c = from;
+    for (const SearchKnob& knob : request.knobs) {
+      const auto it = better.find(knob.option);
+      if (it != better.end() && knob_applies(c, knob.option)) {
+        c = with_option(std::move(c), knob.option, it->second.second);
       }
     }
-    if (!combined.empty()) {
-      tried += combined.size();
-      std::vector<scenario::SweepRow> more =
-          evaluate_candidates(combined, specs, jobs, describe, detail, nullptr, request.mini_batch,
-                              after, [](size_t) {});
-      state.append(std::move(combined), std::move(more));
+    if (!seen.insert(candidate_key(c)).second) return;
+    ++tried;
+    std::vector<Candidate> combined{std::move(c)};
+    std::vector<scenario::SweepRow> more =
+        evaluate_candidates(combined, specs, jobs, describe, detail, nullptr, request.mini_batch,
+                            {{schedule, best}}, [](size_t) {});
+    state.append(std::move(combined), std::move(more));
+  };
+  for (; rounds < request.refine_rounds; ++rounds) {
+    const size_t before = tried;
+    const auto all_starts = state.starts(kStartsPerSchedule);
+    for (const std::string& schedule : request.schedules) {
+      const auto it = all_starts.find(schedule);
+      if (it == all_starts.end()) continue;
+      for (const size_t start : it->second)
+        if (expanded.insert(start).second) refine_start(start);
     }
+    if (tried == before) break;
   }
   if (tried == 0) return;
   std::string names;
   for (const SearchKnob& knob : request.knobs)
     names += fmt::format("{}{}", names.empty() ? "" : ", ", knob.option);
+  const std::string where =
+      request.expert_parallel.size() > 1
+          ? fmt::format("at each of its {} fastest expert-parallel degrees", kStartsPerSchedule)
+          : std::string();
   request.notes.push_back(fmt::format(
-      "refined around each schedule's best: {} ({} more configurations in {} round{}; each "
+      "refined around each schedule's best{}{}: {} ({} more configurations in {} round{}; each "
       "knob's values one at a time, then the improving ones together)",
-      names, tried, rounds, rounds == 1 ? "" : "s"));
+      where.empty() ? "" : " ", where, names, tried, rounds, rounds == 1 ? "" : "s"));
 }
 
 // The memory screen's lower bound on the peak of each candidate `subset` names (an oom row

@@ -1,11 +1,13 @@
 #pragma once
 // Refinement: the secondary knobs (placement, partition, the MoE dispatcher and overlap, e_t,
 // recomputation and its modules) are not multiplied into the first pass's product, which
-// would grow it by their product (2·4·3·2·4·3·4 ≈ 2,300 for an MoE model). Each schedule's few
-// best first-pass configurations are the starts; each start's neighbours change one knob to
-// each of its other values; the knob values that beat the start are then combined into one
-// candidate. The best of a round starts the next, until no schedule improves (coordinate
-// search: a knob's best value is assumed not to depend much on the others').
+// would grow it by their product (2·4·3·2·4·3·4 ≈ 2,300 for an MoE model). A schedule's starts
+// are its best configuration at each of its three fastest expert-parallel degrees (one start,
+// its best, for a dense model); each start's neighbours change one knob to each of its other
+// values, evaluated against the start's own time; the knob values among them that beat the
+// start are then combined into one candidate. The best of a round at each degree starts the
+// next, until none improves (coordinate search: a knob's best value is assumed not to depend
+// much on the others').
 
 #include <set>
 #include <string>
