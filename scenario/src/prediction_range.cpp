@@ -24,11 +24,12 @@ RunClass run_class(const models::ModelSpec& model, const hardware::HardwareProfi
 
 std::string gpu_generation(const std::string& gpu_name, const std::string& profile_name) {
   // NVIDIA's architecture per data-centre product (the products' datasheets): P100 Pascal,
-  // V100 Volta, A100 Ampere, H100/H200 Hopper, B200/B300 and the GB200/GB300 superchips
-  // Blackwell.
+  // V100 Volta, A100 and its export variant A800 Ampere, H100/H200 and the H800 export variant
+  // Hopper, B200/B300 and the GB200/GB300 superchips Blackwell.
   static const std::pair<const char*, const char*> kProducts[] = {
-      {"p100", "pascal"}, {"v100", "volta"},     {"a100", "ampere"},    {"h100", "hopper"},
-      {"h200", "hopper"}, {"b200", "blackwell"}, {"b300", "blackwell"},
+      {"p100", "pascal"}, {"v100", "volta"},     {"a100", "ampere"},
+      {"a800", "ampere"}, {"h100", "hopper"},    {"h200", "hopper"},
+      {"h800", "hopper"}, {"b200", "blackwell"}, {"b300", "blackwell"},
   };
   for (const std::string& text : {gpu_name, profile_name}) {
     std::string lower = text;

@@ -207,6 +207,8 @@ TEST(ValidationSummary, GpuGenerationFromTheProfilesGpuName) {
   EXPECT_EQ(gpu_generation("Tesla V100-SXM2-32GB", ""), "volta");
   EXPECT_EQ(gpu_generation("", "a100-dgx"), "ampere");  // no device name: the profile's name
   EXPECT_EQ(gpu_generation("NVIDIA H200", "x"), "hopper");
+  EXPECT_EQ(gpu_generation("", "h800-dgx"), "hopper");  // the export variants
+  EXPECT_EQ(gpu_generation("NVIDIA A800-SXM4-80GB", ""), "ampere");
   EXPECT_EQ(gpu_generation("NVIDIA GB200", "gb200-nvl72"), "blackwell");
   EXPECT_EQ(gpu_generation("", "my-cluster"), "other");
 }
