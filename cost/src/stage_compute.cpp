@@ -52,6 +52,248 @@ std::vector<IssuedKernel> launched(const models::KernelList& kernels, const hard
   return issued_kernels(list, seconds, framework, graphs, dispatch_syncs);
 }
 
+template <class T>
+using PerKind = std::array<T, sim::kNumComputeKinds>;
+
+// One layer of a kind on one GPU: its kernels' seconds per part (F, I, W, R) and, where the
+// host's dispatch is modelled, the kernels it issues.
+struct Layer {
+  PerKind<double> k{};
+  PerKind<std::vector<IssuedKernel>> issued;  // F, I, W, R, and B = I then W
+};
+
+Layer layer_work(const StageCompute& sc, const models::ModelSpec& model,
+                 const hardware::HardwareProfile& hw, const models::LayerConfig& cfg,
+                 models::Recompute recompute, models::LayerKind kind, double linear_slowdown,
+                 const CudaGraphScopes& graphs, bool moe) {
+  const double dispatch = hw.framework.op_overhead;
+  Layer l;
+  const std::array<models::KernelList, 4> lists{
+      models::layer_forward(model, cfg, kind), models::layer_backward_input(model, cfg, kind),
+      models::layer_backward_weight(model, cfg, kind),
+      models::layer_recompute(model, cfg, recompute, kind)};
+  const std::array<size_t, 4> parts{kF, kI, kW, kR};
+  for (size_t i = 0; i < parts.size(); ++i) {
+    l.k[parts[i]] = sc.compute_time(lists[i]);
+    if (dispatch > 0) {
+      l.issued[parts[i]] =
+          launched(lists[i], hw.gpu, model.precision, linear_slowdown, hw.framework, graphs, moe);
+    }
+  }
+  l.issued[kB] = l.issued[kI];
+  l.issued[kB].insert(l.issued[kB].end(), l.issued[kW].begin(), l.issued[kW].end());
+  return l;
+}
+
+// The seconds of the attention kernels among `ks` (what context parallelism's ring runs beside).
+double attention_time(const StageCompute& sc, const models::KernelList& ks) {
+  models::KernelList attention;
+  for (const models::LayerKernel& k : ks) {
+    if (k.op == models::MemoryOp::flash_attention ||
+        k.op == models::MemoryOp::flash_attention_backward) {
+      attention.push_back(k);
+    }
+  }
+  return sc.compute_time(attention);
+}
+
+// Delayed scaling (Transformer Engine's per-tensor FP8 recipe): Megatron-Core opens one
+// fp8_autocast around each model chunk's TransformerBlock with the amax-reduction group
+// (tensor × context × data parallel: every rank of the pipeline stage). Leaving it, TE
+// all-reduces (MAX) the chunk's forward amaxes, synchronously, before the next kernel; a hook
+// at the end of the chunk's backward does the same for the gradients' amaxes. Each GEMM keeps
+// 3 forward and 2 backward fp32 amaxes: a message of bytes, so latency, and NCCL's tuner takes
+// the algorithm it predicts fastest for that size: the least of the ones modelled here.
+class AmaxReduction {
+ public:
+  AmaxReduction(const models::ModelSpec& model, const hardware::HardwareProfile& hw,
+                const TrainingSetup& setup, const models::LayerConfig& cfg)
+      : fp8_(model.precision == models::Precision::FP8), group_(group_of(hw, setup)) {
+    if (fp8_) {
+      for (const models::LayerKernel& k :
+           models::layer_forward(model, cfg, models::LayerKind::Dense))
+        gemms_ += k.linear ? 1 : 0;
+    }
+  }
+
+  // Seconds of the reduction after `layers` layers, `amaxes_per_gemm` amaxes per GEMM; 0
+  // without FP8.
+  double operator()(double layers, double amaxes_per_gemm) const {
+    if (!fp8_) return 0.0;
+    const core::Bytes amaxes(std::floor(4.0 * amaxes_per_gemm * gemms_ * layers));
+    double fastest = std::numeric_limits<double>::infinity();
+    for (const auto a :
+         {hardware::AllReduceAlgorithm::Ring, hardware::AllReduceAlgorithm::Rabenseifner,
+          hardware::AllReduceAlgorithm::Hierarchical, hardware::AllReduceAlgorithm::Tree}) {
+      fastest = std::min(fastest, hardware::algorithm(a)
+                                      .time(hardware::Collective::AllReduce, group_, amaxes)
+                                      .total()
+                                      .value);
+    }
+    return fastest;
+  }
+
+ private:
+  static hardware::CollectiveGroup group_of(const hardware::HardwareProfile& hw,
+                                            const TrainingSetup& setup) {
+    const int ranks = setup.tensor_parallel * setup.context_parallel * setup.data_parallel;
+    return {ranks, std::max(1, (ranks + hw.gpus_per_node - 1) / hw.gpus_per_node), hw.intra_node,
+            hw.inter_node};
+  }
+
+  bool fp8_ = false;
+  double gemms_ = 0;  // per layer
+  hardware::CollectiveGroup group_;
+};
+
+// An op's collectives in the order tensor, expert, context parallelism's, each list built
+// once: the op's own (what no other micro-batch hides) are the tensor and context ones.
+struct OpComm {
+  std::vector<OpCollective> all;
+  hardware::CommTime own, exchange;
+};
+
+// What an op's collectives depend on besides its counts: the model, the hardware, the layer
+// setup, the expert layout and the attention's seconds the rings run beside (F, backward).
+struct CommContext {
+  const models::ModelSpec& model;
+  const hardware::HardwareProfile& hw;
+  const models::LayerConfig& cfg;
+  const ExpertLayout& experts;
+  double attn_f, attn_b;
+};
+
+OpComm op_comm(const CommContext& x, double tp_points, double moe_count, double ring_f,
+               double ring_b, const std::vector<OpCollective>& units) {
+  const std::vector<OpCollective> tp = tp_collectives(x.model, x.cfg, tp_points);
+  const std::vector<OpCollective> exchange =
+      x.experts.layer_collectives(x.hw, x.model, x.cfg, moe_count);
+  std::vector<OpCollective> rings;
+  for (const auto& ring : {cp_ring(x.hw, x.model, x.cfg, false, x.attn_f, ring_f),
+                           cp_ring(x.hw, x.model, x.cfg, true, x.attn_b, ring_b)}) {
+    rings.insert(rings.end(), ring.begin(), ring.end());
+  }
+  OpComm c{tp, {}, collectives_time(x.hw, exchange)};
+  c.all.insert(c.all.end(), exchange.begin(), exchange.end());
+  c.all.insert(c.all.end(), rings.begin(), rings.end());
+  c.all.insert(c.all.end(), units.begin(), units.end());
+  std::vector<OpCollective> own = tp;
+  own.insert(own.end(), rings.begin(), rings.end());
+  own.insert(own.end(), units.begin(), units.end());
+  c.own = collectives_time(x.hw, own);
+  return c;
+}
+
+// The units of stage `part` in the order an op of kind p computes them (the embedding, the
+// layers, the head; backwards in reverse), each with its share of the op's kernels (`extra`:
+// a folded recomputation's, per layer); `stage_params` the stage's parameters.
+std::vector<ShardUnit> shard_units(const StageCompute& sc, const models::ModelSpec& model,
+                                   const models::LayerConfig& cfg, const models::StageLayers& part,
+                                   double stage_params, const Layer& dense, const Layer& expert,
+                                   size_t p, double extra) {
+  std::vector<ShardUnit> units;
+  if (part.embedding) {
+    units.push_back({models::embedding_params_per_gpu(model, cfg.tensor_parallel), 0.0,
+                     p == kF   ? sc.compute_time(models::embedding_forward(model, cfg))
+                     : p == kI ? 0.0
+                               : sc.compute_time(models::embedding_backward_weight(model, cfg))});
+  }
+  for (int l = part.first_layer; l < part.first_layer + part.layers; ++l) {
+    const models::LayerKind kind = models::layer_kind(model, l);
+    const models::GpuLayerParameters lp = models::layer_params_per_gpu(model, cfg, kind);
+    const Layer& ly = kind == models::LayerKind::Moe ? expert : dense;
+    const double c = p == kB ? ly.k[kI] + ly.k[kW] : ly.k[p];
+    units.push_back({lp.dense, lp.expert, c + extra});
+  }
+  if (part.head) {
+    const double heads = 1.0 + model.mtp_layers;
+    const double f = sc.compute_time(models::head_forward(model, cfg));
+    const double i = sc.compute_time(models::head_backward_input(model, cfg));
+    const double w = sc.compute_time(models::head_backward_weight(model, cfg));
+    units.push_back({stage_params - std::accumulate(units.begin(), units.end(), 0.0,
+                                                    [](double a, const ShardUnit& u) {
+                                                      return a + u.params + u.expert_params;
+                                                    }),
+                     0.0,
+                     heads * (p == kF   ? f
+                              : p == kI ? i
+                              : p == kW ? w
+                                        : i + w)});
+  }
+  if (p != kF) std::reverse(units.begin(), units.end());
+  return units;
+}
+
+// A stage's work beyond its layers, into its parts' kernels `k` and collective points: the
+// unfused gradient accumulation, the embedding, the head.
+void add_stage_ends(const StageCompute& sc, const models::ModelSpec& model,
+                    const models::LayerConfig& cfg, const TrainingSetup& setup,
+                    const models::StageLayers& part, double stage_params, const ParamBytes& bytes,
+                    PerKind<double>& k, PerKind<double>& points) {
+  if (setup.unfused_grad_accumulation) {
+    // Per micro-batch, every weight gradient of the stage (embedding and head included) is
+    // added into the gradient buffer: read the gradient and the buffer, write the buffer.
+    models::LayerKernel add;
+    add.name = "grad_accumulate";
+    add.op = models::MemoryOp::other;
+    add.bytes = static_cast<std::int64_t>(3.0 * bytes.gradients * stage_params);
+    k[kW] += sc.compute_time({add});
+  }
+  if (part.embedding) {
+    // The vocabulary-parallel embedding sums its t partial lookups: one collective.
+    k[kF] += sc.compute_time(models::embedding_forward(model, cfg));
+    k[kW] += sc.compute_time(models::embedding_backward_weight(model, cfg));
+    points[kF] += 1;
+  }
+  if (part.head) {
+    // The head runs once more per multi-token prediction module (DeepSeek-V3 §2.2).
+    const double heads = 1.0 + model.mtp_layers;
+    k[kF] += heads * sc.compute_time(models::head_forward(model, cfg));
+    // The head's input gradient sums over the t vocabulary slices: one collective.
+    k[kI] += heads * sc.compute_time(models::head_backward_input(model, cfg));
+    k[kW] += heads * sc.compute_time(models::head_backward_weight(model, cfg));
+    points[kI] += heads;
+  }
+}
+
+// Seconds of each worker's optimizer step over the `stages` stages it holds copies of.
+std::vector<double> optimizer_seconds(const StageCompute& sc, const models::ModelSpec& model,
+                                      const sim::Schedule& schedule, size_t stages,
+                                      const std::vector<double>& params,
+                                      const std::vector<double>& shards, const ParamBytes& bytes) {
+  // Optimizer step: memory-bound passes over the parameters (or, sharded, the slice) the
+  // worker updates, optimizer_step_bytes per parameter (static_memory.hpp: Adam, and with mixed
+  // precision Megatron-LM's gradient cast, unscale, norm and weight cast around it). Fused
+  // multi-tensor kernels: 2 launches per stage copy (Apex FusedAdam).
+  const double adam_bytes = optimizer_step_bytes(model.precision, bytes);
+  std::vector<models::KernelList> adam(static_cast<size_t>(schedule.workers));
+  for (int p = 0; p < schedule.pipelines; ++p) {
+    for (size_t s = 0; s < stages; ++s) {
+      const auto w = static_cast<size_t>(schedule.stage_worker[static_cast<size_t>(p)][s]);
+      models::LayerKernel kernel;
+      kernel.name = "adam";
+      kernel.op = models::MemoryOp::other;
+      kernel.bytes = static_cast<std::int64_t>(0.5 * params[s] * adam_bytes / shards[s]);
+      adam[w].push_back(kernel);
+      adam[w].push_back(kernel);
+      if (models::low_precision_gemms(model.precision)) {
+        // The updated weights are quantized once per iteration (row- and column-wise copies,
+        // reused by every micro-batch): read bf16, write both copies, every parameter.
+        models::LayerKernel cast;
+        cast.name = "weight_cast";
+        cast.op = models::MemoryOp::other;
+        cast.bytes =
+            static_cast<std::int64_t>(params[s] * (2.0 + 2.0 * quantized_bytes(model.precision)));
+        adam[w].push_back(cast);
+      }
+    }
+  }
+  std::vector<double> optimizer(adam.size(), 0.0);
+  for (size_t w = 0; w < adam.size(); ++w)
+    optimizer[w] = sc.compute_time(adam[w]);
+  return optimizer;
+}
+
 }  // namespace
 
 StageCompute::StageCompute(const models::ModelSpec& model, const hardware::HardwareProfile& hw,
@@ -80,27 +322,8 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   // with the CUDA graphs the run captures; every MoE dispatcher waits for its token counts.
   const CudaGraphScopes graphs = parse_cuda_graph_scopes(setup.cuda_graphs, "cuda_graphs");
   const double dispatch = hw.framework.op_overhead;
-  struct Layer {
-    PerKind<double> k{};
-    PerKind<std::vector<IssuedKernel>> issued;  // F, I, W, R, and B = I then W
-  };
   const auto layer = [&](models::LayerKind kind) {
-    Layer l;
-    const std::array<models::KernelList, 4> lists{
-        models::layer_forward(model_, cfg, kind), models::layer_backward_input(model_, cfg, kind),
-        models::layer_backward_weight(model_, cfg, kind),
-        models::layer_recompute(model_, cfg, recompute, kind)};
-    const std::array<size_t, 4> parts{kF, kI, kW, kR};
-    for (size_t i = 0; i < parts.size(); ++i) {
-      l.k[parts[i]] = compute_time(lists[i]);
-      if (dispatch > 0) {
-        l.issued[parts[i]] = launched(lists[i], hw_.gpu, model_.precision, linear_slowdown_,
-                                      hw_.framework, graphs, moe);
-      }
-    }
-    l.issued[kB] = l.issued[kI];
-    l.issued[kB].insert(l.issued[kB].end(), l.issued[kW].begin(), l.issued[kW].end());
-    return l;
+    return layer_work(*this, model_, hw_, cfg, recompute, kind, linear_slowdown_, graphs, moe);
   };
   const Layer dense = layer(models::LayerKind::Dense);
   const Layer expert = moe ? layer(models::LayerKind::Moe) : dense;
@@ -115,53 +338,13 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
   // Context parallelism's ring (context_parallel.hpp): per layer one forward ring beside the
   // attention forward (again when recomputed, full or selective) and one backward ring beside
   // the attention backward, in the input-gradient part.
-  const auto attention_time = [&](const models::KernelList& ks) {
-    models::KernelList attention;
-    for (const models::LayerKernel& k : ks) {
-      if (k.op == models::MemoryOp::flash_attention ||
-          k.op == models::MemoryOp::flash_attention_backward) {
-        attention.push_back(k);
-      }
-    }
-    return compute_time(attention);
-  };
   const double attn_f =
-      attention_time(models::layer_forward(model_, cfg, models::LayerKind::Dense));
+      attention_time(*this, models::layer_forward(model_, cfg, models::LayerKind::Dense));
   const double attn_b =
-      attention_time(models::layer_backward_input(model_, cfg, models::LayerKind::Dense));
+      attention_time(*this, models::layer_backward_input(model_, cfg, models::LayerKind::Dense));
   const double rings_r = recompute == models::Recompute::None ? 0 : 1;
-  // Delayed scaling (Transformer Engine's per-tensor FP8 recipe): Megatron-Core opens one
-  // fp8_autocast around each model chunk's TransformerBlock with the amax-reduction group
-  // (tensor × context × data parallel: every rank of the pipeline stage). Leaving it, TE
-  // all-reduces (MAX) the chunk's forward amaxes, synchronously, before the next kernel; a hook
-  // at the end of the chunk's backward does the same for the gradients' amaxes. Each GEMM keeps
-  // 3 forward and 2 backward fp32 amaxes: a message of bytes, so latency, and NCCL's tuner takes
-  // the algorithm it predicts fastest for that size: the least of the ones modelled here.
-  const bool fp8 = model_.precision == models::Precision::FP8;
-  double gemms = 0;  // per layer
-  if (fp8) {
-    for (const models::LayerKernel& k :
-         models::layer_forward(model_, cfg, models::LayerKind::Dense))
-      gemms += k.linear ? 1 : 0;
-  }
-  const int amax_ranks = setup.tensor_parallel * setup.context_parallel * setup.data_parallel;
-  const hardware::CollectiveGroup amax_group{
-      amax_ranks, std::max(1, (amax_ranks + hw_.gpus_per_node - 1) / hw_.gpus_per_node),
-      hw_.intra_node, hw_.inter_node};
-  const auto amax_reduction = [&](double layers, double amaxes_per_gemm) {
-    if (!fp8) return 0.0;
-    const core::Bytes amaxes(std::floor(4.0 * amaxes_per_gemm * gemms * layers));
-    double fastest = std::numeric_limits<double>::infinity();
-    for (const auto a :
-         {hardware::AllReduceAlgorithm::Ring, hardware::AllReduceAlgorithm::Rabenseifner,
-          hardware::AllReduceAlgorithm::Hierarchical, hardware::AllReduceAlgorithm::Tree}) {
-      fastest = std::min(fastest, hardware::algorithm(a)
-                                      .time(hardware::Collective::AllReduce, amax_group, amaxes)
-                                      .total()
-                                      .value);
-    }
-    return fastest;
-  };
+  const CommContext comm{model_, hw_, cfg, experts, attn_f, attn_b};
+  const AmaxReduction amax_reduction(model_, hw_, setup, cfg);
   // Sharded data parallelism's gathers and reduce-scatters, unit by unit
   // (sharded_data_parallel.hpp): per op kind whether it gathers and whether it reduces.
   const DataParallelSharding level = sharding_of(setup);
@@ -211,92 +394,10 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     const bool moe_again =
         full || (recompute == models::Recompute::Selective && cfg.recompute_modules.moe);
     expert_layers[kR] = moe_again ? moe_layers : 0;
-    if (setup.unfused_grad_accumulation) {
-      // Per micro-batch, every weight gradient of the stage (embedding and head included) is
-      // added into the gradient buffer: read the gradient and the buffer, write the buffer.
-      models::LayerKernel add;
-      add.name = "grad_accumulate";
-      add.op = models::MemoryOp::other;
-      add.bytes = static_cast<std::int64_t>(3.0 * bytes.gradients * params[s]);
-      k[kW] += compute_time({add});
-    }
-    if (part.embedding) {
-      // The vocabulary-parallel embedding sums its t partial lookups: one collective.
-      k[kF] += compute_time(models::embedding_forward(model_, cfg));
-      k[kW] += compute_time(models::embedding_backward_weight(model_, cfg));
-      points[kF] += 1;
-    }
-    if (part.head) {
-      // The head runs once more per multi-token prediction module (DeepSeek-V3 §2.2).
-      const double heads = 1.0 + model_.mtp_layers;
-      k[kF] += heads * compute_time(models::head_forward(model_, cfg));
-      // The head's input gradient sums over the t vocabulary slices: one collective.
-      k[kI] += heads * compute_time(models::head_backward_input(model_, cfg));
-      k[kW] += heads * compute_time(models::head_backward_weight(model_, cfg));
-      points[kI] += heads;
-    }
-    // An op's collectives in the order tensor, expert, context parallelism's, each list built
-    // once: the op's own (what no other micro-batch hides) are the tensor and context ones.
-    struct OpComm {
-      std::vector<OpCollective> all;
-      hardware::CommTime own, exchange;
-    };
-    const auto op_comm = [&](double tp_points, double moe_count, double ring_f, double ring_b,
-                             const std::vector<OpCollective>& units) {
-      const std::vector<OpCollective> tp = tp_collectives(model_, cfg, tp_points);
-      const std::vector<OpCollective> exchange =
-          experts.layer_collectives(hw_, model_, cfg, moe_count);
-      std::vector<OpCollective> rings;
-      for (const auto& ring : {cp_ring(hw_, model_, cfg, false, attn_f, ring_f),
-                               cp_ring(hw_, model_, cfg, true, attn_b, ring_b)}) {
-        rings.insert(rings.end(), ring.begin(), ring.end());
-      }
-      OpComm c{tp, {}, collectives_time(hw_, exchange)};
-      c.all.insert(c.all.end(), exchange.begin(), exchange.end());
-      c.all.insert(c.all.end(), rings.begin(), rings.end());
-      c.all.insert(c.all.end(), units.begin(), units.end());
-      std::vector<OpCollective> own = tp;
-      own.insert(own.end(), rings.begin(), rings.end());
-      own.insert(own.end(), units.begin(), units.end());
-      c.own = collectives_time(hw_, own);
-      return c;
-    };
-    // The units of a stage in the order an op of kind p computes them (the embedding, the
-    // layers, the head; backwards in reverse), each with its share of the op's kernels
-    // (`extra`: a folded recomputation's, per layer).
+    add_stage_ends(*this, model_, cfg, setup, part, params[s], bytes, k, points);
     const auto units_of = [&](size_t p, const PerKind<double>& extra) {
-      std::vector<ShardUnit> units;
-      if (groups.empty() || !(gathers[p] || reduces[p])) return units;
-      if (part.embedding) {
-        units.push_back({models::embedding_params_per_gpu(model_, cfg.tensor_parallel), 0.0,
-                         p == kF   ? compute_time(models::embedding_forward(model_, cfg))
-                         : p == kI ? 0.0
-                                   : compute_time(models::embedding_backward_weight(model_, cfg))});
-      }
-      for (int l = part.first_layer; l < part.first_layer + part.layers; ++l) {
-        const models::LayerKind kind = models::layer_kind(model_, l);
-        const models::GpuLayerParameters lp = models::layer_params_per_gpu(model_, cfg, kind);
-        const Layer& ly = kind == models::LayerKind::Moe ? expert : dense;
-        const double c = p == kB ? ly.k[kI] + ly.k[kW] : ly.k[p];
-        units.push_back({lp.dense, lp.expert, c + extra[p]});
-      }
-      if (part.head) {
-        const double heads = 1.0 + model_.mtp_layers;
-        const double f = compute_time(models::head_forward(model_, cfg));
-        const double i = compute_time(models::head_backward_input(model_, cfg));
-        const double w = compute_time(models::head_backward_weight(model_, cfg));
-        units.push_back({params[s] - std::accumulate(units.begin(), units.end(), 0.0,
-                                                     [](double a, const ShardUnit& u) {
-                                                       return a + u.params + u.expert_params;
-                                                     }),
-                         0.0,
-                         heads * (p == kF   ? f
-                                  : p == kI ? i
-                                  : p == kW ? w
-                                            : i + w)});
-      }
-      if (p != kF) std::reverse(units.begin(), units.end());
-      return units;
+      if (groups.empty() || !(gathers[p] || reduces[p])) return std::vector<ShardUnit>{};
+      return shard_units(*this, model_, cfg, part, params[s], dense, expert, p, extra[p]);
     };
     // No groups without sharded data parallelism: no units either, so the group is unused.
     const ShardGroup group = groups.empty() ? ShardGroup{} : groups[s];
@@ -304,7 +405,7 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
       return unit_collectives(hw_, bytes, group, units_of(p, extra), gathers[p], reduces[p]);
     };
     const auto part_alone = [&](size_t p) {
-      const OpComm c = op_comm(points[p], expert_layers[p], rings_f[p], rings_b[p],
+      const OpComm c = op_comm(comm, points[p], expert_layers[p], rings_f[p], rings_b[p],
                                sharded(p, PerKind<double>{}));
       return alone_of(k[p], collectives_time(hw_, c.all).total().value, c.own.total().value,
                       c.exchange.total().value);
@@ -330,8 +431,8 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     PerKind<double> folded{};
     folded[kI] = folded[kB] = L > 0 ? extra / L : 0.0;
     for (size_t kind = 0; kind < sim::kNumComputeKinds; ++kind) {
-      OpComm c =
-          op_comm(op_points[kind], op_experts[kind], op_f[kind], op_b[kind], sharded(kind, folded));
+      OpComm c = op_comm(comm, op_points[kind], op_experts[kind], op_f[kind], op_b[kind],
+                         sharded(kind, folded));
       collectives_[s][kind] = std::move(c.all);
       collective_time_[s][kind] = collectives_time(hw_, collectives_[s][kind]);
       exchange_time_[s][kind] = c.exchange;
@@ -339,36 +440,7 @@ StageCompute::StageCompute(const models::ModelSpec& model, const hardware::Hardw
     }
   }
 
-  // Optimizer step: memory-bound passes over the parameters (or, sharded, the slice) the
-  // worker updates, optimizer_step_bytes per parameter (static_memory.hpp: Adam, and with mixed
-  // precision Megatron-LM's gradient cast, unscale, norm and weight cast around it). Fused
-  // multi-tensor kernels: 2 launches per stage copy (Apex FusedAdam).
-  const double adam_bytes = optimizer_step_bytes(model_.precision, bytes);
-  std::vector<models::KernelList> adam(static_cast<size_t>(schedule.workers));
-  for (int p = 0; p < schedule.pipelines; ++p) {
-    for (size_t s = 0; s < stages; ++s) {
-      const auto w = static_cast<size_t>(schedule.stage_worker[static_cast<size_t>(p)][s]);
-      models::LayerKernel kernel;
-      kernel.name = "adam";
-      kernel.op = models::MemoryOp::other;
-      kernel.bytes = static_cast<std::int64_t>(0.5 * params[s] * adam_bytes / shards[s]);
-      adam[w].push_back(kernel);
-      adam[w].push_back(kernel);
-      if (models::low_precision_gemms(model_.precision)) {
-        // The updated weights are quantized once per iteration (row- and column-wise copies,
-        // reused by every micro-batch): read bf16, write both copies, every parameter.
-        models::LayerKernel cast;
-        cast.name = "weight_cast";
-        cast.op = models::MemoryOp::other;
-        cast.bytes =
-            static_cast<std::int64_t>(params[s] * (2.0 + 2.0 * quantized_bytes(model_.precision)));
-        adam[w].push_back(cast);
-      }
-    }
-  }
-  optimizer_.assign(adam.size(), 0.0);
-  for (size_t w = 0; w < adam.size(); ++w)
-    optimizer_[w] = compute_time(adam[w]);
+  optimizer_ = optimizer_seconds(*this, model_, schedule, stages, params, shards, bytes);
 }
 
 double StageCompute::with_own(double kernels, double own) const {

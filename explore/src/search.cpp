@@ -14,18 +14,15 @@
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/huge_pages.hpp"
-#include "pipesim/cost/training_setup.hpp"
 #include "pipesim/explore/bound_values.hpp"
-#include "pipesim/explore/memory_screen.hpp"
 #include "pipesim/explore/search_defaults.hpp"
 #include "pipesim/explore/search_diagnosis.hpp"
-#include "pipesim/explore/search_limits.hpp"
 #include "pipesim/explore/search_refine.hpp"
 #include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/explore/value_range.hpp"
-#include "pipesim/models/transformer.hpp"
+#include "pipesim/scenario/memory_screen.hpp"
 #include "pipesim/scenario/options.hpp"
-#include "pipesim/schedules/registry.hpp"
+#include "pipesim/scenario/search_limits.hpp"
 
 namespace pipesim::explore {
 namespace {
@@ -125,19 +122,6 @@ bool search_chooses(const scenario::Option& option) {
   return option.scope == scenario::Scope::Scheme || kChosen.count(option.name()) > 0;
 }
 
-std::vector<int> default_tensor_parallel(const models::ModelSpec& model,
-                                         const hardware::HardwareProfile& hardware, int gpus) {
-  std::vector<int> degrees;
-  const int node = hardware.gpus_per_node;
-  for (int t = 1; t <= gpus && t <= node; t *= 2) {
-    const bool splits = gpus % t == 0 && node % t == 0 && model.heads % t == 0 &&
-                        model.kv_heads % t == 0 && model.ffn_hidden % t == 0;
-    if (splits) degrees.push_back(t);
-  }
-  if (degrees.size() <= 1) degrees.clear();
-  return degrees;
-}
-
 scenario::Point to_point(const Candidate& c) {
   scenario::Point p;
   for (const scenario::Option& option : scenario::options()) {
@@ -213,11 +197,11 @@ std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& spec
   // The model as every candidate trains it (precision, sequence, vocabulary): a config.json
   // without a sequence is refused here, once, not in every row.
   const auto model = specs.model(request.model);
-  const models::ModelSpec trained = cost::trained_model(*model, setup);
+  const models::ModelSpec trained = scenario::trained_model(*model, setup);
   const auto hardware = specs.hardware(request.hardware);
-  request.limits = search_limits(model, hardware, setup);
+  request.limits = scenario::search_limits(model, hardware, setup);
   if (request.tensor_parallel.empty()) {
-    request.tensor_parallel = default_tensor_parallel(trained, *hardware, request.gpus);
+    request.tensor_parallel = scenario::default_tensor_parallel(trained, *hardware, request.gpus);
   }
   choose_degrees(request);
   return fixed_candidates(request, jobs);
@@ -353,10 +337,11 @@ auto scenario_builder(const ParsedCandidates& parsed, size_t i, bool skip_oom) {
 // Builds candidate i's scenario into `s` with its model and hardware attached, and returns the
 // screen's schedule for its parameters; null without a screen (`s` then stays unbuilt), when
 // the screen does not model it, or when the scenario is refused (simulating it reports why).
-std::shared_ptr<const GeneratedSchedule> screened_schedule(const ParsedCandidates& parsed, size_t i,
-                                                           bool skip_oom, MemoryScreen* screen,
-                                                           SpecCache& specs,
-                                                           scenario::Scenario& s) {
+std::shared_ptr<const scenario::GeneratedSchedule> screened_schedule(const ParsedCandidates& parsed,
+                                                                     size_t i, bool skip_oom,
+                                                                     scenario::MemoryScreen* screen,
+                                                                     SpecCache& specs,
+                                                                     scenario::Scenario& s) {
   if (screen == nullptr) return nullptr;
   try {
     scenario_builder(parsed, i, skip_oom)(s);
@@ -370,7 +355,7 @@ std::shared_ptr<const GeneratedSchedule> screened_schedule(const ParsedCandidate
 // Candidate i simulated; from the screen's schedule when it holds one for its parameters (not
 // generated again for every layout, B and recomputation).
 scenario::SweepRow simulated_row(const ParsedCandidates& parsed, size_t i, bool skip_oom,
-                                 MemoryScreen* screen, SpecCache& specs,
+                                 scenario::MemoryScreen* screen, SpecCache& specs,
                                  const DescribeError& describe) {
   const auto build = scenario_builder(parsed, i, skip_oom);
   scenario::Scenario screened;  // evaluate() builds the run's own
@@ -392,14 +377,14 @@ MakeRow candidate_rows(const std::vector<Candidate>& candidates, SpecCache& spec
   const bool skip_oom = detail == RowDetail::FittingOnly;
   // The table needs only an oom row's status, so a run whose peak's lower bound is already
   // above the GPU's memory is not costed at all (memory_screen.hpp).
-  auto screen = skip_oom ? std::make_shared<MemoryScreen>() : nullptr;
+  auto screen = skip_oom ? std::make_shared<scenario::MemoryScreen>() : nullptr;
   return [&candidates, &specs, describe, parsed, skip_oom, screen](size_t i) {
     const Candidate& c = candidates[i];
     if (!c.pruned.empty()) return pruned_row(parsed->point(i), c.pruned, c.pruned_for_memory);
     if (screen) {
       scenario::Scenario s;
       if (auto generated = screened_schedule(*parsed, i, skip_oom, screen.get(), specs, s)) {
-        if (auto row = MemoryScreen::screen(s, parsed->point(i), *generated))
+        if (auto row = scenario::MemoryScreen::screen(s, parsed->point(i), *generated))
           return *std::move(row);
       }
     }
@@ -411,7 +396,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
                        const DescribeError& describe, RowDetail detail, int jobs) {
   auto parsed = parse_candidates(candidates, jobs);
   const bool skip_oom = detail == RowDetail::FittingOnly;
-  auto screen = skip_oom ? std::make_shared<MemoryScreen>() : nullptr;
+  auto screen = skip_oom ? std::make_shared<scenario::MemoryScreen>() : nullptr;
   const size_t n = candidates.size();
   SearchPlan plan;
   core::reserve_huge(plan.settled, n);  // a row per candidate, written once
@@ -444,7 +429,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     }
     const auto generated = screen->generated(s);
     if (!generated) return;
-    if (MemoryScreen::exceeds(s, *generated)) {
+    if (scenario::MemoryScreen::exceeds(s, *generated)) {
       plan.settled[i] = inputless_oom_row();
       settled[i] = 1;
       return;
@@ -490,7 +475,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
         if (scenario::run_bounds(s, generated->schedule, &generated->precedence,
                                  scenario::BoundDepth::Streams)
                 .out_of_memory) {
-          return MemoryScreen::out_of_memory_row(s, parsed->point(i), *generated);
+          return scenario::MemoryScreen::out_of_memory_row(s, parsed->point(i), *generated);
         }
       } catch (const core::ConfigError&) {
         // simulating it reports it
@@ -519,7 +504,7 @@ SearchPlan plan_search(const std::vector<Candidate>& candidates, SpecCache& spec
     const auto generated = screened_schedule(*parsed, i, skip_oom, screen.get(), specs, s);
     if (generated) {
       try {
-        inputs = MemoryScreen::used_inputs(s, inputs, *generated);
+        inputs = scenario::MemoryScreen::used_inputs(s, inputs, *generated);
       } catch (const core::ConfigError&) {
         // the inputs as given
       }
@@ -780,12 +765,12 @@ std::vector<double> screen_bounds(const std::vector<Candidate>& candidates,
   for (const size_t i : subset)
     chosen.push_back(candidates[i]);
   const auto parsed = parse_candidates(chosen, jobs);
-  MemoryScreen screen;
+  scenario::MemoryScreen screen;
   std::vector<double> bounds(chosen.size(), 0.0);
   parallel_for(chosen.size(), jobs, [&](size_t k) {
     scenario::Scenario s;
     if (const auto generated = screened_schedule(*parsed, k, true, &screen, specs, s)) {
-      bounds[k] = MemoryScreen::peak_bound(s, *generated);
+      bounds[k] = scenario::MemoryScreen::peak_bound(s, *generated);
     }
   });
   return bounds;

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "pipesim/explore/thread_pool.hpp"
-#include "pipesim/schedules/registry.hpp"
+#include "pipesim/scenario/scenario.hpp"  // the schedule registry, as a Scenario names its scheme
 
 namespace pipesim::explore {
 namespace {

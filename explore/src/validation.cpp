@@ -11,8 +11,7 @@
 
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/shipped_files.hpp"
-#include "pipesim/hardware/profile.hpp"
-#include "pipesim/models/transformer.hpp"
+#include "pipesim/scenario/model_facts.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "quantile.hpp"
 
@@ -77,27 +76,6 @@ double metric_of(const ValidationRun& run, const scenario::PerfResult& p, double
   return 0;
 }
 
-// The run's model cut to run.model_layers layers (a source's proxy); the FLOP counts read the
-// cut model too, as the source's MFU of a proxy does.
-std::shared_ptr<const models::ModelSpec> with_layers(
-    const ValidationRun& run, const std::shared_ptr<const models::ModelSpec>& model) {
-  models::ModelSpec cut = *model;
-  if (run.model_layers > model->layers) {
-    throw core::ConfigError(
-        run.path, "model_override.layers",
-        fmt::format("{} exceeds the {} layers of model {}: a proxy has at "
-                    "most the model's layers, in [1, {}]",
-                    run.model_layers, model->layers, model->name, model->layers));
-  }
-  cut.layers = run.model_layers;
-  if (model->is_moe() && models::moe_layer_count(cut) == 0) {
-    throw core::ConfigError(run.path, "model_override.layers",
-                            fmt::format("{} layers of model {} hold no mixture-of-experts layer",
-                                        run.model_layers, model->name));
-  }
-  return std::make_shared<const models::ModelSpec>(std::move(cut));
-}
-
 }  // namespace
 
 std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
@@ -120,9 +98,9 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
     for (const auto& [name, text] : run.run) {
       if (name != "hardware") continue;
       try {
-        const hardware::HardwareProfile profile = hardware::load_profile(text);
+        const auto profile = cache.hardware(text);
         for (PointResult& r : out)
-          r.gpu_generation = gpu_generation(profile.provenance.gpu, profile.name);
+          r.gpu_generation = gpu_generation(profile->provenance.gpu, profile->name);
       } catch (const core::ConfigError&) {
         // An unreadable profile leaves the generation unknown; the point is not predicted.
       }
@@ -139,7 +117,11 @@ std::vector<PointResult> predict(const ValidationRun& run, SpecCache& cache) {
       throw core::ConfigError(run.path, "run", "needs a model and a hardware profile");
     }
     cache.attach(s);
-    if (run.model_layers > 0) s.perf.model_spec = with_layers(run, cache.model(s.perf.model));
+    // A source's proxy: the FLOP counts read the cut model too, as the source's MFU of one does.
+    if (run.model_layers > 0) {
+      s.perf.model_spec =
+          scenario::model_with_layers(cache.model(s.perf.model), run.model_layers, run.path);
+    }
     const scenario::Result result = scenario::simulate(s);
     const scenario::RunClass cls =
         scenario::run_class(result.perf->model, result.perf->hardware, result.perf->gpus,

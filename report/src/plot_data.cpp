@@ -204,41 +204,36 @@ struct Series {
   std::vector<Point2> points;
 };
 
-}  // namespace
+// The index of column `name`, kNone when the table lacks it.
+size_t find_column(const CsvTable& table, const std::string& name) {
+  const auto it = std::find(table.header.begin(), table.header.end(), name);
+  return it == table.header.end() ? kNone : static_cast<size_t>(it - table.header.begin());
+}
 
-GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const LinePlotSpec& spec) {
-  const size_t xc = table.column(source, spec.x);
-  const size_t yc = table.column(source, spec.y);
-  const size_t gc = spec.group.empty() ? kNone : table.column(source, spec.group);
-  auto find = [&](const std::string& name) {
-    const auto it = std::find(table.header.begin(), table.header.end(), name);
-    return it == table.header.end() ? kNone : static_cast<size_t>(it - table.header.begin());
-  };
-  const size_t status = find("status");
-  if (spec.reduce != "none" && spec.reduce != "min" && spec.reduce != "max") {
-    throw core::ConfigError::option(
-        "reduce", fmt::format("must be one of none|min|max, got '{}'", spec.reduce));
-  }
-  // Real-cost rows name a model; unit-cost times are slots.
-  const size_t model_c = find("model");
-  bool unit_cost = true;
-  for (const auto& row : table.rows) {
-    if (model_c != kNone && !row[model_c].empty()) unit_cost = false;
-  }
-  const Axis x_axis = axis_of(spec.x, unit_cost);
-  const Axis y_axis = axis_of(spec.y, unit_cost);
+// The columns a line plot reads (kNone: not there, or no group asked for).
+struct Columns {
+  size_t x = kNone;
+  size_t y = kNone;
+  size_t group = kNone;
+  size_t status = kNone;
+};
 
-  // Inputs other than x and the group: constant ones go into the caption; varied ones either
-  // split the series (no reduction) or are what the reduction picks the best of. The caption
-  // names only options that apply in the run's mode and differ from their defaults (a scheme
-  // option: from what a schedule without it behaves as).
-  std::vector<std::string> fixed;
-  std::vector<size_t> varied;
+// Inputs other than x and the group: constant ones go into the caption; varied ones either
+// split the series (no reduction) or are what the reduction picks the best of.
+struct OtherInputs {
+  std::vector<std::string> fixed;  // name=value, for the caption
+  std::vector<size_t> varied;      // columns
   std::string model, hardware;
+};
+
+// The caption names only options that apply in the run's mode and differ from their defaults
+// (a scheme option: from what a schedule without it behaves as).
+OtherInputs other_inputs(const CsvTable& table, const Columns& col, bool unit_cost) {
+  OtherInputs in;
   for (const scenario::Option& option : scenario::options()) {
     const std::string& name = option.name();
-    const size_t c = find(name);
-    if (c == kNone || c == xc || c == gc || table.rows.empty()) continue;
+    const size_t c = find_column(table, name);
+    if (c == kNone || c == col.x || c == col.group || table.rows.empty()) continue;
     // An empty cell has no value (not applicable, or a run that never ran): it varies nothing.
     std::string first;
     for (const auto& row : table.rows) {
@@ -251,19 +246,20 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
       // An input fixed by the series itself (chimera's pipelines, interleaved's chunks) names
       // nothing new: it splits no series.
       std::map<std::string, std::string> per_group;
+      const size_t gc = col.group;
       const bool follows_group =
           gc != kNone && std::all_of(table.rows.begin(), table.rows.end(), [&](const auto& row) {
             return row[c].empty() || per_group.try_emplace(row[gc], row[c]).first->second == row[c];
           });
-      if (!follows_group) varied.push_back(c);
+      if (!follows_group) in.varied.push_back(c);
       continue;
     }
     if (name == "model") {
-      model = first;
+      in.model = first;
       continue;
     }
     if (name == "hardware") {
-      hardware = first;
+      in.hardware = first;
       continue;
     }
     const bool applies = option.scope == scenario::Scope::UnitCost   ? unit_cost
@@ -272,85 +268,103 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
     const std::string& neutral = option.scope == scenario::Scope::Scheme ? option.spec.unused_text
                                                                          : option.spec.default_text;
     if (applies && !first.empty() && first != neutral) {
-      fixed.push_back(fmt::format("{}={}", name, first));
+      in.fixed.push_back(fmt::format("{}={}", name, first));
     }
   }
+  return in;
+}
+
+// A (series, x) cell whose rows could not be drawn.
+struct Missing {
+  size_t series;
+  std::string x_text;
+  std::string why;  // oom, invalid, pruned or another status
+};
+
+// Points to draw, and the (series, x) cells whose rows could not be drawn, by status.
+struct Collected {
+  bool x_numeric = true;
+  std::vector<std::string> categories;  // x values in order of appearance
+  std::vector<Series> series;
+  std::vector<Missing> missing;
+
+  // Where x text `xt` (a value, or one of the categories) is drawn.
+  double x_of(const std::string& xt) const {
+    return x_numeric ? *parse_number(xt)
+                     : static_cast<double>(std::find(categories.begin(), categories.end(), xt) -
+                                           categories.begin());
+  }
+};
+
+Collected collect_points(const CsvTable& table, std::string_view source, const LinePlotSpec& spec,
+                         const Columns& col, const OtherInputs& in, double y_scale) {
   const bool split = spec.reduce == "none";
   auto series_of = [&](const std::vector<std::string>& row) {
-    std::string name = gc == kNone ? std::string() : row[gc];
+    std::string name = col.group == kNone ? std::string() : row[col.group];
     if (split) {
-      for (size_t c : varied) {
+      for (size_t c : in.varied) {
         name += fmt::format("{}{}={}", name.empty() ? "" : ", ", table.header[c], row[c]);
       }
     }
     return name.empty() ? label(spec.y) : name;
   };
-
-  // Points to draw, and the (series, x) cells whose rows could not be drawn, by status.
-  bool x_numeric = true;
+  Collected out;
   for (const auto& row : table.rows) {
-    x_numeric = x_numeric && parse_number(row[xc]).has_value();
+    out.x_numeric = out.x_numeric && parse_number(row[col.x]).has_value();
   }
-  std::vector<std::string> categories;  // x values in order of appearance
-  std::vector<Series> series;
   auto series_index = [&](const std::string& name) {
-    for (size_t i = 0; i < series.size(); ++i)
-      if (series[i].name == name) return i;
-    series.push_back({name, {}});
-    return series.size() - 1;
+    for (size_t i = 0; i < out.series.size(); ++i)
+      if (out.series[i].name == name) return i;
+    out.series.push_back({name, {}});
+    return out.series.size() - 1;
   };
-  struct Missing {
-    size_t series;
-    std::string x_text;
-    std::string why;  // oom, invalid, pruned or another status
-  };
-  std::vector<Missing> missing;
   size_t drawn = 0;
   for (size_t r = 0; r < table.rows.size(); ++r) {
     const auto& row = table.rows[r];
-    const std::string& xt = row[xc];
-    if (std::find(categories.begin(), categories.end(), xt) == categories.end()) {
-      categories.push_back(xt);
+    const std::string& xt = row[col.x];
+    if (std::find(out.categories.begin(), out.categories.end(), xt) == out.categories.end()) {
+      out.categories.push_back(xt);
     }
     const size_t si = series_index(series_of(row));
-    const bool ok = status == kNone || row[status] == "ok";
-    if (!ok || row[yc].empty()) {
-      std::string why = status == kNone || ok ? "no value" : row[status];
+    const bool ok = col.status == kNone || row[col.status] == "ok";
+    if (!ok || row[col.y].empty()) {
+      std::string why = col.status == kNone || ok ? "no value" : row[col.status];
       why = why.substr(0, why.find(':'));
-      missing.push_back({si, xt, why});
+      out.missing.push_back({si, xt, why});
       continue;
     }
-    const auto y = parse_number(row[yc]);
+    const auto y = parse_number(row[col.y]);
     if (!y) {
       throw core::ConfigError(source, spec.y,
-                              fmt::format("row {}: '{}' is not a number", r + 2, row[yc]));
+                              fmt::format("row {}: '{}' is not a number", r + 2, row[col.y]));
     }
-    const double x = x_numeric
-                         ? *parse_number(xt)
-                         : static_cast<double>(std::find(categories.begin(), categories.end(), xt) -
-                                               categories.begin());
-    series[si].points.push_back({x, *y * y_axis.scale, xt});
+    out.series[si].points.push_back({out.x_of(xt), *y * y_scale, xt});
     ++drawn;
   }
   if (drawn == 0) {
     throw core::ConfigError(source, spec.y, "no row with status ok and a value to plot");
   }
   constexpr size_t kMaxSeries = 24;
-  if (series.size() > kMaxSeries) {
+  if (out.series.size() > kMaxSeries) {
     throw core::ConfigError(
         source, spec.x,
         fmt::format("{} lines to draw (other columns vary too); choose a group or reduce to the "
                     "best row per point (min or max)",
-                    series.size()));
+                    out.series.size()));
   }
+  return out;
+}
+
+// Each series' points by x; with a reduction, the best point per x.
+void sort_and_reduce(std::vector<Series>& series, const std::string& reduce) {
   for (Series& s : series) {
     std::stable_sort(s.points.begin(), s.points.end(),
                      [](const Point2& a, const Point2& b) { return a.x < b.x; });
-    if (split) continue;
+    if (reduce == "none") continue;
     std::vector<Point2> kept;
     for (const Point2& p : s.points) {
       if (!kept.empty() && kept.back().x == p.x) {
-        const bool better = spec.reduce == "max" ? p.y > kept.back().y : p.y < kept.back().y;
+        const bool better = reduce == "max" ? p.y > kept.back().y : p.y < kept.back().y;
         if (better) kept.back() = p;
       } else {
         kept.push_back(p);
@@ -358,7 +372,11 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
     }
     s.points = std::move(kept);
   }
-  // A cell is missing only when its series has no point there at all.
+}
+
+// A cell is missing only when its series has no point there at all; each once.
+std::vector<Missing> missing_marks(const std::vector<Missing>& missing,
+                                   const std::vector<Series>& series) {
   std::vector<Missing> marks;
   for (const Missing& m : missing) {
     const auto& pts = series[m.series].points;
@@ -369,14 +387,25 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
     });
     if (!has && !seen) marks.push_back(m);
   }
+  return marks;
+}
+
+// The series as drawn: `lines` with points, then those with marks only.
+struct Shown {
+  std::vector<Series> series;
+  std::vector<size_t> of;  // of[i]: where series i is drawn (kNone: not at all)
+  size_t lines = 0;
+};
+
+Shown shown_series(const std::vector<Series>& series, const std::vector<Missing>& marks) {
   // Identical series are drawn once, named together, so none hides under another.
-  std::vector<Series> shown;
-  std::vector<size_t> shown_of(series.size(), kNone);
+  Shown shown;
+  shown.of.assign(series.size(), kNone);
   for (size_t i = 0; i < series.size(); ++i) {
     if (series[i].points.empty()) continue;
     size_t j = 0;
-    for (; j < shown.size(); ++j) {
-      const auto& a = shown[j].points;
+    for (; j < shown.series.size(); ++j) {
+      const auto& a = shown.series[j].points;
       const auto& b = series[i].points;
       const bool same = a.size() == b.size() &&
                         std::equal(a.begin(), a.end(), b.begin(), [](const auto& p, const auto& q) {
@@ -384,72 +413,78 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
                         });
       if (same) break;
     }
-    if (j == shown.size()) {
-      shown.push_back(series[i]);
+    if (j == shown.series.size()) {
+      shown.series.push_back(series[i]);
     } else {
-      shown[j].name += " = " + series[i].name;
+      shown.series[j].name += " = " + series[i].name;
     }
-    shown_of[i] = j;
+    shown.of[i] = j;
   }
   // A series with no point at all (every row oom or invalid) has no line, only its marks: it
   // keeps a style and a key entry of its own, so the marks say whose they are.
-  const size_t lines = shown.size();
+  shown.lines = shown.series.size();
   for (const Missing& m : marks) {
-    if (shown_of[m.series] != kNone) continue;
-    shown_of[m.series] = shown.size();
-    shown.push_back({series[m.series].name + " (nothing drawn)", {}});
+    if (shown.of[m.series] != kNone) continue;
+    shown.of[m.series] = shown.series.size();
+    shown.series.push_back({series[m.series].name + " (nothing drawn)", {}});
   }
+  return shown;
+}
 
-  GnuplotFigure fig;
+// Where series si's point at x is drawn: side by side within a category's box for bars.
+struct BarGeometry {
+  bool bars = false;
+  double width = 0.0;
+  size_t lines = 0;
+  double x(size_t si, double at) const {
+    return bars ? at - 0.4 + (static_cast<double>(std::min(si, lines - 1)) + 0.5) * width : at;
+  }
+};
+
+// Each shown series' data block and plot clause (a key entry only for one with no line).
+std::string plot_lines(const Shown& shown, const LinePlotSpec& spec, const Axis& y_axis,
+                       const BarGeometry& geo, GnuplotFigure& fig) {
   std::string plots;
-  const bool bars = !x_numeric;
-  const double width = 0.8 / static_cast<double>(std::max<size_t>(lines, 1));
-  auto x_of = [&](size_t si, double x) {
-    return bars ? x - 0.4 + (static_cast<double>(std::min(si, lines - 1)) + 0.5) * width : x;
-  };
-  for (size_t si = 0; si < shown.size(); ++si) {
+  for (size_t si = 0; si < shown.series.size(); ++si) {
     const std::string head = si == 0 ? "plot " : ", \\\n     ";
-    if (si >= lines) {
+    if (si >= shown.lines) {
       plots += fmt::format("{}keyentry with points ls {} title {}", head, si + 1,
-                           gnuplot_string(shown[si].name));
+                           gnuplot_string(shown.series[si].name));
       continue;
     }
     fig.data += fmt::format("# {} = {}: {}, {}\n", spec.group.empty() ? "series" : spec.group,
-                            shown[si].name, spec.x, y_axis.text);
-    for (const Point2& p : shown[si].points) {
-      fig.data += fmt::format("{} {} {}\n", x_of(si, p.x), p.y, gnuplot_string(p.x_text));
+                            shown.series[si].name, spec.x, y_axis.text);
+    for (const Point2& p : shown.series[si].points) {
+      fig.data += fmt::format("{} {} {}\n", geo.x(si, p.x), p.y, gnuplot_string(p.x_text));
     }
     fig.data += "\n\n";  // gnuplot: two blank lines end a data block (an `index`)
     plots += fmt::format("{}datafile index {} using 1:2 with {} ls {} title {}", head, si,
-                         bars ? "boxes fill solid 0.85 border lc rgb 'black'" : "linespoints",
-                         si + 1, gnuplot_string(shown[si].name));
+                         geo.bars ? "boxes fill solid 0.85 border lc rgb 'black'" : "linespoints",
+                         si + 1, gnuplot_string(shown.series[si].name));
   }
-  // Missing cells: a mark at the bottom of the plot (second y axis, 0..1) in its series'
-  // colour, one point type per reason (a black key entry each), counted in the caption.
-  std::vector<std::string> reasons;
-  for (const Missing& m : marks) {
-    if (std::find(reasons.begin(), reasons.end(), m.why) == reasons.end()) {
-      reasons.push_back(m.why);
-    }
-  }
+  return plots;
+}
+
+// Missing cells: a mark at the bottom of the plot (second y axis, 0..1) in its series' colour,
+// one point type per reason (a black key entry each); "N why" per reason, for the caption.
+std::vector<std::string> plot_marks(const Collected& c, const Shown& shown,
+                                    const std::vector<Missing>& marks,
+                                    const std::vector<std::string>& reasons,
+                                    const LinePlotSpec& spec, const BarGeometry& geo,
+                                    GnuplotFigure& fig, std::string& plots) {
   std::vector<std::string> not_drawn;
-  size_t block = lines;
+  size_t block = shown.lines;
   for (size_t ri = 0; ri < reasons.size(); ++ri) {
     const int point_type = ri == 0 ? 2 : ri == 1 ? 1 : 3;
     size_t count = 0;
-    for (size_t si = 0; si < shown.size(); ++si) {
+    for (size_t si = 0; si < shown.series.size(); ++si) {
       std::string points;
       for (const Missing& m : marks) {
-        if (m.why != reasons[ri] || shown_of[m.series] != si) continue;
+        if (m.why != reasons[ri] || shown.of[m.series] != si) continue;
         ++count;
-        const double x =
-            x_numeric
-                ? *parse_number(m.x_text)
-                : static_cast<double>(std::find(categories.begin(), categories.end(), m.x_text) -
-                                      categories.begin());
         points +=
-            fmt::format("{} {} {}\n", x_of(si, x), 0.03 + 0.025 * static_cast<double>(m.series % 6),
-                        gnuplot_string(m.x_text));
+            fmt::format("{} {} {}\n", geo.x(si, c.x_of(m.x_text)),
+                        0.03 + 0.025 * static_cast<double>(m.series % 6), gnuplot_string(m.x_text));
       }
       if (points.empty()) continue;
       fig.data += fmt::format("# not drawn ({}): {}, position at the bottom\n{}\n\n", reasons[ri],
@@ -466,24 +501,24 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
         "rgb 'black' title {}",
         point_type, gnuplot_string(what + " (not drawn)"));
   }
+  return not_drawn;
+}
 
-  std::vector<double> xs;
-  for (const auto& sr : series) {
-    for (const Point2& p : sr.points)
-      xs.push_back(p.x);
-  }
-  const int log_base = x_numeric ? log_x_base(std::move(xs)) : 0;
-
-  // Caption: model and hardware, the fixed inputs, what the reduction chose among, what was
-  // not drawn.
+// Caption: model and hardware, the fixed inputs, what the reduction chose among, what was not
+// drawn.
+std::vector<std::string> caption_of(const OtherInputs& in, bool unit_cost, const CsvTable& table,
+                                    const LinePlotSpec& spec,
+                                    const std::vector<std::string>& not_drawn) {
   std::vector<std::string> caption;
-  if (!model.empty()) caption.push_back(hardware.empty() ? model : model + " on " + hardware);
-  if (model.empty() && unit_cost) caption.push_back("unit-cost mode");
-  for (const auto& f : fixed)
+  if (!in.model.empty()) {
+    caption.push_back(in.hardware.empty() ? in.model : in.model + " on " + in.hardware);
+  }
+  if (in.model.empty() && unit_cost) caption.push_back("unit-cost mode");
+  for (const auto& f : in.fixed)
     caption.push_back(f);
-  if (!split && !varied.empty()) {
+  if (spec.reduce != "none" && !in.varied.empty()) {
     std::string among;
-    for (size_t c : varied)
+    for (size_t c : in.varied)
       among += (among.empty() ? "" : ", ") + table.header[c];
     caption.push_back(fmt::format("{} of {} per point",
                                   spec.reduce == "max" ? "best (max)" : "best (min)", among));
@@ -494,32 +529,85 @@ GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const Li
       nd += (nd.empty() ? "" : ", ") + n;
     caption.push_back("not drawn: " + nd + " (x at the bottom)");
   }
+  return caption;
+}
+
+// Bars: one box per category, named on the x axis (turned when the names are long).
+void bar_axis(const std::vector<std::string>& categories, double width, GnuplotFigure& fig) {
+  fig.body += fmt::format("set xrange [-0.5:{}]\nset boxwidth {} absolute\nset yrange [0:*]\n",
+                          static_cast<double>(categories.size()) - 0.5, width * 0.9);
+  std::string tics;
+  size_t longest = 0;
+  for (size_t i = 0; i < categories.size(); ++i) {
+    tics += fmt::format("{}{} {}", i == 0 ? "" : ", ", gnuplot_string(categories[i]), i);
+    longest = std::max(longest, categories[i].size());
+  }
+  const bool rotate = static_cast<double>(longest * categories.size()) > 70.0;
+  fig.body += fmt::format("set xtics ({}){}\n", tics, rotate ? " rotate by -35 left" : "");
+  fig.body += "set grid ytics\n";
+}
+
+}  // namespace
+
+GnuplotFigure line_plot(const CsvTable& table, std::string_view source, const LinePlotSpec& spec) {
+  Columns col;
+  col.x = table.column(source, spec.x);
+  col.y = table.column(source, spec.y);
+  col.group = spec.group.empty() ? kNone : table.column(source, spec.group);
+  col.status = find_column(table, "status");
+  if (spec.reduce != "none" && spec.reduce != "min" && spec.reduce != "max") {
+    throw core::ConfigError::option(
+        "reduce", fmt::format("must be one of none|min|max, got '{}'", spec.reduce));
+  }
+  // Real-cost rows name a model; unit-cost times are slots.
+  const size_t model_c = find_column(table, "model");
+  bool unit_cost = true;
+  for (const auto& row : table.rows) {
+    if (model_c != kNone && !row[model_c].empty()) unit_cost = false;
+  }
+  const Axis x_axis = axis_of(spec.x, unit_cost);
+  const Axis y_axis = axis_of(spec.y, unit_cost);
+  const OtherInputs in = other_inputs(table, col, unit_cost);
+  Collected c = collect_points(table, source, spec, col, in, y_axis.scale);
+  sort_and_reduce(c.series, spec.reduce);
+  const std::vector<Missing> marks = missing_marks(c.missing, c.series);
+  const Shown shown = shown_series(c.series, marks);
+
+  GnuplotFigure fig;
+  const BarGeometry geo{!c.x_numeric, 0.8 / static_cast<double>(std::max<size_t>(shown.lines, 1)),
+                        shown.lines};
+  std::string plots = plot_lines(shown, spec, y_axis, geo, fig);
+  std::vector<std::string> reasons;
+  for (const Missing& m : marks) {
+    if (std::find(reasons.begin(), reasons.end(), m.why) == reasons.end()) {
+      reasons.push_back(m.why);
+    }
+  }
+  const std::vector<std::string> not_drawn =
+      plot_marks(c, shown, marks, reasons, spec, geo, fig, plots);
+
+  std::vector<double> xs;
+  for (const auto& sr : c.series) {
+    for (const Point2& p : sr.points)
+      xs.push_back(p.x);
+  }
+  const int log_base = c.x_numeric ? log_x_base(std::move(xs)) : 0;
   fig.body += title_line(spec.title, fmt::format("{} vs {}", label(spec.y), label(spec.x)),
-                         wrap(caption, "; ", 100));
+                         wrap(caption_of(in, unit_cost, table, spec, not_drawn), "; ", 100));
   fig.body += fmt::format("set xlabel {}\nset ylabel {}\n", gnuplot_string(x_axis.text),
                           gnuplot_string(y_axis.text));
   if (log_base > 0) fig.body += fmt::format("set logscale x {}\n", log_base);
-  if (bars) {
-    fig.body += fmt::format("set xrange [-0.5:{}]\nset boxwidth {} absolute\nset yrange [0:*]\n",
-                            static_cast<double>(categories.size()) - 0.5, width * 0.9);
-    std::string tics;
-    size_t longest = 0;
-    for (size_t i = 0; i < categories.size(); ++i) {
-      tics += fmt::format("{}{} {}", i == 0 ? "" : ", ", gnuplot_string(categories[i]), i);
-      longest = std::max(longest, categories[i].size());
-    }
-    const bool rotate = static_cast<double>(longest * categories.size()) > 70.0;
-    fig.body += fmt::format("set xtics ({}){}\n", tics, rotate ? " rotate by -35 left" : "");
-    fig.body += "set grid ytics\n";
+  if (geo.bars) {
+    bar_axis(c.categories, geo.width, fig);
   } else {
     fig.body += "set grid\n";
   }
   if (!marks.empty()) fig.body += "set y2range [0:1]\nunset y2tics\n";
-  fig.body += shown.size() + reasons.size() > 12 ? "set key outside below maxcols 4"
-                                                 : "set key outside right top";
+  fig.body += shown.series.size() + reasons.size() > 12 ? "set key outside below maxcols 4"
+                                                        : "set key outside right top";
   if (!spec.group.empty()) fig.body += fmt::format(" title {}", gnuplot_string(label(spec.group)));
   fig.body += "\n";
-  for (size_t si = 0; si < shown.size(); ++si)
+  for (size_t si = 0; si < shown.series.size(); ++si)
     fig.body += series_style(si);
   fig.body += plots + "\n";
   return fig;

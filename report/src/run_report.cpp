@@ -8,9 +8,9 @@
 #include <limits>
 
 #include "pipesim/core/version.hpp"
-#include "pipesim/models/transformer.hpp"
 #include "pipesim/report/option_json.hpp"
 #include "pipesim/report/rows_csv.hpp"
+#include "pipesim/scenario/model_facts.hpp"
 #include "pipesim/scenario/names.hpp"
 #include "pipesim/scenario/options.hpp"
 
@@ -54,7 +54,7 @@ std::string model_shape_text(const models::ModelSpec& m) {
   if (m.attention_window > 0)
     out += fmt::format(", window {} on {} layers", m.attention_window, m.window_layers);
   // A dense FFN is shown only where some layer has one; an MoE layer's experts by their own FFN.
-  const int moe_layers = models::moe_layer_count(m);
+  const int moe_layers = scenario::moe_layers(m);
   if (moe_layers < m.layers) out += fmt::format(", ffn {}", m.ffn_hidden);
   if (m.is_moe()) {
     out += fmt::format(", {} MoE layers: experts {} top-{}, expert ffn {}", moe_layers,
@@ -88,7 +88,7 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["grad_reduce_in_bf16"] = setup.grad_reduce_in_bf16;
   j["offload"] = setup.offload;
   j["offload_selective"] = setup.offload_selective;
-  j["precision"] = models::precision_name(p.model.precision);                        // as trained
+  j["precision"] = scenario::name_of(scenario::kPrecisionNames, p.model.precision);  // as trained
   j["attention"] = scenario::name_of(scenario::kAttentionNames, p.model.attention);  // as trained
   // A schedule with R ops recomputes even under recompute `none` (TrainingCostModel: full).
   using scenario::name_of;

@@ -176,21 +176,25 @@ void add_megatron_aliases(std::vector<Option>& table) {
   }
 }
 
-std::vector<Option> make_options() {
-  // Unit costs are slots: 1e9 keeps every sum over a run's tasks (≤ the task budget) finite
-  // and exact enough, where 1e308 overflowed to an infinite iteration time.
-  constexpr double kMaxSlots = 1e9;
-  const auto slots = [](std::string name, double lo, bool lo_inclusive, std::string def,
-                        std::string help) {
-    OptionSpec o = core::real_option(std::move(name), lo, kMaxSlots, std::move(def),
-                                     std::move(help), lo_inclusive);
-    o.value_name = "SLOTS";  // unit-cost durations have no real length
-    return o;
-  };
-  const auto named = [](OptionSpec o, std::string value_name) {
-    o.value_name = std::move(value_name);
-    return o;
-  };
+// Unit costs are slots: 1e9 keeps every sum over a run's tasks (≤ the task budget) finite
+// and exact enough, where 1e308 overflowed to an infinite iteration time.
+constexpr double kMaxSlots = 1e9;
+
+OptionSpec slots(std::string name, double lo, bool lo_inclusive, std::string def,
+                 std::string help) {
+  OptionSpec o = core::real_option(std::move(name), lo, kMaxSlots, std::move(def), std::move(help),
+                                   lo_inclusive);
+  o.value_name = "SLOTS";  // unit-cost durations have no real length
+  return o;
+}
+
+OptionSpec named(OptionSpec o, std::string value_name) {
+  o.value_name = std::move(value_name);
+  return o;
+}
+
+// What schedule to run: its name, D and N, then the schemes' own options.
+std::vector<Option> schedule_options() {
   std::vector<Option> table{
       field_option(
           named(
@@ -219,7 +223,12 @@ std::vector<Option> make_options() {
   };
   for (const OptionSpec* declared : schedules::scheme_options())
     table.push_back(scheme_option(*declared));
-  std::vector<Option> rest{
+  return table;
+}
+
+// Unit-cost mode's durations, in slots (t_weight is inserted later: unit_cost_weight).
+std::vector<Option> unit_cost_options() {
+  return {
       field_option(
           slots("t_forward", 0, false, "1", "Unit-cost mode: forward time t_F, in (0, 1e9]"), "",
           Scope::UnitCost, kUnitCost, [](Scenario & s) -> auto& { return s.unit.forward; }),
@@ -236,7 +245,32 @@ std::vector<Option> make_options() {
                 "Unit-cost mode: duration of a stage's gradient all-reduce (a delay), "
                 "in [0, 1e9]"),
           "", Scope::UnitCost, kUnitCost, [](Scenario & s) -> auto& { return s.unit.all_reduce; }),
-      // Real-cost mode (with model and hardware).
+  };
+}
+
+Option unit_cost_weight() {
+  // Unset: half the backward (the Zero Bubble paper's t_I = t_W); only schedules with a split
+  // backward have a W op.
+  Option weight;
+  weight.spec = slots("t_weight", 0, true, "",
+                      "Unit-cost mode, split-backward schedules: W part of the backward, in [0, "
+                      "t_B] (default t_B/2)");
+  weight.scope = Scope::UnitCost;
+  weight.group = kUnitCost;
+  weight.get = [](const Scenario& s) -> std::optional<OptionValue> {
+    if (!s.unit.weight) return std::nullopt;
+    return OptionValue{*s.unit.weight};
+  };
+  weight.set = [](Scenario& s, const std::optional<OptionValue>& value) {
+    s.unit.weight.reset();
+    if (value) s.unit.weight = std::get<double>(*value);
+  };
+  return weight;
+}
+
+// Real-cost mode (with model and hardware).
+std::vector<Option> real_cost_options() {
+  return {
       field_option(
           named(core::text_option("model", "",
                                   "Real-cost mode: model name (`pipesim list models`), "
@@ -371,7 +405,12 @@ std::vector<Option> make_options() {
                             "fp16 16, bf16 18, fp8 20, mxfp8 20.06, nvfp4 19.125)"),
           "", Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.bytes_per_param; }),
-      // Parallelism and numerics of real runs (cost/training_setup.hpp).
+  };
+}
+
+// Parallelism and numerics of real runs (cost/training_setup.hpp).
+std::vector<Option> parallel_options() {
+  return {
       field_option(
           core::integer_option("tensor_parallel", 1, 1024, "1",
                                "Real-cost mode: tensor-parallel GPUs t per worker, "
@@ -444,7 +483,12 @@ std::vector<Option> make_options() {
           "distributed_optimizer and overlap_grad_reduce)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.overlap_param_gather; }),
-      // Mixture-of-experts layers (cost/expert_parallel.hpp).
+  };
+}
+
+// Mixture-of-experts layers (cost/expert_parallel.hpp).
+std::vector<Option> moe_options() {
+  return {
       field_option(
           core::integer_option("expert_parallel", 1, 1 << 16, "1",
                                "Real-cost mode, MoE models: expert-parallel GPUs e, dividing the "
@@ -501,7 +545,12 @@ std::vector<Option> make_options() {
           "(off: one plain GEMM per expert, Megatron-Core's SequentialMLP)",
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.moe_grouped_gemm; }),
-      // Activation offload (cost/training_setup.hpp, sim/lowering.hpp OffloadOps).
+  };
+}
+
+// Activation offload (cost/training_setup.hpp, sim/lowering.hpp OffloadOps).
+std::vector<Option> offload_options() {
+  return {
       field_option(
           core::real_option("offload", 0, 1, "0",
                             "Real-cost mode: fraction of each micro-batch's stored activations "
@@ -516,51 +565,46 @@ std::vector<Option> make_options() {
           Scope::RealCost, kRealCost,
           [](Scenario & s) -> auto& { return s.perf.setup.offload_selective; }),
   };
+}
+
+// What overrides the model file's own values.
+std::vector<Option> model_file_options() {
+  std::vector<Option> out;
   // Unset: the model file's (ModelSpec::precision, ModelSpec::attention).
-  rest.push_back(model_default_option(
+  out.push_back(model_default_option(
       "precision", kPrecisionNames,
       "Real-cost mode: training precision fp32|fp16|bf16|fp8|mxfp8|nvfp4 (fp8 family: "
       "Transformer Engine, 8/4-bit GEMMs, bf16 activations; empty = the model file's)",
       [](Scenario & s) -> auto& { return s.perf.setup.precision; }));
-  rest.push_back(model_default_option(
+  out.push_back(model_default_option(
       "attention", kAttentionNames,
       "Real-cost mode: attention kernels standard|flash (empty = the model file's: flash for "
       "the shipped Llama, Mistral, Qwen, DeepSeek and Nemotron models and Hugging Face "
       "decoders, standard for GPT-2, BERT and the papers' GPT shapes)",
       [](Scenario & s) -> auto& { return s.perf.setup.attention; }));
-  rest.push_back(field_option(
+  out.push_back(field_option(
       core::integer_option("vocabulary", 0, 1 << 24, "0",
                            "Real-cost mode: vocabulary size V (0 = the model file's)"),
       "", Scope::RealCost, kRealCost,
       [](Scenario & s) -> auto& { return s.perf.setup.vocabulary; }));
-  rest.push_back(field_option(
+  out.push_back(field_option(
       core::integer_option("sequence", 0, 1 << 24, "0",
                            "Real-cost mode: sequence length s (0 = the model file's)"),
       "", Scope::RealCost, kRealCost, [](Scenario & s) -> auto& { return s.perf.setup.sequence; }));
-  for (Option& o : rest)
-    table.push_back(std::move(o));
-  {
-    // Unset: half the backward (the Zero Bubble paper's t_I = t_W); only schedules with a split
-    // backward have a W op.
-    Option weight;
-    weight.spec = slots("t_weight", 0, true, "",
-                        "Unit-cost mode, split-backward schedules: W part of the backward, in [0, "
-                        "t_B] (default t_B/2)");
-    weight.scope = Scope::UnitCost;
-    weight.group = kUnitCost;
-    weight.get = [](const Scenario& s) -> std::optional<OptionValue> {
-      if (!s.unit.weight) return std::nullopt;
-      return OptionValue{*s.unit.weight};
-    };
-    weight.set = [](Scenario& s, const std::optional<OptionValue>& value) {
-      s.unit.weight.reset();
-      if (value) s.unit.weight = std::get<double>(*value);
-    };
-    // After t_backward, where tables have always shown it.
-    const auto at = std::find_if(table.begin(), table.end(),
-                                 [](const Option& o) { return o.name() == "t_backward"; });
-    table.insert(at + 1, std::move(weight));
+  return out;
+}
+
+std::vector<Option> make_options() {
+  std::vector<Option> table = schedule_options();
+  for (auto* group : {&unit_cost_options, &real_cost_options, &parallel_options, &moe_options,
+                      &offload_options, &model_file_options}) {
+    for (Option& o : group())
+      table.push_back(std::move(o));
   }
+  // After t_backward, where tables have always shown it.
+  const auto at = std::find_if(table.begin(), table.end(),
+                               [](const Option& o) { return o.name() == "t_backward"; });
+  table.insert(at + 1, unit_cost_weight());
   add_megatron_aliases(table);
   return table;
 }

@@ -245,26 +245,96 @@ sim::Schedule parse_schedule_text(std::string_view text, std::string_view source
   return finish(std::move(s), source, static_cast<std::size_t>(total_ops), budget);
 }
 
-sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
-                                const core::Budget& budget) {
-  text = core::strip_bom(text);
-  struct Cell {
-    int rank;
-    OpKind kind;
-    int stage;
-    int mb;
-    sim::Join join;
-  };
-  std::vector<Cell> cells;
-  int ranks = 0, stages = 0, micro = 0;
-  int row = 0;
-  std::vector<std::string_view> lines = split(text, '\n');
-  while (!lines.empty() && trim(lines.back()).empty())
-    lines.pop_back();
-  if (lines.empty()) fail(source, "row 1", "empty file: expected one row of actions per rank");
-  if (static_cast<int>(lines.size()) > kMaxWorkers) {
-    fail(source, "rows", fmt::format("{} rows, at most {} ranks", lines.size(), kMaxWorkers));
+namespace {
+
+// One compute action of a PyTorch schedule CSV: its rank (row), kind, stage, micro-batch and
+// place in an overlapped pair.
+struct CsvCell {
+  int rank;
+  OpKind kind;
+  int stage;
+  int mb;
+  sim::Join join;
+};
+
+// One action of cell text `a` on rank `rank` into `cell`; false for communication and sharding,
+// which pipesim derives from the data edges. `bad` reports the cell (it throws).
+template <class Bad>
+bool csv_action(std::string_view a, int rank, CsvCell& cell, const Bad& bad) {
+  size_t i = 0;
+  while (i < a.size() && a[i] >= '0' && a[i] <= '9')
+    ++i;
+  size_t j = i;
+  while (j < a.size() && ((a[j] >= 'A' && a[j] <= 'Z') || a[j] == '_'))
+    ++j;
+  const std::string_view stage_s = a.substr(0, i), action = a.substr(i, j - i), mb_s = a.substr(j);
+  int stage = 0, mb = 0;
+  const bool stage_ok = parse_int(stage_s, kMaxWorkers, stage);
+  const bool mb_ok = mb_s.empty() || parse_int(mb_s, kMaxMicroBatches - 1, mb);
+  if (!stage_ok || !mb_ok || action.empty()) bad();
+  OpKind kind{};
+  if (action == "F") {
+    kind = OpKind::Forward;
+  } else if (action == "B") {
+    kind = OpKind::Backward;
+  } else if (action == "I") {
+    kind = OpKind::BackwardInput;
+  } else if (action == "W") {
+    kind = OpKind::BackwardWeight;
+  } else if (action == "SEND_F" || action == "RECV_F" || action == "SEND_B" || action == "RECV_B" ||
+             action == "REDUCE_GRAD" || action == "UNSHARD" || action == "RESHARD") {
+    return false;
+  } else {
+    bad();
   }
+  if (mb_s.empty()) bad();
+  cell = {rank, kind, stage, mb, sim::Join::None};
+  return true;
+}
+
+// The compute actions of the non-empty cell `c` at (row, column): one, none (communication),
+// or an overlapped pair's.
+std::vector<CsvCell> csv_cell_actions(std::string_view c, int row, int column,
+                                      std::string_view source) {
+  auto bad = [&] {
+    fail(source, fmt::format("row {} column {}", row, column),
+         fmt::format("cell '{}': expected <stage><F|B|I|W><micro-batch> (e.g. 0F1, 1I0, 0W2), "
+                     "an overlapped pair (e.g. (0F3;3B1)OVERLAP_F_B) or a communication "
+                     "action (e.g. 0SEND_F0, 1RECV_B2)",
+                     c));
+  };
+  std::vector<CsvCell> actions;
+  if (c.front() == '(') {
+    // PyTorch's OVERLAP_F_B: forwards, then the backward half they overlap with.
+    if (c.size() <= kOverlapCell.size() + 1 || !c.ends_with(kOverlapCell)) bad();
+    bool backward_half = false;
+    for (std::string_view a : split(c.substr(1, c.size() - 1 - kOverlapCell.size()), ';')) {
+      CsvCell cell{};
+      if (!csv_action(trim(a), row - 1, cell, bad)) bad();
+      if (!actions.empty()) {
+        const bool is_backward = cell.kind != OpKind::Forward;
+        if (backward_half && !is_backward) bad();
+        cell.join = is_backward && !backward_half ? sim::Join::Pair : sim::Join::Half;
+        backward_half = backward_half || is_backward;
+      } else if (cell.kind != OpKind::Forward) {
+        bad();
+      }
+      actions.push_back(cell);
+    }
+    if (!backward_half) bad();
+  } else {
+    CsvCell cell{};
+    if (csv_action(c, row - 1, cell, bad)) actions.push_back(cell);
+  }
+  return actions;
+}
+
+// Every compute action of the file's rows (one row per rank), in order; `stages` and `micro`
+// the most any reaches.
+std::vector<CsvCell> csv_cells(const std::vector<std::string_view>& lines, std::string_view source,
+                               int& stages, int& micro) {
+  std::vector<CsvCell> cells;
+  int row = 0;
   for (std::string_view line : lines) {
     ++row;
     int column = 0;
@@ -274,94 +344,22 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
       if (c.empty()) continue;
       if (cells.size() >= static_cast<size_t>(kMaxOpsPerFile))
         fail(source, "cells", "too many cells");
-      auto bad = [&] {
-        fail(source, fmt::format("row {} column {}", row, column),
-             fmt::format("cell '{}': expected <stage><F|B|I|W><micro-batch> (e.g. 0F1, 1I0, 0W2), "
-                         "an overlapped pair (e.g. (0F3;3B1)OVERLAP_F_B) or a communication "
-                         "action (e.g. 0SEND_F0, 1RECV_B2)",
-                         c));
-      };
-      // One action; false for communication and sharding, which pipesim derives from the data
-      // edges.
-      auto action_of = [&](std::string_view a, Cell& cell) {
-        size_t i = 0;
-        while (i < a.size() && a[i] >= '0' && a[i] <= '9')
-          ++i;
-        size_t j = i;
-        while (j < a.size() && ((a[j] >= 'A' && a[j] <= 'Z') || a[j] == '_'))
-          ++j;
-        const std::string_view stage_s = a.substr(0, i), action = a.substr(i, j - i),
-                               mb_s = a.substr(j);
-        int stage = 0, mb = 0;
-        const bool stage_ok = parse_int(stage_s, kMaxWorkers, stage);
-        const bool mb_ok = mb_s.empty() || parse_int(mb_s, kMaxMicroBatches - 1, mb);
-        if (!stage_ok || !mb_ok || action.empty()) bad();
-        OpKind kind{};
-        if (action == "F") {
-          kind = OpKind::Forward;
-        } else if (action == "B") {
-          kind = OpKind::Backward;
-        } else if (action == "I") {
-          kind = OpKind::BackwardInput;
-        } else if (action == "W") {
-          kind = OpKind::BackwardWeight;
-        } else if (action == "SEND_F" || action == "RECV_F" || action == "SEND_B" ||
-                   action == "RECV_B" || action == "REDUCE_GRAD" || action == "UNSHARD" ||
-                   action == "RESHARD") {
-          return false;
-        } else {
-          bad();
-        }
-        if (mb_s.empty()) bad();
-        cell = {row - 1, kind, stage, mb, sim::Join::None};
-        return true;
-      };
-      std::vector<Cell> actions;
-      if (c.front() == '(') {
-        // PyTorch's OVERLAP_F_B: forwards, then the backward half they overlap with.
-        if (c.size() <= kOverlapCell.size() + 1 || !c.ends_with(kOverlapCell)) bad();
-        bool backward_half = false;
-        for (std::string_view a : split(c.substr(1, c.size() - 1 - kOverlapCell.size()), ';')) {
-          Cell cell{};
-          if (!action_of(trim(a), cell)) bad();
-          if (!actions.empty()) {
-            const bool is_backward = cell.kind != OpKind::Forward;
-            if (backward_half && !is_backward) bad();
-            cell.join = is_backward && !backward_half ? sim::Join::Pair : sim::Join::Half;
-            backward_half = backward_half || is_backward;
-          } else if (cell.kind != OpKind::Forward) {
-            bad();
-          }
-          actions.push_back(cell);
-        }
-        if (!backward_half) bad();
-      } else {
-        Cell cell{};
-        if (!action_of(c, cell)) continue;
-        actions.push_back(cell);
-      }
-      for (const Cell& cell : actions) {
+      for (const CsvCell& cell : csv_cell_actions(c, row, column, source)) {
         cells.push_back(cell);
         stages = std::max(stages, cell.stage + 1);
         micro = std::max(micro, cell.mb + 1);
       }
-      ranks = std::max(ranks, row);
     }
   }
-  ranks = static_cast<int>(lines.size());
-  if (cells.empty()) fail(source, "rows", "no compute actions (F, B, I, W) found");
-  // The placement table below is micro-batches × stages: refuse before sizing it when the cells
-  // cannot cover it (one cell `4095F1048574` would otherwise ask for 17 GB).
-  if (static_cast<double>(cells.size()) < 2.0 * micro * stages &&
-      2.0 * micro * stages > kSmallTable) {
-    fail(source, "rows",
-         fmt::format("actions reach stage {} and micro-batch {}, which needs at least {:.0f} "
-                     "compute cells (a forward and a backward each), but the file has {}",
-                     stages - 1, micro - 1, 2.0 * micro * stages, cells.size()));
-  }
-  // Where each (micro-batch, stage) runs, from its cells; then group micro-batches by placement.
+  return cells;
+}
+
+// The schedule's shape from where each (micro-batch, stage) runs: its workers, stages, and a
+// pipeline per distinct placement of the micro-batches.
+sim::Schedule csv_placement(const std::vector<CsvCell>& cells, int ranks, int stages, int micro,
+                            std::string_view source) {
   std::vector<int> where(static_cast<size_t>(micro) * static_cast<size_t>(stages), -1);
-  for (const Cell& c : cells) {
+  for (const CsvCell& c : cells) {
     int& w = where[static_cast<size_t>(c.mb) * static_cast<size_t>(stages) +
                    static_cast<size_t>(c.stage)];
     if (w >= 0 && w != c.rank) {
@@ -391,8 +389,37 @@ sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
     s.micro_batch_pipeline[static_cast<size_t>(m)] = it->second;
   }
   s.pipelines = static_cast<int>(s.stage_worker.size());
+  return s;
+}
+
+}  // namespace
+
+sim::Schedule parse_pytorch_csv(std::string_view text, std::string_view source,
+                                const core::Budget& budget) {
+  text = core::strip_bom(text);
+  std::vector<std::string_view> lines = split(text, '\n');
+  while (!lines.empty() && trim(lines.back()).empty())
+    lines.pop_back();
+  if (lines.empty()) fail(source, "row 1", "empty file: expected one row of actions per rank");
+  if (static_cast<int>(lines.size()) > kMaxWorkers) {
+    fail(source, "rows", fmt::format("{} rows, at most {} ranks", lines.size(), kMaxWorkers));
+  }
+  int stages = 0, micro = 0;
+  const std::vector<CsvCell> cells = csv_cells(lines, source, stages, micro);
+  const int ranks = static_cast<int>(lines.size());
+  if (cells.empty()) fail(source, "rows", "no compute actions (F, B, I, W) found");
+  // The placement table is micro-batches × stages: refuse before sizing it when the cells
+  // cannot cover it (one cell `4095F1048574` would otherwise ask for 17 GB).
+  if (static_cast<double>(cells.size()) < 2.0 * micro * stages &&
+      2.0 * micro * stages > kSmallTable) {
+    fail(source, "rows",
+         fmt::format("actions reach stage {} and micro-batch {}, which needs at least {:.0f} "
+                     "compute cells (a forward and a backward each), but the file has {}",
+                     stages - 1, micro - 1, 2.0 * micro * stages, cells.size()));
+  }
+  sim::Schedule s = csv_placement(cells, ranks, stages, micro, source);
   s.program.assign(static_cast<size_t>(ranks), {});
-  for (const Cell& c : cells) {
+  for (const CsvCell& c : cells) {
     if (c.kind == OpKind::BackwardInput || c.kind == OpKind::BackwardWeight)
       s.split_backward = true;
     s.program[static_cast<size_t>(c.rank)].push_back(

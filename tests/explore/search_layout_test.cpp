@@ -16,8 +16,8 @@
 #include "pipesim/cost/training_setup.hpp"
 #include "pipesim/explore/ranking.hpp"
 #include "pipesim/explore/search.hpp"
-#include "pipesim/explore/search_limits.hpp"
 #include "pipesim/scenario/options.hpp"
+#include "pipesim/scenario/search_limits.hpp"
 #include "pipesim/schedules/registry.hpp"
 
 namespace pipesim::explore {
@@ -96,7 +96,8 @@ TEST(SearchLayout, DegreesNestTensorOutermostAndSplitTheGpusBeforeTheStages) {
 // over E GPUs it must fall (a bound of static_bytes / T would prune layouts that fit).
 TEST(SearchLayout, PerGpuStaticBytesFollowTheExpertFolding) {
   SpecCache specs;
-  const SearchLimits l = search_limits(specs.model("mixtral-8x7b"), specs.hardware("h100-dgx"));
+  const SearchLimits l =
+      scenario::search_limits(specs.model("mixtral-8x7b"), specs.hardware("h100-dgx"));
   const double whole = l.static_bytes_per_gpu({1, 1, 1, 1});
   EXPECT_NEAR(whole, l.static_bytes, 1e-9 * l.static_bytes) << "T = E = 1: the whole model";
   const double ep8 = l.static_bytes_per_gpu({1, 1, 8, 1});
@@ -110,7 +111,8 @@ TEST(SearchLayout, PerGpuStaticBytesFollowTheExpertFolding) {
 
 TEST(SearchLayout, RefusesWhatTheCostModelRefusesWithItsField) {
   SpecCache specs;
-  const SearchLimits moe = search_limits(specs.model("mixtral-8x7b"), specs.hardware("h100-dgx"));
+  const SearchLimits moe =
+      scenario::search_limits(specs.model("mixtral-8x7b"), specs.hardware("h100-dgx"));
   EXPECT_EQ(moe.refuse({1, 1, 8, 1}, 0, 0), "");
   EXPECT_EQ(moe.refuse({1, 1, 3, 1}, 0, 0).rfind("expert_parallel:", 0), 0u)
       << moe.refuse({1, 1, 3, 1}, 0, 0);
@@ -118,7 +120,8 @@ TEST(SearchLayout, RefusesWhatTheCostModelRefusesWithItsField) {
   EXPECT_EQ(moe.refuse({1, 1, 8, 1}, 4, 4).rfind("expert_parallel:", 0), 0u)
       << "E = 8 does not fold over T·W = 4";
   EXPECT_EQ(moe.refuse({1, 1, 8, 1}, 2, 8), "");
-  const SearchLimits dense = search_limits(specs.model("llama2-7b"), specs.hardware("h100-dgx"));
+  const SearchLimits dense =
+      scenario::search_limits(specs.model("llama2-7b"), specs.hardware("h100-dgx"));
   EXPECT_EQ(dense.refuse({1, 1, 2, 1}, 0, 0).rfind("expert_parallel:", 0), 0u);
   EXPECT_EQ(dense.refuse({1, 1, 1, 2}, 0, 0).rfind("expert_tensor_parallel:", 0), 0u);
   EXPECT_EQ(dense.refuse({2, 4, 1, 1}, 0, 0), "");

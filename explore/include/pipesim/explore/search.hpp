@@ -14,8 +14,6 @@
 #include "pipesim/explore/search_space.hpp"
 #include "pipesim/explore/spec_cache.hpp"
 #include "pipesim/explore/sweep_runner.hpp"
-#include "pipesim/hardware/profile.hpp"
-#include "pipesim/models/model_spec.hpp"
 #include "pipesim/report/search_report.hpp"
 #include "pipesim/scenario/options.hpp"
 
@@ -56,17 +54,11 @@ SearchRequest make_search_request(const SearchArgs& args);
 //! so that it cannot be one of SearchArgs::fixed.
 bool search_chooses(const scenario::Option& option);
 
-//! The tensor-parallel degrees search tries when none are given: the powers of two T <= P that
-//! divide P, the GPUs of a node, the heads, the key/value heads and the FFN size (what one
-//! tensor-parallel group can split); {} when that is only T = 1.
-std::vector<int> default_tensor_parallel(const models::ModelSpec& model,
-                                         const hardware::HardwareProfile& hardware, int gpus);
-
 //! The point of a candidate: its options, every other option at its default.
 scenario::Point to_point(const Candidate& candidate);
 
 //! Fills request.limits from the model as trained with the fixed options and the hardware (loaded
-//! through `specs`), request.tensor_parallel when empty (default_tensor_parallel), and
+//! through `specs`), request.tensor_parallel when empty (scenario::default_tensor_parallel), and
 //! enumerates the candidates (on `jobs` threads), each with the fixed options. Throws
 //! core::ConfigError for a model or hardware that cannot be loaded.
 std::vector<Candidate> search_candidates(SearchRequest& request, SpecCache& specs, int jobs = 1);

@@ -36,55 +36,15 @@
 #include <string>
 #include <vector>
 
+#include "pipesim/scenario/search_limits.hpp"
+
 namespace pipesim::explore {
 
-//! How a configuration splits its GPUs besides the pipeline: a worker is tensor·context GPUs;
-//! the expert layers fold expert_tensor × expert over a stage's tensor·W GPUs.
-struct Parallelism {
-  int tensor = 1;         //!< T
-  int context = 1;        //!< C
-  int expert = 1;         //!< E (e)
-  int expert_tensor = 1;  //!< e_t
-  int gpus_per_worker() const { return tensor * context; }
-};
-
-//! An option search tries around its best configurations instead of in the whole product (a
-//! secondary knob: search.hpp, "Refinement"); values.front() is the one every first-pass
-//! candidate runs with, the option's default.
-struct SearchKnob {
-  std::string option;
-  std::vector<std::string> values;
-};
-
-//! What search knows about the model and hardware, from the performance model; a zero or an
-//! empty function means unknown and switches that pruning rule off.
-struct SearchLimits {
-  int experts = 0;        //!< routed experts per MoE layer (0: a dense model)
-  int expert_ffn = 0;     //!< FFN size of one routed expert
-  int gpus_per_node = 0;  //!< GPUs of one NVLink domain
-  int sequence = 0;       //!< tokens per sample, as trained
-  //! The secondary knobs that apply to the model and hardware, in the order they are tried.
-  std::vector<SearchKnob> knobs;
-  int layers = 0;  //!< transformer layers L (D ≤ L)
-  //! The most virtual stages (D · chunks) the partition mode splits the layers into.
-  int virtual_stages = 0;
-  double static_bytes = 0.0;  //!< weights + gradients + optimizer of the whole model, bytes
-  double capacity = 0.0;      //!< memory per GPU, bytes
-  //! Weights + gradients + optimizer one GPU holds of the whole model under a layout (summed
-  //! over the stages, so the fullest of D stages holds at least 1/D of it); empty:
-  //! static_bytes / T.
-  std::function<double(const Parallelism&)> static_bytes_per_gpu;
-  //! Activations one GPU stores of the whole model for one micro-batch of `micro_batch`
-  //! samples with full recomputation (the least any mode stores), summed over the layers;
-  //! empty: 0 (no activation term in the bound).
-  std::function<double(const Parallelism&, int micro_batch)> activation_bytes_per_gpu;
-  //! The profile's overheads on a peak (hardware MemoryOverhead): peak + reserved + frag·peak.
-  double reserved_bytes = 0.0;
-  double fragmentation = 0.0;
-  //! Why the cost model refuses a layout ("" when it accepts it): with stages = 0 the checks
-  //! that hold for any D and W, else those of the placement of D stages × W replicas.
-  std::function<std::string(const Parallelism&, int stages, int width)> refuse;
-};
+//! The layouts, knobs and limits search prunes with, from the performance model
+//! (scenario/search_limits.hpp).
+using scenario::Parallelism;
+using scenario::SearchKnob;
+using scenario::SearchLimits;
 
 struct SearchRequest {
   std::string model;

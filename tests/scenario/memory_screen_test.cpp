@@ -2,7 +2,7 @@
 // bound never exceeds the simulated peak (every registered scheme, a grid of small dense and
 // mixture-of-experts runs), and its op-order profile matches the schedules' closed forms.
 
-#include "pipesim/explore/memory_screen.hpp"
+#include "pipesim/scenario/memory_screen.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/explore/spec_cache.hpp"
 #include "pipesim/scenario/options.hpp"
+#include "pipesim/scenario/spec_cache.hpp"
 #include "pipesim/schedules/registry.hpp"
 
-namespace pipesim::explore {
+namespace pipesim::scenario {
 namespace {
 
 using Values = std::vector<std::pair<std::string, std::string>>;
@@ -80,12 +80,12 @@ TEST(MemoryScreen, TheBoundNeverExceedsTheSimulatedPeak) {
                                            {"recompute", recompute}});
               for (const auto& [name, value] : variant.options.items())
                 values.emplace_back(name, schedules::scheme_option(name)->format(value));
-              scenario::Scenario s = scenario::make_scenario(values);
+              Scenario s = make_scenario(values);
               specs.attach(s);
               if (!schedules::check_params(s.schedule, s.params).ok()) continue;
-              scenario::Result r;
+              Result r;
               try {
-                r = scenario::simulate(s);
+                r = simulate(s);
               } catch (const core::ConfigError&) {
                 continue;  // a run the cost model refuses has no peak to bound
               }
@@ -111,27 +111,27 @@ TEST(MemoryScreen, TheBoundNeverExceedsTheSimulatedPeak) {
 TEST(MemoryScreen, ScreensARunThatCannotFitAndLeavesOneThatFits) {
   SpecCache specs;
   auto scenario_of = [&](const std::string& gpus_model, const std::string& stages) {
-    scenario::Scenario s = scenario::make_scenario({{"model", gpus_model},
-                                                    {"hardware", "h100-dgx"},
-                                                    {"schedule", "gpipe"},
-                                                    {"stages", stages},
-                                                    {"micro_batches", "8"},
-                                                    {"micro_batch_size", "1"}});
+    Scenario s = make_scenario({{"model", gpus_model},
+                                {"hardware", "h100-dgx"},
+                                {"schedule", "gpipe"},
+                                {"stages", stages},
+                                {"micro_batches", "8"},
+                                {"micro_batch_size", "1"}});
     specs.attach(s);
     return s;
   };
   MemoryScreen screen;
   // Mixtral 8x22B's weights, gradients and optimizer state alone are ~2 TB: on 2 GPUs they
   // cannot fit; GPT-2 1.3B on 2 GPUs fits easily.
-  const scenario::Scenario big = scenario_of("mixtral-8x22b", "2");
-  const auto row = screen.screen(big, scenario::Point(scenario::options().size()));
+  const Scenario big = scenario_of("mixtral-8x22b", "2");
+  const auto row = screen.screen(big, Point(options().size()));
   ASSERT_TRUE(row.has_value());
-  EXPECT_EQ(row->status.kind, scenario::Status::Kind::Oom);
+  EXPECT_EQ(row->status.kind, Status::Kind::Oom);
   EXPECT_EQ(row->metrics.fits_memory, false);
-  const scenario::Result r = scenario::simulate(big);
+  const Result r = simulate(big);
   EXPECT_FALSE(r.perf->fits_memory);
   EXPECT_FALSE(screen.screen(scenario_of("gpt2-1.3b", "2"), {}).has_value());
 }
 
 }  // namespace
-}  // namespace pipesim::explore
+}  // namespace pipesim::scenario

@@ -1,4 +1,4 @@
-#include "pipesim/explore/search_limits.hpp"
+#include "pipesim/scenario/search_limits.hpp"
 
 #include <algorithm>
 #include <string>
@@ -15,7 +15,7 @@
 #include "pipesim/models/partition.hpp"
 #include "pipesim/models/transformer.hpp"
 
-namespace pipesim::explore {
+namespace pipesim::scenario {
 namespace {
 
 // The setup a candidate of this layout runs (the shared options, the layout's degrees; flash
@@ -143,4 +143,17 @@ SearchLimits search_limits(std::shared_ptr<const models::ModelSpec> model,
   return limits;
 }
 
-}  // namespace pipesim::explore
+std::vector<int> default_tensor_parallel(const models::ModelSpec& model,
+                                         const hardware::HardwareProfile& hardware, int gpus) {
+  std::vector<int> degrees;
+  const int node = hardware.gpus_per_node;
+  for (int t = 1; t <= gpus && t <= node; t *= 2) {
+    const bool splits = gpus % t == 0 && node % t == 0 && model.heads % t == 0 &&
+                        model.kv_heads % t == 0 && model.ffn_hidden % t == 0;
+    if (splits) degrees.push_back(t);
+  }
+  if (degrees.size() <= 1) degrees.clear();
+  return degrees;
+}
+
+}  // namespace pipesim::scenario

@@ -1,8 +1,8 @@
-#include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/scenario/spec_cache.hpp"
 
 #include "pipesim/core/config_error.hpp"
 
-namespace pipesim::explore {
+namespace pipesim::scenario {
 namespace {
 
 template <typename T, typename Loader>
@@ -31,7 +31,7 @@ std::shared_ptr<const hardware::HardwareProfile> SpecCache::hardware(
   return find_or_load(mutex_, hardware_, load_hardware_, name_or_path);
 }
 
-void SpecCache::attach(scenario::Scenario& s) {
+void SpecCache::attach(Scenario& s) {
   if (s.perf.model.empty() || s.perf.hardware.empty()) return;
   try {
     s.perf.model_spec = model(s.perf.model);
@@ -42,4 +42,4 @@ void SpecCache::attach(scenario::Scenario& s) {
   }
 }
 
-}  // namespace pipesim::explore
+}  // namespace pipesim::scenario

@@ -1,4 +1,4 @@
-#include "pipesim/explore/memory_screen.hpp"
+#include "pipesim/scenario/memory_screen.hpp"
 
 #include <fmt/format.h>
 
@@ -16,11 +16,11 @@
 #include "pipesim/schedules/registry.hpp"
 #include "pipesim/sim/lowering.hpp"
 
-namespace pipesim::explore {
+namespace pipesim::scenario {
 namespace {
 
 // The cache key of a schedule's parameters: its name, D, N and each scheme option as text.
-std::string profile_key(const scenario::Scenario& s) {
+std::string profile_key(const Scenario& s) {
   std::string key = fmt::format("{}|{}|{}", s.schedule, s.params.stages, s.params.micro_batches);
   for (const auto& [name, value] : s.params.options.items()) {
     const core::OptionSpec* spec = schedules::scheme_option(name);
@@ -96,7 +96,7 @@ double peak_lower_bound(const ActivationProfile& profile,
   return peak;
 }
 
-std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario& s,
+std::vector<sim::StageMemory> stage_memory_lower_bound(const Scenario& s,
                                                        const sim::Schedule& schedule) {
   // The cost model's own steps (cost::TrainingCostModel): the model as trained, the setup the
   // ops run at (B / micro_batch_divisor), its checks, one context-parallel rank's model, the
@@ -128,7 +128,7 @@ std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario&
   const std::vector<double> shards(params.size(), 1.0);
   std::vector<sim::StageMemory> memory = cost::stage_memory(
       rank, setup, partition, params, shards, cost::setup_param_bytes(trained.precision, setup),
-      scenario::recompute_used(s, schedule));
+      recompute_used(s, schedule));
   // What the data-parallel ranks shard is left out too (a lower bound for any W); the units
   // held unsharded stay in the workspace.
   const cost::DataParallelSharding level = cost::sharding_of(setup);
@@ -140,33 +140,31 @@ std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario&
   return memory;
 }
 
-std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
-                                                       const scenario::Point& point) {
+std::optional<SweepRow> MemoryScreen::screen(const Scenario& s, const Point& point) {
   const std::shared_ptr<const GeneratedSchedule> g = generated(s);
   return g ? screen(s, point, *g) : std::nullopt;
 }
 
-scenario::Point MemoryScreen::used_inputs(const scenario::Scenario& s, const scenario::Point& point,
-                                          const GeneratedSchedule& generated) {
-  scenario::Result r;
+Point MemoryScreen::used_inputs(const Scenario& s, const Point& point,
+                                const GeneratedSchedule& generated) {
+  Result r;
   r.schedule = generated.profile.shape;
   r.perf.emplace();
   r.scheme_options = schedules::resolve(s.schedule, s.params).options;
-  return scenario::used_point(point, r);
+  return used_point(point, r);
 }
 
-scenario::SweepRow MemoryScreen::out_of_memory_row(const scenario::Scenario& s,
-                                                   const scenario::Point& point,
-                                                   const GeneratedSchedule& generated) {
-  scenario::SweepRow row;
+SweepRow MemoryScreen::out_of_memory_row(const Scenario& s, const Point& point,
+                                         const GeneratedSchedule& generated) {
+  SweepRow row;
   row.inputs = used_inputs(s, point, generated);
-  row.status.kind = scenario::Status::Kind::Oom;
+  row.status.kind = Status::Kind::Oom;
   row.metrics.fits_memory = false;
   return row;
 }
 
-double MemoryScreen::peak_bound(const scenario::Scenario& s, const GeneratedSchedule& generated) {
-  const scenario::PerfSpec& ps = s.perf;
+double MemoryScreen::peak_bound(const Scenario& s, const GeneratedSchedule& generated) {
+  const PerfSpec& ps = s.perf;
   try {
     const ActivationProfile* p = &generated.profile;
     return peak_lower_bound(*p, stage_memory_lower_bound(s, p->shape), ps.hardware_profile->memory);
@@ -175,24 +173,23 @@ double MemoryScreen::peak_bound(const scenario::Scenario& s, const GeneratedSche
   }
 }
 
-bool MemoryScreen::exceeds(const scenario::Scenario& s, double bound) {
+bool MemoryScreen::exceeds(const Scenario& s, double bound) {
   const double capacity = s.perf.hardware_profile->gpu.memory_bytes;
   return capacity > 0.0 && bound * (1.0 - kMargin) > capacity;
 }
 
-bool MemoryScreen::exceeds(const scenario::Scenario& s, const GeneratedSchedule& generated) {
+bool MemoryScreen::exceeds(const Scenario& s, const GeneratedSchedule& generated) {
   return exceeds(s, peak_bound(s, generated));
 }
 
-std::optional<scenario::SweepRow> MemoryScreen::screen(const scenario::Scenario& s,
-                                                       const scenario::Point& point,
-                                                       const GeneratedSchedule& generated) {
+std::optional<SweepRow> MemoryScreen::screen(const Scenario& s, const Point& point,
+                                             const GeneratedSchedule& generated) {
   if (!exceeds(s, generated)) return std::nullopt;
   return out_of_memory_row(s, point, generated);
 }
 
-std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const scenario::Scenario& s) {
-  const scenario::PerfSpec& ps = s.perf;
+std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const Scenario& s) {
+  const PerfSpec& ps = s.perf;
   // Only what the bound models; anything else is simulated as usual.
   const bool modelled = ps.enabled() && ps.model_spec && ps.hardware_profile &&
                         ps.grad_sync == sim::GradSync::Eager && !ps.optimizer_sync_all_reduce &&
@@ -201,7 +198,7 @@ std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const scenario:
   if (!modelled || !schedules::check_params(s.schedule, s.params).ok()) return nullptr;
   try {
     // The run's own budget, before a schedule of its size is generated (as simulate() does).
-    scenario::check_run_budget(s);
+    check_run_budget(s);
   } catch (const core::ConfigError&) {
     return nullptr;
   }
@@ -219,7 +216,7 @@ std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const scenario:
       sim::Schedule schedule = schedules::make_schedule(s.schedule, s.params);
       if (sim::validate(schedule).ok()) {
         ActivationProfile profile = activation_profile(schedule);
-        scenario::OpPrecedence precedence(schedule);
+        OpPrecedence precedence(schedule);
         entry->schedule = std::make_shared<const GeneratedSchedule>(
             GeneratedSchedule{std::move(schedule), std::move(profile), std::move(precedence)});
       }
@@ -230,4 +227,4 @@ std::shared_ptr<const GeneratedSchedule> MemoryScreen::generated(const scenario:
   return entry->schedule;
 }
 
-}  // namespace pipesim::explore
+}  // namespace pipesim::scenario

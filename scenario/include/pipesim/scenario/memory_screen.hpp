@@ -24,13 +24,14 @@
 #include <utility>
 #include <vector>
 
+#include "pipesim/hardware/profile.hpp"
 #include "pipesim/scenario/op_precedence.hpp"
 #include "pipesim/scenario/row.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/sim/memory.hpp"
 #include "pipesim/sim/schedule.hpp"
 
-namespace pipesim::explore {
+namespace pipesim::scenario {
 
 //! What a schedule's op order fixes about memory, whatever the costs.
 struct ActivationProfile {
@@ -56,19 +57,19 @@ double peak_lower_bound(const ActivationProfile& profile,
 //! Lower bounds on the bytes of each virtual stage of `schedule` for a real-cost scenario (its
 //! model and hardware attached), by the cost model's formulas; throws core::ConfigError where
 //! the cost model would refuse the setup.
-std::vector<sim::StageMemory> stage_memory_lower_bound(const scenario::Scenario& s,
+std::vector<sim::StageMemory> stage_memory_lower_bound(const Scenario& s,
                                                        const sim::Schedule& schedule);
 
 //! A parameter set's schedule, generated and validated once, its profile and its ops'
-//! precedence (scenario::run_bounds).
+//! precedence (run_bounds).
 struct GeneratedSchedule {
   sim::Schedule schedule;
   ActivationProfile profile;
-  scenario::OpPrecedence precedence;
+  OpPrecedence precedence;
 };
 
 //! Screens real-cost runs, each schedule (and its profile) kept per parameter set, so a run the
-//! screen lets through is simulated from it (scenario::simulate_generated). Thread-safe.
+//! screen lets through is simulated from it (simulate_generated). Thread-safe.
 class MemoryScreen {
  public:
   //! The row simulate() would give `s` (given point `point`) when its peak's lower bound is
@@ -77,39 +78,36 @@ class MemoryScreen {
   //! rule, the run budget, a cyclic order, a setup the cost model refuses, options the screen
   //! does not model: activation offload, a hand-written layout, a non-default gradient or
   //! optimizer synchronisation), which simulate() then reports as it does.
-  std::optional<scenario::SweepRow> screen(const scenario::Scenario& s,
-                                           const scenario::Point& point);
+  std::optional<SweepRow> screen(const Scenario& s, const Point& point);
 
   //! The same, with `s`'s schedule already at hand (generated(s), not null).
-  static std::optional<scenario::SweepRow> screen(const scenario::Scenario& s,
-                                                  const scenario::Point& point,
-                                                  const GeneratedSchedule& generated);
+  static std::optional<SweepRow> screen(const Scenario& s, const Point& point,
+                                        const GeneratedSchedule& generated);
 
   //! Whether screen(s, point, generated) gives a row: the peak's lower bound is above the GPU's
   //! memory.
-  static bool exceeds(const scenario::Scenario& s, const GeneratedSchedule& generated);
+  static bool exceeds(const Scenario& s, const GeneratedSchedule& generated);
 
   //! The peak's lower bound, bytes per GPU with the profile's overheads; 0 where the cost
   //! model refuses the setup.
-  static double peak_bound(const scenario::Scenario& s, const GeneratedSchedule& generated);
+  static double peak_bound(const Scenario& s, const GeneratedSchedule& generated);
 
   //! Whether a peak bound of `bound` bytes is above `s`'s GPU memory (a rounding margin kept).
-  static bool exceeds(const scenario::Scenario& s, double bound);
+  static bool exceeds(const Scenario& s, double bound);
 
   //! The row of a run known to be out of memory without simulating it: used_inputs, status
   //! oom, fits_memory false, no other metric.
-  static scenario::SweepRow out_of_memory_row(const scenario::Scenario& s,
-                                              const scenario::Point& point,
-                                              const GeneratedSchedule& generated);
+  static SweepRow out_of_memory_row(const Scenario& s, const Point& point,
+                                    const GeneratedSchedule& generated);
 
   //! The inputs a row of `s` (given point `point`) reports, as a simulated one would
-  //! (scenario::used_point: the scheme's resolved options, the shape `generated` has).
-  static scenario::Point used_inputs(const scenario::Scenario& s, const scenario::Point& point,
-                                     const GeneratedSchedule& generated);
+  //! (used_point: the scheme's resolved options, the shape `generated` has).
+  static Point used_inputs(const Scenario& s, const Point& point,
+                           const GeneratedSchedule& generated);
 
   //! make_schedule(s.schedule, s.params), generated once per parameter set; null when it does
   //! not generate or is not valid (simulate() then says why) or the screen does not model `s`.
-  std::shared_ptr<const GeneratedSchedule> generated(const scenario::Scenario& s);
+  std::shared_ptr<const GeneratedSchedule> generated(const Scenario& s);
 
  private:
   struct Generation {
@@ -121,4 +119,4 @@ class MemoryScreen {
   std::map<std::string, std::shared_ptr<Generation>> generated_;
 };
 
-}  // namespace pipesim::explore
+}  // namespace pipesim::scenario
