@@ -79,8 +79,7 @@ void add_perf_header(nlohmann::ordered_json& j, const Scenario& spec, const Resu
   j["sequence_parallel"] = setup.sequence_parallel;
   j["tp_comm_overlap"] = setup.tp_comm_overlap;
   j["distributed_optimizer"] = setup.distributed_optimizer;
-  j["data_parallel_sharding"] = std::string(
-      scenario::name_of(scenario::kDataParallelShardingNames, cost::sharding_of(setup)));
+  j["data_parallel_sharding"] = std::string(scenario::data_parallel_sharding_name(setup));
   j["grad_bucket_bytes"] = static_cast<std::int64_t>(setup.grad_bucket_bytes);  // whole bytes
   j["overlap_grad_reduce"] = setup.overlap_grad_reduce;
   j["overlap_param_gather"] = setup.overlap_param_gather;
@@ -375,10 +374,9 @@ std::string to_text(const Scenario& spec, const Result& run) {
             ? fmt::format(" epoch-drain={}",
                           scenario::name_of(scenario::kOnOffNames, run.schedule.drains_each_run))
             : std::string(),
-        cost::sharding_of(setup) != cost::DataParallelSharding::None
-            ? fmt::format(
-                  " data-parallel-sharding={}",
-                  scenario::name_of(scenario::kDataParallelShardingNames, cost::sharding_of(setup)))
+        scenario::data_parallel_sharding_name(setup) != "none"
+            ? fmt::format(" data-parallel-sharding={}",
+                          scenario::data_parallel_sharding_name(setup))
             : std::string());
     out += fmt::format("throughput       {:.4g} samples/s, {:.4g} tokens/s\n", p.throughput,
                        p.tokens_per_second);

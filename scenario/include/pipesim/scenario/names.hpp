@@ -99,6 +99,12 @@ constexpr std::string_view name_of(const NameTable<E, Size>& table, E value) {
   return {};
 }
 
+//! What the data-parallel ranks shard in `setup`, by name: the option, or what
+//! distributed_optimizer implies (cost::sharding_of), for the reports.
+inline std::string_view data_parallel_sharding_name(const cost::TrainingSetup& setup) {
+  return name_of(kDataParallelShardingNames, cost::sharding_of(setup));
+}
+
 //! The value named `name`, if any.
 template <typename E, size_t Size>
 constexpr std::optional<E> value_of(const NameTable<E, Size>& table, std::string_view name) {
