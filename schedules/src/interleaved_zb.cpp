@@ -40,20 +40,21 @@ sim::Schedule make_interleaved_zb(const ScheduleParams& params) {
     // Each chunk's passes take its micro-batches in order.
     std::vector<int> next_forward(static_cast<size_t>(v)), next_input(static_cast<size_t>(v)),
         next_weight(static_cast<size_t>(v));
-    std::vector<int> input_chunks;  // chunk of each I issued, in order, for its W
     auto& prog = s.program[static_cast<size_t>(w)];
+    // The chunk of the k-th forward, and of the k-th I (and so of the W that follows it).
+    auto forward_chunk = [&](int k) { return (k / round) % v; };
+    auto backward_chunk = [&](int k) { return v - 1 - (k / round) % v; };
     auto forward = [&](int k) {
-      const int chunk = (k / round) % v;
+      const int chunk = forward_chunk(k);
       prog.push_back(detail::fwd(0, chunk * d + w, next_forward[chunk]++, chunk));
     };
     auto weight = [&](int j) {
-      const int chunk = input_chunks[static_cast<size_t>(j)];
+      const int chunk = backward_chunk(j);
       prog.push_back(detail::bwd_weight(0, chunk * d + w, next_weight[chunk]++, chunk));
     };
     auto input = [&](int k) {
-      const int chunk = v - 1 - (k / round) % v;
+      const int chunk = backward_chunk(k);
       prog.push_back(detail::bwd_input(0, chunk * d + w, next_input[chunk]++, chunk));
-      input_chunks.push_back(chunk);
       if (k >= w) weight(k - w);
     };
     const int warmup = std::min((v - 1) * round + d - 1 - w, total);
