@@ -9,15 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "pipesim/report/search_report.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::report {
 namespace {
 
-size_t column(const std::string& name) {
-  const auto names = scenario::input_columns();
-  return static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin());
-}
+const auto column = &input_column;
 
 // A run of `seconds` per iteration on `gpus` GPUs (D = gpus, T = C = W = 1) whose iteration
 // time is expected between low·t and high·t.
@@ -46,6 +44,9 @@ TEST(RankedTable, RowsWhoseRangesOverlapTheBestsAreTies) {
     EXPECT_TRUE(tied(rows[1], rows[0], metric, false)) << metric;
     EXPECT_FALSE(tied(rows[2], rows[0], metric, false)) << metric;
   }
+  // Ranges that only touch are a tie (×[1, 1.25], exact in binary: [8, 10] and [10, 12.5] s).
+  EXPECT_TRUE(tied(row(10, 1, 1.25), row(8, 1, 1.25), "iteration_time", false));
+  EXPECT_FALSE(tied(row(10.5, 1, 1.25), row(8, 1, 1.25), "iteration_time", false));
   // Bytes are not a speed: no ties on them.
   EXPECT_FALSE(tied(rows[1], rows[0], "peak_memory_max", false));
   // A row without a range is never a tie.

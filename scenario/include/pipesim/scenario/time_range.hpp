@@ -15,9 +15,4 @@ struct TimeRange {
   std::string basis;  //!< the class of validated runs it comes from, e.g. "moe/hopper/multi-node"
 };
 
-//! Whether two ranges overlap: neither prediction is better beyond the error of runs like it.
-inline bool overlaps(const TimeRange& a, const TimeRange& b) {
-  return a.low <= b.high && b.low <= a.high;
-}
-
 }  // namespace pipesim::scenario
