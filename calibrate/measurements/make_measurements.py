@@ -248,3 +248,34 @@ write("b200-flashattention4.csv", [
     ("device_caveat", "the PR names the architecture (SM100) not the product; FlashAttention-4's paper and README benchmark B200 and its 1613 TFLOPs/s = 71% matches B200's 2.25 PFLOP/s, so B200 is assumed (against GB200's 2.5 PFLOP/s every fraction would be 10% lower)"),
     ("conversion", "seconds as printed; flops = 4*4*8192^2*16*128 (halved when causal), backward 2.5x; printed TFLOPS = flops/seconds to 0.1%"),
 ], rows)
+
+# ---------------------------------------------------------------------------------------------
+# B200 grouped GEMM: torchao's MXFP8 MoE-training README, 'Kernel Microbenchmarks: Breakdown by
+# Pass' (pytorch/ao torchao/prototype/moe_training/README.md at 36027d8), DeepSeek-V3 671B expert
+# shapes (dim 7168, expert hidden 2048, 131072 tokens over 8 experts, MXFP8 block 32): the
+# torch._scaled_grouped_mm rows, times in microseconds as printed. The forward and the input
+# gradient are M-grouped (8 groups of 16384 token rows, each expert its own weights); the weight
+# gradient is K-grouped (each expert's 2048x7168 gradient summed over its 16384 tokens).
+AO_COMMIT = "36027d82d1ad9949597ea16002ff4940374b1b94"
+AO_SRC = f"torchao moe_training README.md@{AO_COMMIT[:7]} 'Kernel Microbenchmarks: Breakdown by Pass'"
+ao_grouped = [  # pass, groups, m, n, k (per group), microseconds, the table's shape text
+    ("forward", 8, 16384, 2048, 7168, 1671.2, "(131072 7168) @ (8 7168 2048)"),
+    ("input gradient", 8, 16384, 7168, 2048, 1683.4, "(131072 2048) @ (8 2048 7168)"),
+    ("weight gradient", 8, 2048, 7168, 16384, 2103.3, "(2048 131072) @ (131072 7168)"),
+]
+rows = []
+for label, g, m, n, k, us, shape in ao_grouped:
+    tflops = 2.0 * g * m * n * k / (us * 1e-6) / 1e12
+    row = gemm_row("grouped_gemm", "mxfp8", g, m, n, k, tflops,
+                   f"{AO_SRC} {label} torch._scaled_grouped_mm {shape}: {us} us")
+    row["seconds"] = us * 1e-6  # as printed, not through the rounded rate
+    rows.append(row)
+write("b200-torchao-mxfp8-grouped.csv", [
+    ("gpu", "NVIDIA B200"),
+    ("source", "pytorch/ao torchao/prototype/moe_training/README.md, 'Kernel Microbenchmarks: Breakdown by Pass' (torch 2.11.0.dev20260101+cu128, torchao 0.16.0+gitaa38ae104, NVIDIA B200 at a 1000 W power limit)"),
+    ("url", f"https://github.com/pytorch/ao/blob/{AO_COMMIT}/torchao/prototype/moe_training/README.md"),
+    ("commit", AO_COMMIT),
+    ("date", "2026-01-02"),
+    ("measured", "torch._scaled_grouped_mm MXFP8 (E4M3, 1x32 block scales) grouped GEMMs of a DeepSeek-V3 MoE layer's local experts: forward and input gradient M-grouped (8 x 16384 rows), weight gradient K-grouped; the quantization and scale-layout kernels around them are timed apart and left out"),
+    ("conversion", "seconds = the printed microseconds; flops = 2*8*m*n*k per pass (3.848e12); bytes = A + B + C once with 1-byte operands and a bf16 output; m = all groups' rows"),
+], rows)
