@@ -45,25 +45,41 @@ ParamBytes checked_param_bytes(const models::ModelSpec& model, const hardware::H
   return setup_param_bytes(model.precision, setup);
 }
 
-// The model's virtual stages: the hand-written layout when one is given, else the partition
-// mode's split.
+// DeepSeek-V3's multi-token prediction modules (§2.2) run after the last layer: each is one more
+// layer of its kind (layer_kind numbers them on from the model's layers) and one more pass
+// through the shared head on the head's stage (StageCompute). Their small 2h → h projections
+// and norms are not priced. A partition puts them on the last stage; a layout on the stages of
+// its `m`s, every stage's range renumbered in order (they follow every transformer layer).
+std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts,
+                                          const models::ModelSpec& m) {
+  if (m.mtp_layers > 0 && !parts.empty()) parts.back().layers += m.mtp_layers;
+  return parts;
+}
+
+std::vector<models::StageLayers> with_placed_mtp(std::vector<models::StageLayers> parts) {
+  int next = 0;
+  for (models::StageLayers& p : parts) {
+    p.first_layer = next;
+    p.layers += p.mtp_layers;
+    p.mtp_layers = 0;
+    next += p.layers;
+  }
+  return parts;
+}
+
+// The model's virtual stages, multi-token prediction modules placed: the hand-written layout
+// when one is given, else the partition mode's split.
 std::vector<models::StageLayers> stage_partition(const models::ModelSpec& model, int stages,
                                                  const TrainingSetup& setup) {
   if (setup.layout.empty()) {
-    return models::partition_layers(model, stages, setup.partition, setup.micro_batch_size);
+    return with_mtp(
+        models::partition_layers(model, stages, setup.partition, setup.micro_batch_size), model);
   }
   if (setup.partition != models::PartitionMode::Uniform) {
     throw core::ConfigError::option(
         "layout", "places every layer itself; leave partition at uniform when a layout is given");
   }
-  if (model.mtp_layers > 0) {
-    // with_mtp prices the modules on the last stage; a layout's `m` placement is not priced yet.
-    throw core::ConfigError::option(
-        "layout", fmt::format("model {} has multi-token prediction layers, which a layout "
-                              "cannot place yet; leave layout unset",
-                              model.name));
-  }
-  return models::layout_partition(model, setup.layout, stages);
+  return with_placed_mtp(models::layout_partition(model, setup.layout, stages));
 }
 
 // The synchronous global check before a step: an all-reduce of two fp32 scalars (the squared
@@ -79,16 +95,6 @@ double step_sync_time(const hardware::HardwareProfile& hw, int gpus) {
 models::Recompute recompute_mode(const sim::Schedule& schedule, const TrainingSetup& setup) {
   return schedule.recompute && setup.recompute == models::Recompute::None ? models::Recompute::Full
                                                                           : setup.recompute;
-}
-
-// DeepSeek-V3's multi-token prediction modules (§2.2) run after the last layer on the last
-// stage: each is one more layer of its kind (layer_kind numbers them on from the model's
-// layers) and one more pass through the shared head (StageCompute). Their small 2h → h
-// projections and norms are not priced.
-std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts,
-                                          const models::ModelSpec& m) {
-  if (m.mtp_layers > 0 && !parts.empty()) parts.back().layers += m.mtp_layers;
-  return parts;
 }
 
 // The stashing optimizer holds the versions the schedule counts; the module's own weights are
@@ -154,7 +160,7 @@ TrainingCostModel::TrainingCostModel(const models::ModelSpec& model,
       rank_(rank_model(model_, setup_)),
       peak_(hw_.gpu.peak_flops.at(models::precision_name(model_.precision))),
       gpus_(gpu_count(setup_, schedule.workers)),
-      partition_(with_mtp(stage_partition(rank_, schedule.virtual_stages, setup_), rank_)),
+      partition_(stage_partition(rank_, schedule.virtual_stages, setup_)),
       experts_(rank_, hw_, setup_, schedule.workers),
       stage_params_(stage_params(rank_, partition_, layer_config(setup_))),
       expert_params_(stage_expert_params(rank_, partition_, layer_config(setup_))),

@@ -1,6 +1,7 @@
 // The cost model reads a hand-written layout (models/layout.hpp): each virtual stage's time and
 // memory follow the layers the layout gives it; an empty stage costs nothing.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "bare_profile.hpp"
@@ -78,6 +79,45 @@ TEST(LayoutCost, LayoutAndANonUniformPartitionAreExclusive) {
   } catch (const core::ConfigError& e) {
     EXPECT_EQ(e.field(), "layout");
   }
+}
+
+// A layout places DeepSeek-V3's multi-token prediction module (`m`) where it says: on the last
+// stage it prices as the partition does (the module after the last layer, one more head pass);
+// on a stage of its own it carries its layer, and the stages' times add up to the same.
+TEST(LayoutCost, MtpModulesArePricedOnTheStageTheLayoutGivesThem) {
+  const models::ModelSpec m = models::load_model("deepseek-v3");
+  ASSERT_EQ(m.mtp_layers, 1);
+  const hardware::HardwareProfile hw = bare_profile("h800-dgx");
+  const auto costs = [&](int stages, const std::string& layout) {
+    schedules::ScheduleParams p;
+    p.stages = stages;
+    p.micro_batches = stages;
+    TrainingSetup setup;
+    setup.layout = layout;
+    return TrainingCostModel(m, hw, schedules::make_schedule("1f1b", p), setup);
+  };
+  const TrainingCostModel split = costs(2, "");
+  const int first = split.partition()[0].layers;
+  const int rest = m.layers - first;
+  ASSERT_EQ(split.partition()[1].layers, rest + 1);  // the module after the last layer
+  const TrainingCostModel last = costs(2, fmt::format("Et*{}|t*{}mL", first, rest));
+  for (size_t s : {0u, 1u}) {
+    EXPECT_EQ(last.partition()[s].first_layer, split.partition()[s].first_layer) << s;
+    EXPECT_EQ(last.partition()[s].layers, split.partition()[s].layers) << s;
+    EXPECT_DOUBLE_EQ(last.stage_times()[s].forward, split.stage_times()[s].forward) << s;
+    EXPECT_DOUBLE_EQ(last.stage_times()[s].backward_input, split.stage_times()[s].backward_input)
+        << s;
+    EXPECT_DOUBLE_EQ(last.stage_memory()[s].weights, split.stage_memory()[s].weights) << s;
+  }
+  const TrainingCostModel apart = costs(3, fmt::format("Et*{}|t*{}|mL", first, rest));
+  EXPECT_EQ(apart.partition()[1].layers, rest);
+  EXPECT_EQ(apart.partition()[2].first_layer, m.layers);
+  EXPECT_EQ(apart.partition()[2].layers, 1);
+  const double together = last.stage_times()[1].forward;
+  EXPECT_NEAR(apart.stage_times()[1].forward + apart.stage_times()[2].forward, together,
+              1e-9 * together);
+  EXPECT_NEAR(apart.stage_memory()[1].weights + apart.stage_memory()[2].weights,
+              last.stage_memory()[1].weights, 1e-9 * last.stage_memory()[1].weights);
 }
 
 }  // namespace
