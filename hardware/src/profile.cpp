@@ -319,6 +319,9 @@ HardwareProfile parse_profile(const std::string& yaml_text, const std::string& s
       if (!(v >= 1.0 && v <= 1000.0)) fw.fail(key, fmt::format("must be in [1, 1000], got {}", v));
       p.framework.*field = v;
     }
+    if (fw.has("grouped_gemm_per_expert")) {
+      p.framework.grouped_gemm_per_expert = fw.boolean("grouped_gemm_per_expert");
+    }
     if (fw.has("tp_overlap_sm_fraction")) {
       p.framework.tp_overlap_sm_fraction = fw.number("tp_overlap_sm_fraction");
       if (!(p.framework.tp_overlap_sm_fraction >= 0.0 &&
@@ -422,6 +425,7 @@ std::string to_yaml(const HardwareProfile& p) {
       o += fmt::format("  attention_launches: {}\n  mlp_launches: {}\n",
                        num(p.framework.attention_launches), num(p.framework.mlp_launches));
     }
+    if (p.framework.grouped_gemm_per_expert) o += "  grouped_gemm_per_expert: true\n";
     if (p.framework.tp_overlap_sm_fraction != 0.0) {
       o += fmt::format("  tp_overlap_sm_fraction: {}\n", num(p.framework.tp_overlap_sm_fraction));
     }

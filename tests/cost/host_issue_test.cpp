@@ -140,6 +140,38 @@ TEST(HostIssue, GraphsReplayEachCapturedPartForOneDispatch) {
   EXPECT_EQ(issue(mf, "partial").waits, 1);
 }
 
+// Transformer Engine's GroupedLinear issues each local expert's GEMM apart: the grouped kernel
+// costs its part's launches once per expert, eager; captured, its part is still one replay.
+TEST(HostIssue, AGroupedGemmIssuedPerExpertCostsItsDispatchesPerExpert) {
+  const models::ModelSpec moe = models::load_model("qwen3-30b-a3b");
+  models::LayerConfig c;
+  c.expert_parallel = 8;  // 16 local experts
+  const models::KernelList mf = models::layer_forward(moe, c, models::LayerKind::Moe);
+  double grouped = 0, local = 0;
+  for (const models::LayerKernel& k : mf) {
+    if (k.is_gemm && k.linear && k.batch > 1) {
+      grouped += 1;
+      local = static_cast<double>(k.batch);
+    }
+  }
+  ASSERT_EQ(grouped, 2);  // fc1 and fc2
+  ASSERT_EQ(local, 16);
+  const std::vector<double> seconds(mf.size(), 1e-6);
+  hardware::FrameworkOverhead framework;
+  framework.mlp_launches = 2;
+  const auto dispatches = [&](bool per_expert, const std::string& scopes) {
+    framework.grouped_gemm_per_expert = per_expert;
+    double d = 0;
+    for (const IssuedKernel& k : issued_kernels(
+             mf, seconds, framework, parse_cuda_graph_scopes(scopes, "cuda_graphs"), true))
+      d += k.dispatches;
+    return d;
+  };
+  EXPECT_EQ(dispatches(true, "none") - dispatches(false, "none"), grouped * 2 * (local - 1));
+  EXPECT_EQ(dispatches(true, "moe"), dispatches(false, "moe"));
+  EXPECT_EQ(dispatches(true, "full"), 0);
+}
+
 TEST(HostIssue, TheCostModelPaysOnlyWhereTheHostFallsBehind) {
   const auto forward = [](const std::string& model, double dispatch, const std::string& graphs) {
     hardware::HardwareProfile hw = hardware::load_profile("h100-dgx");

@@ -70,6 +70,7 @@ TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
   EXPECT_EQ(plain.framework.op_overhead, 0.0);              // documented defaults
   EXPECT_EQ(plain.framework.attention_launches, 1.0);
   EXPECT_EQ(plain.framework.mlp_launches, 1.0);
+  EXPECT_FALSE(plain.framework.grouped_gemm_per_expert);
   EXPECT_EQ(plain.framework.tp_overlap_sm_fraction, 0.0);
   EXPECT_EQ(plain.memory.reserved_bytes, 0.0);
   EXPECT_EQ(plain.memory.fragmentation, 0.0);
@@ -78,6 +79,7 @@ TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
   p.framework.op_overhead = 2.5e-5;
   p.framework.attention_launches = 4.5;
   p.framework.mlp_launches = 1.25;
+  p.framework.grouped_gemm_per_expert = true;
   p.framework.tp_overlap_sm_fraction = 0.125;
   p.memory.reserved_bytes = 1.5e9;
   p.memory.fragmentation = 0.1;
@@ -88,6 +90,7 @@ TEST(Profile, OverheadTermsAreOptionalParsedAndRoundTrip) {
   EXPECT_DOUBLE_EQ(q.framework.op_overhead, 2.5e-5);
   EXPECT_DOUBLE_EQ(q.framework.attention_launches, 4.5);
   EXPECT_DOUBLE_EQ(q.framework.mlp_launches, 1.25);
+  EXPECT_TRUE(q.framework.grouped_gemm_per_expert);
   EXPECT_DOUBLE_EQ(q.framework.tp_overlap_sm_fraction, 0.125);
   EXPECT_DOUBLE_EQ(q.memory.reserved_bytes, 1.5e9);
   EXPECT_DOUBLE_EQ(q.memory.fragmentation, 0.1);
@@ -156,6 +159,9 @@ TEST(Profile, BadDocumentsNameFileAndField) {
   expect_error(replace(ok, "attention_launches: 5.15", "attention_launches: 0.5"),
                "framework.attention_launches");
   expect_error(replace(ok, "mlp_launches: 1.69", "mlp_launches: 1e4"), "framework.mlp_launches");
+  expect_error(
+      replace(ok, "mlp_launches: 1.69", "mlp_launches: 1.69\n  grouped_gemm_per_expert: 2"),
+      "framework.grouped_gemm_per_expert");
   expect_error(
       replace(ok, "op_overhead: 29.0e-6", "op_overhead: 29.0e-6\n  tp_overlap_sm_fraction: 1.0"),
       "framework.tp_overlap_sm_fraction");

@@ -49,7 +49,9 @@ CudaGraphScopes parse_cuda_graph_scopes(const std::string& text, const std::stri
 
 //! The kernels of one layer (in launch order, priced `seconds`) as the host issues them: each
 //! eager kernel costs the framework's launches per listed kernel of its part (attention or MLP),
-//! a captured part one dispatch at the head of its run; the host waiting
+//! a captured part one dispatch at the head of its run; a grouped GEMM the framework issues
+//! per expert (FrameworkOverhead::grouped_gemm_per_expert) its launches once per local expert,
+//! eager; the host waiting
 //! before the first kernel that moves routed tokens when `dispatch_syncs` (the MoE dispatchers
 //! size their buffers from token counts copied to the host) unless that part is captured whole
 //! (moe, full_iteration: fixed-shape buffers).

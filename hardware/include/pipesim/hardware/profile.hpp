@@ -83,6 +83,11 @@ struct FrameworkOverhead {
   //! reshapes and bookkeeping kernels the list folds into its larger ones), >= 1.
   double attention_launches = 1.0;
   double mlp_launches = 1.0;
+  //! The framework issues a grouped GEMM (the local experts' linear layer) as one GEMM per
+  //! expert, each with its own dispatch (Transformer Engine's GroupedLinear: a cuBLAS call and
+  //! its operands' quantization per expert): the listed grouped kernel costs its dispatches
+  //! once per local expert. Off: one launch for all experts (DeepGEMM's grouped kernels).
+  bool grouped_gemm_per_expert = false;
   //! Fraction of the GPU's SMs the tensor-parallel overlap kernels hold while a linear layer's
   //! GEMM runs beside its all-gather or reduce-scatter (Transformer Engine userbuffers: the
   //! GEMM is launched on the SMs left, so it runs at 1 − this of its speed), [0, 1).
