@@ -35,7 +35,7 @@ KernelKind predicted_kind(const models::LayerKernel& k) {
   }
   if (k.name.starts_with("moe_permute")) return KernelKind::dispatch;
   if (k.name.starts_with("moe_unpermute")) return KernelKind::combine;
-  if (k.is_gemm) return k.linear && k.batch > 1 ? KernelKind::grouped_gemm : KernelKind::gemm;
+  if (k.is_gemm) return k.grouped_gemm() ? KernelKind::grouped_gemm : KernelKind::gemm;
   switch (k.op) {
     case models::MemoryOp::layernorm:
     case models::MemoryOp::layernorm_backward:

@@ -132,10 +132,9 @@ std::vector<IssuedKernel> issued_kernels(const models::KernelList& kernels,
         part == Part::Attention ? framework.attention_launches : framework.mlp_launches;
     const bool replay = !graphs.full_iteration && !(previous_captured && previous == part);
     // A grouped GEMM the framework issues expert by expert costs its dispatches per expert.
-    const models::LayerKernel& lk = kernels[i];
-    const bool grouped = lk.is_gemm && lk.linear && lk.batch > 1;
-    const double issues =
-        framework.grouped_gemm_per_expert && grouped ? static_cast<double>(lk.batch) : 1.0;
+    const double issues = framework.grouped_gemm_per_expert && kernels[i].grouped_gemm()
+                              ? static_cast<double>(kernels[i].batch)
+                              : 1.0;
     k.dispatches = !in_graph ? eager * issues : replay ? 1.0 : 0.0;
     k.waits = dispatch_syncs && kernels[i].name == "moe_permute" && !in_graph;
     out.push_back(k);

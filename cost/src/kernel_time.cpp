@@ -33,7 +33,7 @@ double kernel_time(const models::KernelList& kernels, const hardware::GpuSpec& g
     const bool fused_attention = !k.is_gemm && gpu.attention_efficiency > 0;
     // A grouped GEMM (the local experts' linear layers in one launch: batched and linear) at
     // the profile's fraction of the dense curve.
-    const bool grouped = k.is_gemm && k.linear && k.batch > 1;
+    const bool grouped = k.grouped_gemm();
     const double fraction = fused_attention ? gpu.attention_efficiency
                             : grouped       ? gpu.grouped_gemm_efficiency * eff->second.at(flops)
                                             : eff->second.at(flops);

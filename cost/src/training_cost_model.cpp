@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "pipesim/core/assert.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/cost/domain_slice.hpp"
@@ -48,15 +50,10 @@ ParamBytes checked_param_bytes(const models::ModelSpec& model, const hardware::H
 // DeepSeek-V3's multi-token prediction modules (§2.2) run after the last layer: each is one more
 // layer of its kind (layer_kind numbers them on from the model's layers) and one more pass
 // through the shared head on the head's stage (StageCompute). Their small 2h → h projections
-// and norms are not priced. A partition puts them on the last stage; a layout on the stages of
-// its `m`s, every stage's range renumbered in order (they follow every transformer layer).
-std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts,
-                                          const models::ModelSpec& m) {
-  if (m.mtp_layers > 0 && !parts.empty()) parts.back().layers += m.mtp_layers;
-  return parts;
-}
-
-std::vector<models::StageLayers> with_placed_mtp(std::vector<models::StageLayers> parts) {
+// and norms are not priced. The stages holding them (a layout's `m`s; a partition's last stage)
+// take them as layers, every stage's range renumbered in order (they follow every transformer
+// layer).
+std::vector<models::StageLayers> with_mtp(std::vector<models::StageLayers> parts) {
   int next = 0;
   for (models::StageLayers& p : parts) {
     p.first_layer = next;
@@ -68,18 +65,20 @@ std::vector<models::StageLayers> with_placed_mtp(std::vector<models::StageLayers
 }
 
 // The model's virtual stages, multi-token prediction modules placed: the hand-written layout
-// when one is given, else the partition mode's split.
+// when one is given, else the partition mode's split with the modules on its last stage.
 std::vector<models::StageLayers> stage_partition(const models::ModelSpec& model, int stages,
                                                  const TrainingSetup& setup) {
   if (setup.layout.empty()) {
-    return with_mtp(
-        models::partition_layers(model, stages, setup.partition, setup.micro_batch_size), model);
+    std::vector<models::StageLayers> parts =
+        models::partition_layers(model, stages, setup.partition, setup.micro_batch_size);
+    if (!parts.empty()) parts.back().mtp_layers = model.mtp_layers;
+    return with_mtp(std::move(parts));
   }
   if (setup.partition != models::PartitionMode::Uniform) {
     throw core::ConfigError::option(
         "layout", "places every layer itself; leave partition at uniform when a layout is given");
   }
-  return with_placed_mtp(models::layout_partition(model, setup.layout, stages));
+  return with_mtp(models::layout_partition(model, setup.layout, stages));
 }
 
 // The synchronous global check before a step: an all-reduce of two fp32 scalars (the squared

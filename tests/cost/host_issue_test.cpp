@@ -149,7 +149,7 @@ TEST(HostIssue, AGroupedGemmIssuedPerExpertCostsItsDispatchesPerExpert) {
   const models::KernelList mf = models::layer_forward(moe, c, models::LayerKind::Moe);
   double grouped = 0, local = 0;
   for (const models::LayerKernel& k : mf) {
-    if (k.is_gemm && k.linear && k.batch > 1) {
+    if (k.grouped_gemm()) {
       grouped += 1;
       local = static_cast<double>(k.batch);
     }

@@ -144,6 +144,8 @@ struct LayerKernel {
   }
   //! Priced at GEMM efficiency (FLOP-bound) rather than HBM bandwidth.
   bool compute_bound() const { return is_gemm || fused_flops > 0.0; }
+  //! The local experts' linear layer in one launch: a batched linear GEMM.
+  bool grouped_gemm() const { return is_gemm && linear && batch > 1; }
 
   bool operator==(const LayerKernel& o) const {
     return name == o.name && is_gemm == o.is_gemm && m == o.m && n == o.n && k == o.k &&
