@@ -20,14 +20,14 @@ if(PIPESIM_SANITIZE)
   target_link_options(pipesim_options INTERFACE -fsanitize=address,undefined)
 endif()
 # The libFuzzer harnesses (tests/fuzz/) link the same libraries as the tests, so one sanitized
-# clang build serves both: every target gets libFuzzer's coverage instrumentation, which the
-# sanitizer runtime satisfies in the test executables too.
+# clang build serves both: the module libraries get libFuzzer's coverage instrumentation
+# (pipesim_add_library), which the sanitizer runtime satisfies in the test executables too. The
+# tests' own code is not instrumented: nothing fuzzes it, and it is most of what is compiled.
 if(PIPESIM_BUILD_FUZZERS)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang" OR NOT PIPESIM_SANITIZE)
     message(FATAL_ERROR "PIPESIM_BUILD_FUZZERS needs clang and PIPESIM_SANITIZE=ON "
                         "(the asan preset sets both)")
   endif()
-  target_compile_options(pipesim_options INTERFACE -fsanitize=fuzzer-no-link)
 endif()
 
 # pipesim_add_library(<name> SOURCES ... DEPS ...): a module library pipesim_<name>, aliased
@@ -48,22 +48,42 @@ function(pipesim_add_library name)
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_link_libraries(pipesim_${name} PUBLIC ${ARG_DEPS}
                                         PRIVATE $<BUILD_INTERFACE:pipesim::options>)
+  if(PIPESIM_BUILD_FUZZERS)
+    target_compile_options(pipesim_${name} PRIVATE -fsanitize=fuzzer-no-link)
+  endif()
   install(TARGETS pipesim_${name} EXPORT pipesimTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   set_property(GLOBAL APPEND PROPERTY PIPESIM_MODULES pipesim_${name})
 endfunction()
 
-# pipesim_add_test(<module> SOURCES ... DEPS ...): the GoogleTest executable <module>_test,
-# its tests registered with ctest as `<module>.<Suite>.<Test>` (`ctest -R '^sim\.'` runs one
-# module's). Every test executable gets the source tree as PIPESIM_TEST_SOURCE_DIR. No
-# precompiled header: g++ 12 loses the system-header status of libstdc++ inside one and then
-# reports its -Warray-bounds false positives as errors.
+# pipesim_add_test(<module> SOURCES ... DEPS ... [WHOLE_SUITES suite ...]): the GoogleTest
+# executable <module>_test, its tests registered with ctest as `<module>.<Suite>.<Test>`
+# (`ctest -R '^sim\.'` runs one module's). A suite in WHOLE_SUITES is one ctest entry instead,
+# `<module>.<Suite>`, all its tests in one process: its tests share one costly fixture (the
+# validation suite's predictions), which a process per test would compute once each. Every
+# test executable gets the source tree as PIPESIM_TEST_SOURCE_DIR. No precompiled header: g++ 12
+# loses the system-header status of libstdc++ inside one and then reports its -Warray-bounds
+# false positives as errors. In a Release build the tests' own code is compiled at -O1: it is
+# glue around the libraries, which are built as they ship; -O3 on it tripled its compile time
+# and bought nothing the tests measure (speed is the benchmarks', built at -O3).
 function(pipesim_add_test module)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;WHOLE_SUITES" ${ARGN})
   set(name ${module}_test)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main pipesim::options)
+  target_compile_options(${name} PRIVATE $<$<CONFIG:Release>:-O1>)
   target_compile_definitions(${name} PRIVATE PIPESIM_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_PREFIX "${module}."
+  set(filter "")
+  foreach(suite ${ARG_WHOLE_SUITES})
+    list(APPEND filter "${suite}.*")
+    add_test(NAME ${module}.${suite} COMMAND ${name} --gtest_filter=${suite}.*)
+    set_tests_properties(${module}.${suite} PROPERTIES
+      ENVIRONMENT "PIPESIM_SOURCE_DIR=${PROJECT_SOURCE_DIR}" TIMEOUT 1500)
+  endforeach()
+  if(filter)
+    list(JOIN filter ":" filter)
+    set(filter "-${filter}")
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 TEST_PREFIX "${module}." TEST_FILTER "${filter}"
                        PROPERTIES ENVIRONMENT "PIPESIM_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()
