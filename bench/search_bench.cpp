@@ -5,13 +5,13 @@
 
 #include <benchmark/benchmark.h>
 
-#include "pipesim/explore/search.hpp"
+#include "pipesim/search/search.hpp"
 
 namespace pipesim {
 namespace {
 
-explore::SearchRequest moe_request(const std::string& schedules) {
-  explore::SearchArgs args;
+search::SearchRequest moe_request(const std::string& schedules) {
+  search::SearchArgs args;
   args.model = "deepseek-v3";
   args.hardware = "h100-dgx";
   args.gpus = "1024";
@@ -21,16 +21,16 @@ explore::SearchRequest moe_request(const std::string& schedules) {
   args.context_parallel = "1,2,4,8";
   args.expert_parallel = "1,8,16,32,64,128,256";
   args.expert_tensor_parallel = "1,2,4,8";
-  return explore::make_search_request(args);
+  return search::make_search_request(args);
 }
 
 void run(benchmark::State& state, const std::string& schedules) {
   size_t rows = 0, simulated = 0, fitting = 0, oomsim = 0, screened = 0, invalid = 0;
   for (auto _ : state) {
-    explore::SearchRequest request = moe_request(schedules);
-    explore::SpecCache specs;
+    search::SearchRequest request = moe_request(schedules);
+    scenario::SpecCache specs;
     const auto result =
-        explore::run_search(request, specs, 2, {}, {}, nullptr, explore::RowDetail::FittingOnly);
+        search::run_search(request, specs, 2, {}, {}, nullptr, search::RowDetail::FittingOnly);
     rows = result.size();
     simulated = fitting = 0;
     for (const scenario::SweepRow& row : result) {

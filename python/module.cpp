@@ -1,10 +1,10 @@
 // The `pipesim` Python module: simulate, sweep, compare, search, validate and the lists as
-// functions, a thin shell over the library the CLI is a shell over too (scenario, explore,
-// report; no CLI code): keyword arguments are option names of scenario::options() and their
-// values are checked by that table's declarations; simulate() and validate() return the JSON
-// the CLI prints (read back with json.loads); sweep(), compare() and search() return rows with
-// the CSV's columns and typed values (row_values.hpp); errors name options as keywords
-// (explore::python_wording: `stages=`). python/README.md maps the files.
+// functions, a thin shell over the library the CLI is a shell over too (scenario, sweep,
+// search, validation, report; no CLI code): keyword arguments are option names of
+// scenario::options() and their values are checked by that table's declarations; simulate() and
+// validate() return the JSON the CLI prints (read back with json.loads); sweep(), compare() and
+// search() return rows with the CSV's columns and typed values (row_values.hpp); errors name
+// options as keywords (core::python_wording: `stages=`). python/README.md maps the files.
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -19,14 +19,7 @@
 #include "option_values.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/version.hpp"
-#include "pipesim/explore/ranking.hpp"
-#include "pipesim/explore/search.hpp"
-#include "pipesim/explore/sweep_grid.hpp"
-#include "pipesim/explore/sweep_runner.hpp"
-#include "pipesim/explore/thread_pool.hpp"
-#include "pipesim/explore/validation.hpp"
-#include "pipesim/explore/validation_report.hpp"
-#include "pipesim/explore/wording.hpp"
+#include "pipesim/core/wording.hpp"
 #include "pipesim/hardware/profile.hpp"
 #include "pipesim/models/model_spec.hpp"
 #include "pipesim/report/compare_report.hpp"
@@ -36,6 +29,14 @@
 #include "pipesim/scenario/row.hpp"
 #include "pipesim/scenario/scenario.hpp"
 #include "pipesim/schedules/registry.hpp"
+#include "pipesim/search/search.hpp"
+#include "pipesim/search/winners.hpp"
+#include "pipesim/sweep/ranking.hpp"
+#include "pipesim/sweep/sweep_grid.hpp"
+#include "pipesim/sweep/sweep_runner.hpp"
+#include "pipesim/sweep/thread_pool.hpp"
+#include "pipesim/validation/validation.hpp"
+#include "pipesim/validation/validation_report.hpp"
 #include "row_values.hpp"
 
 // Set by python/CMakeLists.txt: <install dir of this module> → <prefix>/share/pipesim.
@@ -49,7 +50,7 @@ namespace pipesim::python {
 namespace {
 
 // Most sweep jobs, as the CLI's --jobs allows.
-constexpr int kMaxJobs = explore::kMaxJobs;
+constexpr int kMaxJobs = sweep::kMaxJobs;
 
 // core finds shipped models and hardware next to the running executable (bin/../share/pipesim),
 // which for a module is the Python interpreter. An installed module instead reads the data of
@@ -97,7 +98,7 @@ auto worded(const char* call, Body body) {
   try {
     return body();
   } catch (const core::ConfigError& e) {
-    throw py::value_error(explore::python_wording(e, call));
+    throw py::value_error(core::python_wording(e, call));
   }
 }
 
@@ -126,14 +127,14 @@ std::vector<scenario::SweepRow> grid_rows(const char* call, const py::object& fi
   check_jobs(jobs);
   const std::string function(call, std::string_view(call).find('('));
   return worded(call, [&] {
-    explore::OptionTexts given;
+    sweep::OptionTexts given;
     for (const auto& [option, value] : option_arguments(function.c_str(), kwargs))
       given[option->name()] = values_text(*option, value);
-    const explore::SweepGrid grid = explore::make_grid(
-        given, file.is_none() ? std::string() : py::str(file).cast<std::string>());
+    const sweep::SweepGrid grid =
+        sweep::make_grid(given, file.is_none() ? std::string() : py::str(file).cast<std::string>());
     const py::gil_scoped_release release;
-    return explore::run_grid(grid, explore::job_count(jobs), [call](const core::ConfigError& e) {
-      return explore::python_wording(e, call);
+    return sweep::run_grid(grid, sweep::job_count(jobs), [call](const core::ConfigError& e) {
+      return core::python_wording(e, call);
     });
   });
 }
@@ -142,14 +143,14 @@ py::list sweep(const py::object& file, int jobs, const py::kwargs& kwargs) {
   return row_list(grid_rows("sweep()", file, jobs, kwargs));
 }
 
-// `pipesim compare`: the sweep ranked by a metric within each mini-batch (explore/ranking.hpp).
+// `pipesim compare`: the sweep ranked by a metric within each mini-batch (sweep/ranking.hpp).
 py::dict compare(const py::object& rank_by, const py::object& file, int jobs,
                  const py::kwargs& kwargs) {
   const std::vector<scenario::SweepRow> rows = grid_rows("compare()", file, jobs, kwargs);
   return worded("compare()", [&] {
-    const explore::RankMetric metric = rank_by.is_none() ? explore::default_rank_metric(rows)
-                                                         : explore::rank_metric(py::str(rank_by));
-    const std::vector<report::RankedGroup> groups = explore::ranked_groups(rows, metric);
+    const sweep::RankMetric metric =
+        rank_by.is_none() ? sweep::default_rank_metric(rows) : sweep::rank_metric(py::str(rank_by));
+    const std::vector<report::RankedGroup> groups = sweep::ranked_groups(rows, metric);
     std::vector<bool> ranked(rows.size(), false);
     py::list out_groups;
     for (const report::RankedGroup& g : groups) {
@@ -199,7 +200,7 @@ py::dict search(const std::string& model, const std::string& hardware, long long
                 int jobs, const py::kwargs& kwargs) {
   check_jobs(jobs);
   return worded("search()", [&] {
-    explore::SearchArgs args;
+    search::SearchArgs args;
     // Every other option (sequence=, precision=, ...) is fixed for all candidates, as the
     // command line's; make_search_request refuses those search chooses itself.
     for (const auto& [option, value] : option_arguments("search", kwargs))
@@ -216,16 +217,16 @@ py::dict search(const std::string& model, const std::string& hardware, long long
     if (!expert_tensor_parallel.is_none()) {
       args.expert_tensor_parallel = list_text(expert_tensor_parallel);
     }
-    explore::SearchRequest request = explore::make_search_request(args);
-    explore::SpecCache specs;
+    search::SearchRequest request = search::make_search_request(args);
+    scenario::SpecCache specs;
     std::vector<scenario::SweepRow> rows;
     {
       const py::gil_scoped_release release;
-      rows = explore::run_search(
-          request, specs, explore::job_count(jobs),
-          [](const core::ConfigError& e) { return explore::python_wording(e, "search()"); });
+      rows = search::run_search(
+          request, specs, sweep::job_count(jobs),
+          [](const core::ConfigError& e) { return core::python_wording(e, "search()"); });
     }
-    const explore::Winners won = explore::winners_per_group(rows, report::input_column("schedule"));
+    const search::Winners won = search::winners_per_group(rows, report::input_column("schedule"));
     py::list winners;
     int rank = 0;
     for (const size_t i : won.rows) {
@@ -251,8 +252,8 @@ py::object validate(const std::vector<std::string>& files) {
     std::string json;
     {
       const py::gil_scoped_release release;
-      const explore::Validation v = explore::validate(files);
-      json = explore::validation_json(v.points, v.summary);
+      const validation::Validation v = validation::validate(files);
+      json = validation::validation_json(v.points, v.summary);
     }
     return json_loads(json);
   });
@@ -377,15 +378,16 @@ PYBIND11_MODULE(pipesim, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const core::ConfigError& e) {
-      PyErr_SetString(PyExc_ValueError, explore::python_wording(e).c_str());
+      PyErr_SetString(PyExc_ValueError, core::python_wording(e).c_str());
     }
   });
   m.def("simulate", &simulate, simulate_doc(), py::kw_only(), py::arg("ops") = false);
-  m.def("sweep", &sweep, sweep_doc(), py::kw_only(), py::arg("file") = py::none(),
+  // python::sweep and python::search: pipesim::sweep and pipesim::search are namespaces too.
+  m.def("sweep", &python::sweep, sweep_doc(), py::kw_only(), py::arg("file") = py::none(),
         py::arg("jobs") = 0);
   m.def("compare", &compare, compare_doc(), py::kw_only(), py::arg("rank_by") = py::none(),
         py::arg("file") = py::none(), py::arg("jobs") = 0);
-  m.def("search", &search,
+  m.def("search", &python::search,
         "`pipesim search`: every configuration of `model` on `gpus` GPUs for a mini-batch of\n"
         "`mini_batch` samples (D | P, W = P/D, power-of-two B, recomputation and schedule\n"
         "options), simulated in parallel. schedules, recompute, tensor_parallel,\n"

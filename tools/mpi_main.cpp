@@ -1,6 +1,6 @@
 // main() of the MPI build. Started by an MPI launcher with more than one rank, `sweep` and
 // `search` spread their rows over the ranks: rank 0 runs the command and writes its output
-// (explore::mpi::Manager), every other rank only evaluates rows (explore::mpi::Worker). Started
+// (sweep::mpi::Manager), every other rank only evaluates rows (sweep::mpi::Worker). Started
 // any other way, or with one rank, this is main.cpp: MPI is not even initialised without a
 // launcher.
 
@@ -10,14 +10,14 @@
 #include <string>
 #include <string_view>
 
-#include "pipesim/explore/thread_pool.hpp"
 #include "cli/commands.hpp"
 #include "cli/distribution.hpp"
 #include "cli/sweep_options.hpp"
 #include "pipesim/core/allocator.hpp"
-#include "pipesim/explore/mpi/manager.hpp"
-#include "pipesim/explore/mpi/session.hpp"
-#include "pipesim/explore/mpi/worker.hpp"
+#include "pipesim/sweep/mpi/manager.hpp"
+#include "pipesim/sweep/mpi/session.hpp"
+#include "pipesim/sweep/mpi/worker.hpp"
+#include "pipesim/sweep/thread_pool.hpp"
 
 namespace {
 
@@ -32,21 +32,21 @@ std::string failure_text(std::string text) {
   return text;
 }
 
-int run_ranks(const explore::mpi::Session& session, int argc, char** argv) {
+int run_ranks(const sweep::mpi::Session& session, int argc, char** argv) {
   cli::Distribution distribution;
-  distribution.default_jobs = explore::shared_jobs(session.local_size());
-  const std::string command = explore::mpi::command_line(argc, argv);
+  distribution.default_jobs = sweep::shared_jobs(session.local_size());
+  const std::string command = sweep::mpi::command_line(argc, argv);
   if (session.rank() == 0) {
-    explore::mpi::Manager manager(session.comm(), command);
+    sweep::mpi::Manager manager(session.comm(), command);
     distribution.evaluator = &manager;
     const int code = cli::run_main(argc, argv, std::cout, std::cerr, distribution);
-    const explore::mpi::Ending ending = manager.finish(code);
+    const sweep::mpi::Ending ending = manager.finish(code);
     if (!ending.failure.empty()) std::cerr << cli::kErrorPrefix << ending.failure << "\n";
     return ending.code;
   }
   // A worker prints nothing: rank 0 speaks for the run, and a worker's own failure reaches the
   // user through it, once.
-  explore::mpi::Worker worker(session.comm(), command);
+  sweep::mpi::Worker worker(session.comm(), command);
   distribution.server = &worker;
   std::ostringstream out;
   std::ostringstream err;
@@ -58,10 +58,10 @@ int run_ranks(const explore::mpi::Session& session, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   core::keep_freed_memory_for_reuse();
-  if (!explore::mpi::launched_by_mpi()) {
+  if (!sweep::mpi::launched_by_mpi()) {
     return cli::run_main(argc, argv, std::cout, std::cerr, cli::Distribution{});
   }
-  const explore::mpi::Session session(argc, argv);
+  const sweep::mpi::Session session(argc, argv);
   if (session.size() == 1) {
     return cli::run_main(argc, argv, std::cout, std::cerr, cli::Distribution{});
   }

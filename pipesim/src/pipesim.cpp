@@ -2,16 +2,16 @@
 
 #include <fmt/format.h>
 
-#include "pipesim/explore/search.hpp"
-#include "pipesim/explore/spec_cache.hpp"
-#include "pipesim/explore/sweep_grid.hpp"
-#include "pipesim/explore/sweep_runner.hpp"
-#include "pipesim/explore/thread_pool.hpp"
-#include "pipesim/explore/validation.hpp"
-#include "pipesim/explore/validation_report.hpp"
 #include "pipesim/report/rows_csv.hpp"
 #include "pipesim/report/run_report.hpp"
 #include "pipesim/scenario/options.hpp"
+#include "pipesim/scenario/spec_cache.hpp"
+#include "pipesim/search/search.hpp"
+#include "pipesim/sweep/sweep_grid.hpp"
+#include "pipesim/sweep/sweep_runner.hpp"
+#include "pipesim/sweep/thread_pool.hpp"
+#include "pipesim/validation/validation.hpp"
+#include "pipesim/validation/validation_report.hpp"
 
 namespace pipesim {
 namespace {
@@ -40,15 +40,15 @@ Result simulate(const Options& options) {
   return scenario::simulate(make_scenario(options));
 }
 
-std::vector<SweepRow> sweep(const Options& lists, int jobs) {
-  explore::OptionTexts given;
+std::vector<SweepRow> run_sweep(const Options& lists, int jobs) {
+  sweep::OptionTexts given;
   for (const auto& [name, text] : lists)
     given[name] = text;
-  return explore::run_grid(explore::make_grid(given), explore::job_count(jobs));
+  return sweep::run_grid(sweep::make_grid(given), sweep::job_count(jobs));
 }
 
-std::vector<SweepRow> search(const SearchOptions& options) {
-  explore::SearchArgs args;
+std::vector<SweepRow> run_search(const SearchOptions& options) {
+  search::SearchArgs args;
   args.model = options.model;
   args.hardware = options.hardware;
   args.gpus = std::to_string(options.gpus);
@@ -56,20 +56,20 @@ std::vector<SweepRow> search(const SearchOptions& options) {
   if (!options.schedules.empty()) args.schedules = comma_list(options.schedules);
   args.recompute = comma_list(options.recompute);
   args.tensor_parallel = comma_list(options.tensor_parallel);
-  explore::SearchRequest request = explore::make_search_request(args);
-  explore::SpecCache specs;
-  return explore::run_search(request, specs, explore::job_count(options.jobs));
+  search::SearchRequest request = search::make_search_request(args);
+  scenario::SpecCache specs;
+  return search::run_search(request, specs, sweep::job_count(options.jobs));
 }
 
 std::string validate(const std::vector<std::string>& files, const std::string& format) {
-  const explore::Validation v = explore::validate(files);
-  if (format == "json") return explore::validation_json(v.points, v.summary);
-  if (format == "csv") return explore::validation_csv(v.points);
+  const validation::Validation v = validation::validate(files);
+  if (format == "json") return validation::validation_json(v.points, v.summary);
+  if (format == "csv") return validation::validation_csv(v.points);
   if (format != "text") {
     throw ConfigError::option("format",
                               fmt::format("must be one of text|csv|json, got '{}'", format));
   }
-  return explore::validation_text(v.points, v.summary);
+  return validation::validation_text(v.points, v.summary);
 }
 
 std::string to_json(const Scenario& scenario, const Result& result, bool ops) {

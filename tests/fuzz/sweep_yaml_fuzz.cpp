@@ -1,4 +1,4 @@
-// Sweep files through explore::load_sweep_file, which reads a path: each input is written to a
+// Sweep files through sweep::load_sweep_file, which reads a path: each input is written to a
 // per-process scratch file first.
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_support.hpp"
-#include "pipesim/explore/sweep_file.hpp"
+#include "pipesim/sweep/sweep_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const std::string path = (std::filesystem::temp_directory_path() /
@@ -17,6 +17,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   }
-  pipesim::fuzz::expect_only_config_errors([&] { pipesim::explore::load_sweep_file(path); });
+  pipesim::fuzz::expect_only_config_errors([&] { pipesim::sweep::load_sweep_file(path); });
   return 0;
 }

@@ -5,7 +5,7 @@ docs/architecture.md §1 gives each module's row: the modules it may use (`core 
 third-party libraries in brackets are not checked here, `all of the above` allows every one).
 The doc is the one source: this script reads the graph out of it, so a row changed there is a
 rule changed here. Every C++ source under a module's folder (src/, include/, and whatever else
-the folder holds, e.g. explore/mpi/) may include `pipesim/<m>/...` only for <m> the module
+the folder holds, e.g. sweep/mpi/) may include `pipesim/<m>/...` only for <m> the module
 itself or one of its row. Folders without a row (tools/, pipesim/, python/, tests/, bench/)
 are not checked.
 

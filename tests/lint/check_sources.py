@@ -17,7 +17,8 @@ import subprocess
 import sys
 
 LIBRARY = ["core", "sim", "schedules", "models", "hardware", "cost", "scenario", "report",
-           "explore", "calibrate/src", "calibrate/include", "pipesim"]
+           "sweep", "search", "validation/src", "validation/include", "calibrate/src",
+           "calibrate/include", "pipesim"]
 SKIP = {"build", ".git", "results"}
 
 

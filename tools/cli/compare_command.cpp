@@ -5,17 +5,17 @@
 
 #include "commands.hpp"
 #include "output.hpp"
-#include "pipesim/explore/ranking.hpp"
 #include "pipesim/report/compare_report.hpp"
 #include "pipesim/report/csv.hpp"
 #include "pipesim/report/gnuplot.hpp"
 #include "pipesim/report/plot_data.hpp"
 #include "pipesim/report/rows_csv.hpp"
+#include "pipesim/sweep/ranking.hpp"
 #include "sweep_options.hpp"
 
 namespace pipesim::cli {
 
-using explore::RankMetric;
+using sweep::RankMetric;
 
 Action add_compare_command(CLI::App& app) {
   struct Options {
@@ -61,10 +61,10 @@ Action add_compare_command(CLI::App& app) {
     if (!o->plot.empty()) require_figure_path("--plot", o->plot);
     const auto rows = cli::run_grid(make_grid(o->sweep), job_count(o->sweep));
     const RankMetric metric =
-        o->rank_by.empty() ? explore::default_rank_metric(rows) : explore::rank_metric(o->rank_by);
+        o->rank_by.empty() ? sweep::default_rank_metric(rows) : sweep::rank_metric(o->rank_by);
     const report::RankedBy ranked_by{metric.name, metric.higher_is_better};
     // Rows of one mini-batch each; on different GPU counts, per GPU (README, "compare").
-    const std::vector<report::RankedGroup> groups = explore::ranked_groups(rows, metric);
+    const std::vector<report::RankedGroup> groups = sweep::ranked_groups(rows, metric);
     const std::string text = report::compare_table(rows, groups, ranked_by);
     if (!o->csv.empty()) emit(o->csv, report::rows_to_csv(rows));
     if (!o->plot.empty()) {

@@ -6,14 +6,14 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "pipesim/explore/wording.hpp"
+#include "pipesim/core/wording.hpp"
 #include "pipesim/scenario/options.hpp"
 
 namespace pipesim::cli {
 
 //! "--micro-batches" for "micro_batches".
 inline std::string flag_of(const std::string& option) {
-  return explore::flag_spelling(option);
+  return core::flag_spelling(option);
 }
 
 //! CLI11 names: "--stages,-D".
@@ -32,9 +32,9 @@ std::string given_text(const scenario::Option& option, const std::string& text);
 //! The one note on list and range values that sweep and compare show under their options.
 const char* list_syntax_note();
 
-//! The one line to print for `error` (explore::cli_wording).
+//! The one line to print for `error` (core::cli_wording).
 inline std::string describe_error(const core::ConfigError& error) {
-  return explore::cli_wording(error);
+  return core::cli_wording(error);
 }
 
 }  // namespace pipesim::cli

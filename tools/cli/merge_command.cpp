@@ -5,7 +5,7 @@
 #include "commands.hpp"
 #include "output.hpp"
 #include "pipesim/core/atomic_write.hpp"
-#include "pipesim/explore/part_merge.hpp"
+#include "pipesim/sweep/part_merge.hpp"
 
 namespace pipesim::cli {
 
@@ -26,11 +26,11 @@ Action add_merge_command(CLI::App& app) {
   return [o] {
     const std::vector<std::filesystem::path> parts(o->parts.begin(), o->parts.end());
     if (o->output.empty() || o->output == "-") {
-      explore::merge_parts(parts, [](std::string_view text) { emit("", text); });
+      sweep::merge_parts(parts, [](std::string_view text) { emit("", text); });
       return 0;
     }
     core::AtomicFileWriter out(o->output);  // a refused part leaves no output behind
-    explore::merge_parts(parts, [&](std::string_view text) { out.write(text); });
+    sweep::merge_parts(parts, [&](std::string_view text) { out.write(text); });
     out.commit();
     return 0;
   };

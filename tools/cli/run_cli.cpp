@@ -185,7 +185,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err,
   try {
     for (const CLI::App* sub : app.get_subcommands())
       return actions.at(sub)();
-  } catch (const explore::RemoteError& e) {  // another rank of an MPI job failed
+  } catch (const sweep::RemoteError& e) {  // another rank of an MPI job failed
     return fail(e.code(), e.what());
   } catch (const core::BudgetError& e) {
     return fail(kExitOutOfBudget, fmt::format("{} (--max-tasks raises it)", describe_error(e)));

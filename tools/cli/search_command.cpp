@@ -12,14 +12,15 @@
 #include "megatron_input.hpp"
 #include "output.hpp"
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/explore/ranking.hpp"
-#include "pipesim/explore/search.hpp"
-#include "pipesim/explore/thread_pool.hpp"
-#include "pipesim/explore/value_range.hpp"
 #include "pipesim/report/rows_csv.hpp"
 #include "pipesim/report/search_report.hpp"
 #include "pipesim/scenario/options.hpp"
 #include "pipesim/schedules/registry.hpp"
+#include "pipesim/search/search.hpp"
+#include "pipesim/search/winners.hpp"
+#include "pipesim/sweep/ranking.hpp"
+#include "pipesim/sweep/thread_pool.hpp"
+#include "pipesim/sweep/value_range.hpp"
 #include "progress_bar.hpp"
 #include "sweep_options.hpp"
 #include "torchtitan_input.hpp"
@@ -27,8 +28,8 @@
 namespace pipesim::cli {
 namespace {
 
-using explore::RankMetric;
 using scenario::SweepRow;
+using sweep::RankMetric;
 
 }  // namespace
 
@@ -111,9 +112,9 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
                   "FFN and a node)")
       ->type_name("LIST<INT>")
       ->group("Search");
-  cmd->add_option("--jobs,-j", o->jobs,
-                  fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)",
-                              explore::kMaxJobs))
+  cmd->add_option(
+         "--jobs,-j", o->jobs,
+         fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)", sweep::kMaxJobs))
       ->type_name("INT")
       ->capture_default_str()
       ->group("Search");
@@ -128,7 +129,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
   for (const scenario::Option& option : scenario::options()) {
     if (cmd->get_option_no_throw(flag_of(option.name())) != nullptr) continue;
     CLI::Option* flag = add_scenario_option(*cmd, option, o->values[option.name()], false);
-    if (explore::search_chooses(option)) flag->group("");
+    if (search::search_chooses(option)) flag->group("");
     o->flags[option.name()] = flag;
   }
   return [o, distribution] {
@@ -142,7 +143,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     const auto keep_fixed = [&] {
       for (auto it = fixed.begin(); it != fixed.end();) {
         const scenario::Option* option = scenario::find_option(it->first);
-        const bool chosen = option == nullptr || explore::search_chooses(*option);
+        const bool chosen = option == nullptr || search::search_chooses(*option);
         if (chosen && o->flags.count(it->first) > 0 && o->flags.at(it->first)->count() > 0) {
           ++it;  // given by the user: refused below with the reason
         } else if (chosen) {
@@ -187,7 +188,7 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     require(o->model_flag, o->model, "--model");
     require(o->gpus_flag, o->gpus, "--gpus");
     require(o->mini_batch_flag, o->mini_batch, "--mini-batch");
-    explore::SearchArgs args;
+    search::SearchArgs args;
     args.model = o->model;
     args.hardware = o->hardware;
     args.gpus = o->gpus;
@@ -200,29 +201,29 @@ Action add_search_command(CLI::App& app, const Distribution& distribution) {
     args.expert_parallel = o->expert_parallel;
     args.expert_tensor_parallel = o->expert_tensor_parallel;
     args.fixed = std::move(fixed);
-    explore::SearchRequest request = explore::make_search_request(args);
+    search::SearchRequest request = search::make_search_request(args);
     const int jobs = parse_jobs(o->jobs, distribution.default_jobs);
     // The table ranks fitting rows only: an oom row needs no replay unless --all writes it.
-    const explore::RowDetail detail =
-        o->all ? explore::RowDetail::Full : explore::RowDetail::FittingOnly;
-    explore::SpecCache specs;
+    const search::RowDetail detail =
+        o->all ? search::RowDetail::Full : search::RowDetail::FittingOnly;
+    scenario::SpecCache specs;
     if (distribution.server != nullptr) {  // an MPI rank but 0: rows only, no output
-      const std::vector<explore::Candidate> candidates =
-          explore::search_candidates(request, specs, jobs);
+      const std::vector<search::Candidate> candidates =
+          search::search_candidates(request, specs, jobs);
       // The same plan as rank 0's, so that a position names the same candidate everywhere.
       return distribution.server->serve(
-          explore::plan_search(candidates, specs, describe_error, detail, jobs).make_row, jobs);
+          search::plan_search(candidates, specs, describe_error, detail, jobs).make_row, jobs);
     }
     std::optional<ProgressBar> bar;  // drawn once the candidate count is known
     report::SearchTally tally;
-    const std::vector<SweepRow> rows = explore::run_search(
+    const std::vector<SweepRow> rows = search::run_search(
         request, specs, jobs, describe_error,
         [&](size_t done, size_t total) {
           if (!bar) bar.emplace(std::cerr, total, ProgressBar::stderr_is_terminal());
           bar->update(done);
         },
         distribution.evaluator, detail, &tally);
-    const explore::Winners won = explore::winners_per_group(rows, report::input_column("schedule"));
+    const search::Winners won = search::winners_per_group(rows, report::input_column("schedule"));
     const RankMetric& metric = won.metric;
     const std::vector<size_t>& winners = won.rows;
     const report::SearchHeading heading{request.model,      request.hardware,  request.gpus,

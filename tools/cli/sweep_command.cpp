@@ -2,7 +2,7 @@
 
 #include "commands.hpp"
 #include "flags.hpp"
-#include "pipesim/explore/spec_cache.hpp"
+#include "pipesim/scenario/spec_cache.hpp"
 #include "sweep_options.hpp"
 
 namespace pipesim::cli {
@@ -35,17 +35,17 @@ Action add_sweep_command(CLI::App& app, const Distribution& distribution) {
                 "Continue an interrupted sweep from PATH.journal (same options and -o)")
       ->group("Output");
   return [o, distribution] {
-    const explore::SweepGrid grid = make_grid(o->sweep);
+    const sweep::SweepGrid grid = make_grid(o->sweep);
     const bool sharded = o->shard_flag->count() > 0;
-    const explore::Shard shard =
-        sharded ? explore::parse_shard("command line", "--shard", o->shard) : explore::Shard{};
+    const sweep::Shard shard =
+        sharded ? sweep::parse_shard("command line", "--shard", o->shard) : sweep::Shard{};
     const int jobs = job_count(o->sweep, distribution.default_jobs);
     if (distribution.server != nullptr) {  // an MPI rank but 0: rows only, no output
-      explore::SpecCache specs;
-      return distribution.server->serve(explore::shard_rows(grid, shard, specs, describe_error),
+      scenario::SpecCache specs;
+      return distribution.server->serve(sweep::shard_rows(grid, shard, specs, describe_error),
                                         jobs);
     }
-    stream_grid(grid, shard, sharded ? explore::SweepOutput::Part : explore::SweepOutput::Csv,
+    stream_grid(grid, shard, sharded ? sweep::SweepOutput::Part : sweep::SweepOutput::Csv,
                 o->output, o->resume, jobs, distribution.evaluator);
     return 0;
   };

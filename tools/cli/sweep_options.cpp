@@ -11,11 +11,11 @@
 #include "output.hpp"
 #include "pipesim/core/atomic_write.hpp"
 #include "pipesim/core/config_error.hpp"
-#include "pipesim/explore/spec_cache.hpp"
-#include "pipesim/explore/sweep_journal.hpp"
-#include "pipesim/explore/sweep_runner.hpp"
-#include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/scenario/options.hpp"
+#include "pipesim/scenario/spec_cache.hpp"
+#include "pipesim/sweep/sweep_journal.hpp"
+#include "pipesim/sweep/sweep_runner.hpp"
+#include "pipesim/sweep/thread_pool.hpp"
 #include "progress_bar.hpp"
 #include "torchtitan_input.hpp"
 
@@ -31,17 +31,17 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args) {
       ->type_name("PATH")
       ->group("Sweep");
   add_megatron_flags(cmd, args.megatron, true);
-  cmd.add_option("--jobs,-j", args.jobs,
-                 fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)",
-                             explore::kMaxJobs))
+  cmd.add_option(
+         "--jobs,-j", args.jobs,
+         fmt::format("Parallel simulations, 0..{} (0 = one per hardware thread)", sweep::kMaxJobs))
       ->type_name("INT")
       ->capture_default_str()
       ->group("Sweep");
   cmd.footer(list_syntax_note());
 }
 
-explore::SweepGrid make_grid(const SweepArgs& args) {
-  explore::OptionTexts given;  // only the options on the command line, empty texts included
+sweep::SweepGrid make_grid(const SweepArgs& args) {
+  sweep::OptionTexts given;  // only the options on the command line, empty texts included
   for (const scenario::Option& option : scenario::options()) {
     if (args.flags.at(option.name())->count() > 0)
       given[option.name()] = given_text(option, args.values.at(option.name()));
@@ -54,28 +54,27 @@ explore::SweepGrid make_grid(const SweepArgs& args) {
     merge_torchtitan_texts(given, *run, megatron_gpus(args.megatron), true);
     std::cerr << torchtitan_text(*run);
   }
-  return explore::make_grid(given, args.file);
+  return sweep::make_grid(given, args.file);
 }
 
 int parse_jobs(const std::string& text, int all) {
-  return explore::job_count(core::parse_int("jobs", text, 0, explore::kMaxJobs), all);
+  return sweep::job_count(core::parse_int("jobs", text, 0, sweep::kMaxJobs), all);
 }
 
 int job_count(const SweepArgs& args, int all) {
   return parse_jobs(args.jobs, all);
 }
 
-std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int jobs) {
+std::vector<scenario::SweepRow> run_grid(const sweep::SweepGrid& grid, int jobs) {
   ProgressBar bar(std::cerr, grid.size(), ProgressBar::stderr_is_terminal());
-  return explore::run_grid(grid, jobs, describe_error,
-                           [&](size_t done, size_t) { bar.update(done); });
+  return sweep::run_grid(grid, jobs, describe_error,
+                         [&](size_t done, size_t) { bar.update(done); });
 }
 
-void stream_grid(const explore::SweepGrid& grid, explore::Shard shard, explore::SweepOutput kind,
-                 const std::string& output, bool resume, int jobs,
-                 explore::RowEvaluator* evaluator) {
+void stream_grid(const sweep::SweepGrid& grid, sweep::Shard shard, sweep::SweepOutput kind,
+                 const std::string& output, bool resume, int jobs, sweep::RowEvaluator* evaluator) {
   std::optional<ProgressBar> bar;  // its total is the shard's size, known in the first call
-  explore::StreamOptions options;
+  sweep::StreamOptions options;
   options.jobs = jobs;
   options.evaluator = evaluator;
   options.describe = describe_error;
@@ -91,24 +90,24 @@ void stream_grid(const explore::SweepGrid& grid, explore::Shard shard, explore::
                               "resumed lies beside it");
     }
     if (to_stdout) {
-      explore::sweep_to_stream(grid, shard, kind, options,
-                               [](std::string_view text) { emit("", text); });
+      sweep::sweep_to_stream(grid, shard, kind, options,
+                             [](std::string_view text) { emit("", text); });
       return;
     }
     core::AtomicFileWriter out(output);
-    explore::sweep_to_stream(grid, shard, kind, options,
-                             [&](std::string_view text) { out.write(text); });
+    sweep::sweep_to_stream(grid, shard, kind, options,
+                           [&](std::string_view text) { out.write(text); });
     out.commit();
     return;
   }
-  const auto journal = explore::journal_path(output);
+  const auto journal = sweep::journal_path(output);
   std::error_code ec;
   if (!resume && std::filesystem::exists(journal, ec)) {
     throw core::ConfigError(journal.string(), "journal",
                             "exists: it holds the rows of an interrupted sweep; --resume "
                             "continues it (same options), or delete it");
   }
-  explore::sweep_to_file(grid, shard, kind, output, resume, options);
+  sweep::sweep_to_file(grid, shard, kind, output, resume, options);
 }
 
 }  // namespace pipesim::cli

@@ -9,15 +9,15 @@
 #include <vector>
 
 #include "megatron_input.hpp"
-#include "pipesim/explore/sweep_grid.hpp"
-#include "pipesim/explore/sweep_stream.hpp"
-#include "pipesim/explore/thread_pool.hpp"
 #include "pipesim/scenario/row.hpp"
+#include "pipesim/sweep/sweep_grid.hpp"
+#include "pipesim/sweep/sweep_stream.hpp"
+#include "pipesim/sweep/thread_pool.hpp"
 
 namespace pipesim::cli {
 
 struct SweepArgs {
-  explore::OptionTexts values;  //!< option name → list or range text (bound to the flags)
+  sweep::OptionTexts values;  //!< option name → list or range text (bound to the flags)
   std::map<std::string, const CLI::Option*> flags;  //!< option name → its flag (none: given)
   std::string file;                                 //!< YAML sweep file, "" for none
   std::string jobs = "0";                           //!< 0 = one per hardware thread
@@ -30,24 +30,24 @@ void add_sweep_options(CLI::App& cmd, SweepArgs& args);
 //! The grid the arguments describe (throws core::ConfigError for bad lists, ranges, values);
 //! a Megatron-LM script's settings are single values of it, and its used, ignored and unknown
 //! arguments are listed on stderr (the CSV on stdout stays the sweep's).
-explore::SweepGrid make_grid(const SweepArgs& args);
+sweep::SweepGrid make_grid(const SweepArgs& args);
 
 //! The job count to use: args.jobs, or `all` when 0.
-int job_count(const SweepArgs& args, int all = explore::shared_jobs(1));
+int job_count(const SweepArgs& args, int all = sweep::shared_jobs(1));
 
-//! `--jobs` text → a job count in [1, explore::kMaxJobs] (0 = `all`, clamped to that range).
-int parse_jobs(const std::string& text, int all = explore::shared_jobs(1));
+//! `--jobs` text → a job count in [1, sweep::kMaxJobs] (0 = `all`, clamped to that range).
+int parse_jobs(const std::string& text, int all = sweep::shared_jobs(1));
 
-//! Evaluates every point of the grid (explore::run_grid), with a progress bar on a terminal's
+//! Evaluates every point of the grid (sweep::run_grid), with a progress bar on a terminal's
 //! stderr.
-std::vector<scenario::SweepRow> run_grid(const explore::SweepGrid& grid, int jobs);
+std::vector<scenario::SweepRow> run_grid(const sweep::SweepGrid& grid, int jobs);
 
 //! Runs `shard` of the grid with a progress bar, streaming its output (`kind`) to `output`:
 //! stdout for "" or "-", a device or FIFO in place, a file through its journal (continued with
 //! `resume`), so memory does not grow with the grid. The rows are evaluated with `evaluator`
 //! (an MPI job's ranks), or on `jobs` threads when it is nullptr.
-void stream_grid(const explore::SweepGrid& grid, explore::Shard shard, explore::SweepOutput kind,
+void stream_grid(const sweep::SweepGrid& grid, sweep::Shard shard, sweep::SweepOutput kind,
                  const std::string& output, bool resume, int jobs,
-                 explore::RowEvaluator* evaluator = nullptr);
+                 sweep::RowEvaluator* evaluator = nullptr);
 
 }  // namespace pipesim::cli

@@ -9,9 +9,9 @@
 #include "output.hpp"
 #include "pipesim/core/config_error.hpp"
 #include "pipesim/core/shipped_files.hpp"
-#include "pipesim/explore/prediction_range.hpp"
-#include "pipesim/explore/validation.hpp"
-#include "pipesim/explore/validation_report.hpp"
+#include "pipesim/validation/prediction_range.hpp"
+#include "pipesim/validation/validation.hpp"
+#include "pipesim/validation/validation_report.hpp"
 
 namespace pipesim::cli {
 
@@ -52,22 +52,22 @@ Action add_validate_command(CLI::App& app) {
       throw core::ConfigError("command line", "--format",
                               "yaml is the prediction ranges' format: add --ranges");
     }
-    const explore::Validation v = explore::validate(o->files);
+    const validation::Validation v = validation::validate(o->files);
     const auto& points = v.points;
     const auto& summary = v.summary;
     if (o->ranges) {
       constexpr double kCoverage = 0.8;
-      const explore::RangeTable table = explore::prediction_ranges(points, kCoverage);
-      emit(o->output,
-           o->format == "yaml"
-               ? scenario::range_table_yaml(table)
-               : explore::ranges_text(table, explore::leave_one_source_out(points, kCoverage)));
+      const validation::RangeTable table = validation::prediction_ranges(points, kCoverage);
+      emit(o->output, o->format == "yaml"
+                          ? scenario::range_table_yaml(table)
+                          : validation::ranges_text(
+                                table, validation::leave_one_source_out(points, kCoverage)));
     } else if (o->format == "json") {
-      emit(o->output, explore::validation_json(points, summary));
+      emit(o->output, validation::validation_json(points, summary));
     } else if (o->format == "csv") {
-      emit(o->output, explore::validation_csv(points));
+      emit(o->output, validation::validation_csv(points));
     } else {
-      emit(o->output, explore::validation_text(points, summary));
+      emit(o->output, validation::validation_text(points, summary));
     }
     return 0;
   };

@@ -28,7 +28,8 @@ using scenario::Result;
 using scenario::Scenario;
 using scenario::SweepRow;
 
-//! Option name → value as text ("stages" → "8"); for sweep() a list or range ("4,8", "8:64:x2").
+//! Option name → value as text ("stages" → "8"); for run_sweep() a list or range ("4,8",
+//! "8:64:x2").
 using Options = std::vector<std::pair<std::string, std::string>>;
 
 //! The scenario `options` describe, every other option at its default. Throws ConfigError for
@@ -43,7 +44,7 @@ Result simulate(const Options& options);
 //! The cartesian product of the options' lists, run on `jobs` threads (0: one per hardware
 //! thread), one row per configuration in a fixed order; a configuration that cannot run is a
 //! row with its reason.
-std::vector<SweepRow> sweep(const Options& lists, int jobs = 0);
+std::vector<SweepRow> run_sweep(const Options& lists, int jobs = 0);
 
 //! `pipesim search`: the configurations of a model on `gpus` GPUs for a mini-batch, every row
 //! (simulated, oom, invalid or pruned) in the documented order.
@@ -57,7 +58,7 @@ struct SearchOptions {
   std::vector<int> tensor_parallel;  //!< empty: each power of two a node and the model split
   int jobs = 0;
 };
-std::vector<SweepRow> search(const SearchOptions& options);
+std::vector<SweepRow> run_search(const SearchOptions& options);
 
 //! The validation suite (published measured runs) re-predicted: `format` text, csv or json.
 //! No files: every shipped run.

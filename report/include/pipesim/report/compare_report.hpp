@@ -22,7 +22,7 @@ struct RankedGroup {
   std::string label;          //!< e.g. "mini-batch 32 samples", "8 micro-batches"
   std::vector<size_t> order;  //!< best first
   //! When the group's rows run on different GPU counts: those counts, ascending, and the
-  //! group is ranked by the metric per GPU (explore::fair_metric); empty otherwise.
+  //! group is ranked by the metric per GPU (sweep::fair_metric); empty otherwise.
   std::vector<int> gpu_counts;
 };
 

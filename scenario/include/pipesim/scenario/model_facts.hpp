@@ -1,5 +1,5 @@
 #pragma once
-// What callers above scenario (explore's validation, report's text) ask of a loaded model, so
+// What callers above scenario (validation, report's text) ask of a loaded model, so
 // that they reach models/ only through scenario.
 
 #include <memory>

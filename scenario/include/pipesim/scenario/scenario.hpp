@@ -38,7 +38,7 @@ struct PerfSpec {
   std::string model;     //!< option `model`: shipped name or YAML path
   std::string hardware;  //!< option `hardware`: shipped name or YAML path
   //! The loaded files, shared read-only between the scenarios of a sweep or search so each
-  //! YAML file is read once (explore::SpecCache). When null, simulate() loads `model` /
+  //! YAML file is read once (scenario::SpecCache). When null, simulate() loads `model` /
   //! `hardware` itself.
   std::shared_ptr<const models::ModelSpec> model_spec;
   std::shared_ptr<const hardware::HardwareProfile> hardware_profile;

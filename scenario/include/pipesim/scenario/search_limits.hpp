@@ -1,6 +1,6 @@
 #pragma once
 // The facts about a model and hardware that let search prune without simulating: the cost
-// model's own figures and checks, so that explore's search reaches the model only through
+// model's own figures and checks, so that search reaches the model only through
 // scenario.
 
 #include <functional>

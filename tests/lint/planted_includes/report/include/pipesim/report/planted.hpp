@@ -1,4 +1,4 @@
 #pragma once
-// Planted violation: report may not include explore (ctest lint_includes_catch_planted).
-#include "pipesim/explore/search.hpp"
+// Planted violation: report may not include search (ctest lint_includes_catch_planted).
 #include "pipesim/report/table.hpp"
+#include "pipesim/search/search.hpp"
