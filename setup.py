@@ -111,6 +111,7 @@ def data_files():
         "models": ["models/*.yaml"],
         "hardware": ["hardware/*.yaml"],
         "validation": ["validation/*.yaml"],
+        "validation/ranges": ["validation/ranges/prediction-ranges.yaml"],
         "examples": ["examples/*"],
         "schema": ["docs/schema/pipesim-output.schema.json"],
         "calibrate": ["calibrate/examples/*", "tools/fit-profile.py"],

@@ -4,7 +4,8 @@
 # Debian's setuptools drives CMake through setup.py), reusing the configured BUILD_DIR
 # (PIPESIM_CMAKE_BUILD_DIR) so that only the module target is brought up to date. Then the
 # venv's module: it is the installed one, it simulates 1F1B's closed form, its rows are typed,
-# and it reads the shipped data installed into <venv>/share/pipesim (a model only there).
+# and it reads the shipped data installed into <venv>/share/pipesim (a model only there, and the
+# prediction ranges a real-cost result carries).
 #
 # usage: pip_install_test.sh PYTHON SOURCE_DIR BUILD_DIR
 set -euo pipefail
@@ -54,5 +55,6 @@ assert "only-in-venv" in [m["name"] for m in pipesim.models()], pipesim.models()
 a = pipesim.simulate(model="only-in-venv", hardware="p100-daint", stages=4, micro_batches=8)
 b = pipesim.simulate(model="gpt2-1.3b", hardware="p100-daint", stages=4, micro_batches=8)
 assert {**a, "model": None} == {**b, "model": None}
+assert b["iteration_time_range"]["low"] < b["iteration_time"] < b["iteration_time_range"]["high"], b
 PY
 echo "pip_install_test: OK ($venv)"
