@@ -128,6 +128,7 @@ std::vector<PointResult> predict(const ValidationRun& run, scenario::SpecCache& 
                             s.perf.setup.context_parallel);
     for (PointResult& r : out) {
       r.predicted = metric_of(run, *result.perf, result.metrics.iteration_time, r.metric);
+      r.fits_memory = result.perf->fits_memory;
       r.gpu_generation = cls.generation;
       r.gpus = result.perf->gpus;
       r.workload = cls.workload;

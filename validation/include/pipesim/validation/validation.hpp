@@ -102,7 +102,10 @@ struct PointResult {
   ValidationMetric metric = ValidationMetric::IterationTime;
   double measured = 0;
   std::optional<double> predicted;  //!< none when not expressible or the run failed
-  std::string status;               //!< "ok", "not expressible", or the error
+  //! Whether the predicted run fits its GPUs' memory; none when not predicted. A run measured
+  //! for its speed ran, so false there is a memory prediction that the measurement refutes.
+  std::optional<bool> fits_memory;
+  std::string status;  //!< "ok", "not expressible", or the error
   //! The relative error, + when the prediction is optimistic: predicted / measured − 1 for
   //! throughput-type metrics, 1 − predicted / measured for time and memory (lower is better);
   //! out_of_memory: 0 when predicted as measured, 1 otherwise.
