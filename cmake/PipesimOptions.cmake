@@ -63,15 +63,21 @@ endfunction()
 # validation suite's predictions), which a process per test would compute once each. Every
 # test executable gets the source tree as PIPESIM_TEST_SOURCE_DIR. No precompiled header: g++ 12
 # loses the system-header status of libstdc++ inside one and then reports its -Warray-bounds
-# false positives as errors. In a Release build the tests' own code is compiled at -O1: it is
-# glue around the libraries, which are built as they ship; -O3 on it tripled its compile time
-# and bought nothing the tests measure (speed is the benchmarks', built at -O3).
+# false positives as errors. The tests' own code is glue around the libraries, which are built
+# as they ship, so it is compiled for its compile time: -O1 in a Release build (-O3 tripled it
+# and bought nothing the tests measure; speed is the benchmarks', built at -O3), -O0 under the
+# sanitizers (clang's -O1 with ASan and UBSan took 1.6x as long per test file; the libraries keep
+# the preset's -O1).
 function(pipesim_add_test module)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;WHOLE_SUITES" ${ARGN})
   set(name ${module}_test)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest_main pipesim::options)
-  target_compile_options(${name} PRIVATE $<$<CONFIG:Release>:-O1>)
+  if(PIPESIM_SANITIZE)
+    target_compile_options(${name} PRIVATE -O0)
+  else()
+    target_compile_options(${name} PRIVATE $<$<CONFIG:Release>:-O1>)
+  endif()
   target_compile_definitions(${name} PRIVATE PIPESIM_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   set(filter "")
   foreach(suite ${ARG_WHOLE_SUITES})
